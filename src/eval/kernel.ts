@@ -1,0 +1,512 @@
+/**
+ * The Python kernel client: starts runner.py in its own process group, runs cells one at a time,
+ * interrupts them (escalating to a kill), and shuts the whole process group down.
+ *
+ * States: starting → idle ⇄ busy → interrupting → (idle | dead); any state → dead.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { statSync } from 'node:fs';
+import { groupAlive, signalGroup } from './processGroup.js';
+import {
+  type ExecuteRequest,
+  encodeRequest,
+  type Frame,
+  LineSplitter,
+  parseLine,
+  type Request,
+} from './protocol.js';
+import { ensureRunnerFile, getPreludeSource } from './runnerFile.js';
+import { kernelEnv, type ResolvedPython, resolvePython } from './runtime.js';
+
+export type KernelState = 'starting' | 'idle' | 'busy' | 'interrupting' | 'dead';
+
+export const INTERRUPT_ESCALATION_MS = 5_000;
+export const SHUTDOWN_GRACE_MS = 1_000;
+export const START_TIMEOUT_MS = 20_000;
+
+export interface KernelOptions {
+  /** Working directory of the kernel (validated before anything starts). */
+  cwd?: string;
+  /** An explicit interpreter: skips discovery. */
+  python?: string;
+  /** An interpreter resolved earlier (skips resolution and probing). */
+  resolved?: ResolvedPython;
+  /** The host environment to filter (default: process.env). */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Entries set in the kernel's os.environ at init, after filtering. */
+  env?: Record<string, string>;
+  startTimeoutMs?: number;
+  interruptEscalationMs?: number;
+  shutdownGraceMs?: number;
+  /** Log every frame in both directions to stderr (default: PI_PYTHON_IPC_TRACE=1). */
+  trace?: boolean;
+  /** The prelude run once at start; false for none. */
+  prelude?: string | false;
+}
+
+export interface ExecuteOptions {
+  silent?: boolean;
+  storeHistory?: boolean;
+  /** Let input() ask the host (input_request frames, answered with sendInput). */
+  allowStdin?: boolean;
+  /** Every frame of this cell as it arrives, `done` included. */
+  onFrame?: (frame: Frame) => void;
+  /** Aborting interrupts the running cell, or drops it from the queue. */
+  signal?: AbortSignal;
+}
+
+export interface KernelExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why the process ended: we shut it down, we killed it after an unanswered interrupt, or it died. */
+  reason: 'shutdown' | 'interrupt-timeout' | 'died';
+  /** The last lines the process wrote to its own stderr. */
+  stderrTail: string;
+}
+
+export interface CellError {
+  ename: string;
+  evalue: string;
+  traceback: string[];
+}
+
+export interface CellOutcome {
+  id: string;
+  status: 'ok' | 'error';
+  executionCount: number;
+  cancelled: boolean;
+  /** The interrupt was not answered in time and the kernel was killed. */
+  killed: boolean;
+  error?: CellError;
+  /** Set when the kernel process ended while this cell was running or queued. */
+  exit?: KernelExit;
+}
+
+export class KernelStartError extends Error {
+  constructor(
+    message: string,
+    readonly stderrTail = '',
+  ) {
+    super(stderrTail ? `${message}\n${stderrTail}` : message);
+    this.name = 'KernelStartError';
+  }
+}
+
+interface Cell {
+  request: ExecuteRequest;
+  options: ExecuteOptions;
+  resolve: (outcome: CellOutcome) => void;
+  error?: CellError;
+  onAbort?: () => void;
+}
+
+const STDERR_TAIL_CHARS = 8_192;
+let nextKernelId = 1;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+export function describeExit(exit: Pick<KernelExit, 'code' | 'signal'>): string {
+  if (exit.signal) return `signal ${exit.signal}`;
+  return `exit code ${exit.code}`;
+}
+
+export class PythonKernel extends EventEmitter {
+  readonly name = `k${nextKernelId++}`;
+  private _state: KernelState = 'starting';
+  private child?: ChildProcessWithoutNullStreams;
+  private readonly splitter = new LineSplitter();
+  private current?: Cell;
+  private readonly queue: Cell[] = [];
+  private cellSeq = 0;
+  private stderrTail = '';
+  private escalation?: NodeJS.Timeout;
+  private killingForInterrupt = false;
+  private shuttingDown?: Promise<KernelExit>;
+  private exitInfo?: KernelExit;
+  private exited!: Promise<KernelExit>;
+  private readonly trace: boolean;
+  private lastExecutionCount = 0;
+  python?: ResolvedPython;
+
+  private constructor(private readonly opts: KernelOptions) {
+    super();
+    this.trace = opts.trace ?? process.env.PI_PYTHON_IPC_TRACE === '1';
+  }
+
+  /** Starts a kernel and resolves once init and the prelude have run. */
+  static async start(opts: KernelOptions = {}): Promise<PythonKernel> {
+    const kernel = new PythonKernel(opts);
+    await kernel.boot();
+    return kernel;
+  }
+
+  get state(): KernelState {
+    return this._state;
+  }
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+  get executionCount(): number {
+    return this.lastExecutionCount;
+  }
+  get exit(): KernelExit | undefined {
+    return this.exitInfo;
+  }
+
+  private setState(state: KernelState) {
+    if (this._state === state || this._state === 'dead') return;
+    this._state = state;
+    this.emit('state', state);
+  }
+
+  private async boot(): Promise<void> {
+    const cwd = this.opts.cwd ?? process.cwd();
+    let st: ReturnType<typeof statSync> | undefined;
+    try {
+      st = statSync(cwd);
+    } catch {
+      // reported below
+    }
+    if (!st?.isDirectory()) {
+      this._state = 'dead';
+      throw new KernelStartError(
+        st ? `Working directory is not a directory: ${cwd}` : `Working directory does not exist: ${cwd}`,
+      );
+    }
+    const hostEnv = this.opts.hostEnv ?? process.env;
+    try {
+      this.python =
+        this.opts.resolved ?? (await resolvePython({ interpreter: this.opts.python, cwd, env: hostEnv }));
+    } catch (err) {
+      this._state = 'dead';
+      throw err;
+    }
+    const runner = ensureRunnerFile();
+    const child = spawn(this.python.executable, ['-u', runner], {
+      cwd,
+      env: kernelEnv(hostEnv, this.python),
+      detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    this.child = child;
+    this.exited = new Promise<KernelExit>((resolve) => {
+      child.once('close', (code, signal) => resolve(this.onClose(code, signal)));
+    });
+    const spawnFailed = new Promise<never>((_, reject) => {
+      child.once('error', (err) => {
+        reject(new KernelStartError(`Could not start ${this.python?.executable}: ${err.message}`));
+      });
+    });
+    spawnFailed.catch(() => {});
+    child.stdin.on('error', () => {}); // EPIPE after the kernel died is reported through 'close'
+    child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
+      if (this.trace) process.stderr.write(`[omp-eval ${this.name} stderr] ${text}`);
+      this.emit('stderr', text);
+    });
+
+    const prelude = this.opts.prelude === false ? '' : (this.opts.prelude ?? getPreludeSource());
+    const init = this.run(
+      {
+        id: `init-${this.name}`,
+        code: prelude,
+        silent: true,
+        storeHistory: false,
+        cwd,
+        ...(this.opts.env ? { env: this.opts.env } : {}),
+      },
+      {},
+    );
+    const timeoutMs = this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([init, timedOut, spawnFailed]);
+      if (outcome === 'timeout') {
+        await this.shutdown();
+        throw new KernelStartError(
+          `The Python kernel did not become ready within ${timeoutMs / 1000}s`,
+          this.stderrTail.trim(),
+        );
+      }
+      if (outcome.exit) {
+        throw new KernelStartError(
+          `The Python kernel (${this.python.executable}) exited during start-up with ${describeExit(outcome.exit)}`,
+          outcome.exit.stderrTail.trim(),
+        );
+      }
+      if (outcome.status !== 'ok') {
+        await this.shutdown();
+        const detail = outcome.error ? outcome.error.traceback.join('\n') : '';
+        throw new KernelStartError('The kernel prelude failed', detail);
+      }
+      this.setState('idle');
+    } catch (err) {
+      if (this._state !== 'dead') await this.shutdown();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private write(request: Request) {
+    const line = encodeRequest(request);
+    if (this.trace) process.stderr.write(`[omp-eval ${this.name} ->] ${line.slice(0, 2000)}`);
+    if (this.child && !this.child.stdin.destroyed && this.child.stdin.writable) this.child.stdin.write(line);
+  }
+
+  private onStdout(chunk: Buffer) {
+    let lines: string[];
+    try {
+      lines = this.splitter.push(chunk);
+    } catch (err) {
+      // The stream is no longer framed; nothing later can be attributed safely.
+      this.stderrTail += `\n${(err as Error).message}`;
+      this.emit('noise', '', (err as Error).message);
+      this.killGroup('SIGKILL');
+      return;
+    }
+    for (const line of lines) {
+      if (this.trace) process.stderr.write(`[omp-eval ${this.name} <-] ${line.slice(0, 2000)}\n`);
+      if (!line.trim()) continue;
+      const parsed = parseLine(line);
+      if (parsed.kind === 'noise') {
+        this.emit('noise', parsed.line, parsed.reason);
+        continue;
+      }
+      this.onFrame(parsed.frame);
+    }
+  }
+
+  private onFrame(frame: Frame) {
+    const cell = this.current;
+    if (!cell || frame.id !== cell.request.id) {
+      this.emit('background', frame);
+      return;
+    }
+    if (frame.type === 'error' && !cell.error) {
+      cell.error = { ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback };
+    }
+    cell.options.onFrame?.(frame);
+    if (frame.type === 'done') {
+      this.lastExecutionCount = frame.executionCount;
+      this.finish(cell, {
+        id: frame.id,
+        status: frame.status,
+        executionCount: frame.executionCount,
+        cancelled: frame.cancelled,
+        killed: false,
+        ...(cell.error ? { error: cell.error } : {}),
+      });
+      if (this._state === 'busy' || this._state === 'interrupting') this.setState('idle');
+      this.pump();
+    }
+  }
+
+  private finish(cell: Cell, outcome: CellOutcome) {
+    if (this.current === cell) {
+      this.current = undefined;
+      clearTimeout(this.escalation);
+      this.escalation = undefined;
+    }
+    if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
+    cell.resolve(outcome);
+  }
+
+  /** Runs `code` as a cell. Never rejects: Python errors, cancellation and kernel death are outcomes. */
+  execute(code: string, options: ExecuteOptions = {}): Promise<CellOutcome> {
+    const silent = options.silent ?? false;
+    return this.run(
+      {
+        id: `${this.name}-c${++this.cellSeq}`,
+        code,
+        silent,
+        storeHistory: options.storeHistory ?? !silent,
+        ...(options.allowStdin ? { allowStdin: true } : {}),
+      },
+      options,
+    );
+  }
+
+  private run(request: ExecuteRequest, options: ExecuteOptions): Promise<CellOutcome> {
+    return new Promise<CellOutcome>((resolve) => {
+      const cell: Cell = { request, options, resolve };
+      if (this._state === 'dead') {
+        resolve(this.deadOutcome(cell, 'The Python kernel is not running'));
+        return;
+      }
+      if (options.signal?.aborted) {
+        resolve(this.cancelledOutcome(cell));
+        return;
+      }
+      if (options.signal) {
+        cell.onAbort = () => this.abortCell(cell);
+        options.signal.addEventListener('abort', cell.onAbort, { once: true });
+      }
+      this.queue.push(cell);
+      this.pump();
+    });
+  }
+
+  private pump() {
+    if (this.current || this._state === 'dead') return;
+    const cell = this.queue.shift();
+    if (!cell) return;
+    this.current = cell;
+    if (this._state !== 'starting') this.setState('busy');
+    this.write(cell.request);
+  }
+
+  private abortCell(cell: Cell) {
+    const queued = this.queue.indexOf(cell);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      this.finish(cell, this.cancelledOutcome(cell));
+    } else if (this.current === cell) {
+      this.interrupt();
+    }
+  }
+
+  private cancelledOutcome(cell: Cell): CellOutcome {
+    return {
+      id: cell.request.id,
+      status: 'error',
+      executionCount: this.lastExecutionCount,
+      cancelled: true,
+      killed: false,
+    };
+  }
+
+  private deadOutcome(cell: Cell, message: string): CellOutcome {
+    const exit = this.exitInfo;
+    const detail = exit ? ` (${describeExit(exit)})` : '';
+    return {
+      id: cell.request.id,
+      status: 'error',
+      executionCount: this.lastExecutionCount,
+      cancelled: false,
+      killed: false,
+      error: {
+        ename: 'KernelDied',
+        evalue: `${message}${detail}`,
+        traceback: exit?.stderrTail ? exit.stderrTail.trimEnd().split('\n').slice(-20) : [],
+      },
+      ...(exit ? { exit } : {}),
+    };
+  }
+
+  /** Answers the running cell's input_request. */
+  sendInput(value: string): void {
+    if (this.current) this.write({ type: 'input_reply', id: this.current.request.id, value });
+  }
+
+  /**
+   * Sends SIGINT to the kernel's process group. If the cell has not ended within the escalation
+   * window, the kernel is shut down and the cell is marked killed. Returns false when idle.
+   */
+  interrupt(): boolean {
+    if (this._state !== 'busy' || !this.current) return this._state === 'interrupting';
+    this.setState('interrupting');
+    this.killGroup('SIGINT');
+    const ms = this.opts.interruptEscalationMs ?? INTERRUPT_ESCALATION_MS;
+    this.escalation = setTimeout(() => {
+      this.killingForInterrupt = true;
+      void this.shutdown();
+    }, ms);
+    return true;
+  }
+
+  private killGroup(signal: NodeJS.Signals): boolean {
+    return this.child?.pid ? signalGroup(this.child.pid, signal) : false;
+  }
+
+  private groupAlive(): boolean {
+    return this.child?.pid ? groupAlive(this.child.pid) : false;
+  }
+
+  private onClose(code: number | null, signal: NodeJS.Signals | null): KernelExit {
+    const tail = this.splitter.end();
+    if (tail?.trim()) this.emit('noise', tail, 'unterminated line at exit');
+    const exit: KernelExit = {
+      code,
+      signal,
+      reason: this.killingForInterrupt ? 'interrupt-timeout' : this.shuttingDown ? 'shutdown' : 'died',
+      stderrTail: this.stderrTail.split('\n').slice(-40).join('\n'),
+    };
+    this.exitInfo = exit;
+    this._state = 'dead';
+    this.emit('state', 'dead');
+    clearTimeout(this.escalation);
+    const cells = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
+    for (const cell of cells) {
+      const ran = cell === this.current;
+      const outcome = this.deadOutcome(
+        cell,
+        exit.reason === 'interrupt-timeout' && ran
+          ? 'The kernel did not respond to the interrupt and was killed'
+          : ran
+            ? exit.reason === 'shutdown'
+              ? 'The kernel was shut down while this cell was running'
+              : 'The Python kernel died while running this cell'
+            : 'The kernel exited before this cell ran',
+      );
+      if (ran && exit.reason === 'interrupt-timeout') {
+        outcome.cancelled = true;
+        outcome.killed = true;
+      }
+      if (ran && cell.error) outcome.error = { ...cell.error };
+      this.finish(cell, outcome);
+    }
+    this.current = undefined;
+    // A kernel that died on its own may leave its cells' children behind.
+    if (!this.shuttingDown) void this.reapGroup(this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+    this.emit('exit', exit);
+    return exit;
+  }
+
+  /**
+   * Stops the kernel and every process in its group: `exit` request and stdin closed, then
+   * SIGTERM, then SIGKILL, each after a grace period. Idempotent.
+   */
+  shutdown(): Promise<KernelExit> {
+    if (this.shuttingDown) return this.shuttingDown;
+    const grace = this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+    const within = (ms: number) => Promise.race([this.exited.then(() => true), delay(ms).then(() => false)]);
+    this.shuttingDown = (async () => {
+      if (!this.child) {
+        this._state = 'dead';
+        return { code: null, signal: null, reason: 'shutdown', stderrTail: '' } satisfies KernelExit;
+      }
+      if (!this.exitInfo) {
+        const idle = this._state === 'idle';
+        if (idle) this.write({ type: 'exit' });
+        this.child.stdin.end();
+        let done = idle && (await within(grace));
+        if (!done) {
+          this.killGroup('SIGTERM');
+          done = await within(grace);
+        }
+        if (!done) this.killGroup('SIGKILL');
+      }
+      const exit = await this.exited;
+      await this.reapGroup(grace);
+      return exit;
+    })();
+    return this.shuttingDown;
+  }
+
+  /** Ends processes the kernel left in its group (children of cells) after it exited. */
+  private async reapGroup(grace: number) {
+    if (!this.groupAlive()) return;
+    this.killGroup('SIGTERM');
+    const until = Date.now() + grace;
+    while (this.groupAlive() && Date.now() < until) await delay(20);
+    this.killGroup('SIGKILL');
+  }
+}

@@ -1,0 +1,817 @@
+"""omp-eval Python kernel: an NDJSON server on the protocol pipe.
+
+Stdlib only, Python 3.8 grammar. The host writes one JSON request per line;
+this process answers with frames (see docs/architecture.md). Start-up imports
+only what serving a request needs; everything else is imported on first use.
+"""
+import os
+import sys
+
+if sys.version_info < (3, 8):
+    sys.stderr.write(
+        "omp-eval: Python 3.8 or newer is required (this is %d.%d)\n" % sys.version_info[:2]
+    )
+    sys.exit(78)
+
+import builtins
+import codecs
+import io
+import json
+import select
+import signal
+import threading
+import time
+
+# ---------------------------------------------------------------------------
+# Protocol channel. The requests arrive on fd 0 and frames leave on fd 1; both
+# are moved to private descriptors so that user code, C extensions and child
+# processes can neither read requests nor write into the frame stream.
+# ---------------------------------------------------------------------------
+
+_PROTO_IN = os.dup(0)
+_PROTO_OUT = os.dup(1)
+_DIAG = os.dup(2)  # the host's stderr pipe: runner diagnostics and fatal errors only
+
+_devnull = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_devnull, 0)
+os.close(_devnull)
+
+_out_r, _out_w = os.pipe()
+_err_r, _err_w = os.pipe()
+os.dup2(_out_w, 1)
+os.dup2(_err_w, 2)
+os.close(_out_w)
+os.close(_err_w)
+
+try:
+    import faulthandler
+
+    faulthandler.enable(file=_DIAG, all_threads=False)
+except Exception:  # pragma: no cover - faulthandler is optional
+    pass
+
+_RUNNER_FILE = os.path.abspath(__file__)
+if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.path.dirname(_RUNNER_FILE):
+    del sys.path[0]  # never import siblings of the cached runner file
+
+_write_lock = threading.Lock()
+_os_write = os.write  # the runner's own writes bypass the user-facing os.write wrapper
+
+
+def _diag(message):
+    try:
+        _os_write(_DIAG, ("omp-eval runner: %s\n" % message).encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+def _json_safe(value):
+    """A copy of value that json can encode strictly (NaN and infinities become None)."""
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return repr(value)
+
+
+def _encode(frame):
+    try:
+        text = json.dumps(frame, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        text = json.dumps(_json_safe(frame), ensure_ascii=False)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # lone surrogates: let json escape them
+        return json.dumps(json.loads(text)).encode("ascii") + b"\n"
+
+
+# Interrupt bookkeeping. SIGINT only raises KeyboardInterrupt while user code
+# runs and never in the middle of writing a frame (that would corrupt the stream).
+_in_cell = False
+_defer_depth = 0
+_deferred_interrupt = False
+
+
+def _on_sigint(signum, frame):
+    global _deferred_interrupt
+    if not _in_cell:
+        return  # between requests a stray interrupt is ignored
+    if _defer_depth:
+        _deferred_interrupt = True
+        return
+    raise KeyboardInterrupt
+
+
+class _NoInterrupt(object):
+    """Defers KeyboardInterrupt on the main thread until the block ends."""
+
+    def __enter__(self):
+        global _defer_depth
+        if threading.current_thread() is threading.main_thread():
+            _defer_depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _defer_depth, _deferred_interrupt
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        _defer_depth -= 1
+        if _defer_depth == 0 and _deferred_interrupt and _in_cell and exc[0] is None:
+            _deferred_interrupt = False
+            raise KeyboardInterrupt
+        return False
+
+
+_no_interrupt = _NoInterrupt()
+
+
+def _send(frame):
+    data = _encode(frame)
+    trace = _TRACE
+    with _no_interrupt:
+        with _write_lock:
+            view = memoryview(data)
+            while view:
+                n = _os_write(_PROTO_OUT, view)
+                view = view[n:]
+    if trace:
+        _diag("-> " + data[:2000].decode("utf-8", "replace").rstrip("\n"))
+
+
+_TRACE = os.environ.get("PI_PYTHON_IPC_TRACE") == "1"
+
+# ---------------------------------------------------------------------------
+# Output capture. sys.stdout/sys.stderr write into the fd 1/fd 2 pipes, like
+# everything else in the process, so one reader thread sees all output in the
+# order it was written and forwards it as stdout/stderr frames of the running
+# cell (or with id null between cells: background output).
+# ---------------------------------------------------------------------------
+
+_current_id = None
+_cap_lock = threading.Lock()
+_pending = []  # [stream name, text] segments not yet sent
+_pending_size = 0
+_FRAME_CAP = 1 << 19  # characters per stdout/stderr frame
+_WINDOW = 0.01  # seconds output may wait to be coalesced with more
+
+
+def _emit_pending(keep_partial=False):
+    """Sends pending output as frames. Caller holds _cap_lock."""
+    global _pending, _pending_size
+    segments = _pending
+    tail = None
+    if keep_partial and segments:
+        name, text = segments[-1]
+        cut = text.rfind("\n") + 1
+        if 0 < cut < len(text) and len(text) - cut < _FRAME_CAP:
+            segments[-1] = [name, text[:cut]]
+            tail = [name, text[cut:]]
+    _pending = [tail] if tail else []
+    _pending_size = len(tail[1]) if tail else 0
+    for name, text in segments:
+        for start in range(0, len(text), _FRAME_CAP):
+            _send({"type": name, "id": _current_id, "data": text[start : start + _FRAME_CAP]})
+
+
+def _append_output(name, text):
+    global _pending_size
+    if not text:
+        return
+    if _pending and _pending[-1][0] == name:
+        _pending[-1][1] += text
+    else:
+        _pending.append([name, text])
+    _pending_size += len(text)
+
+
+def _reader():
+    fds = {_out_r: "stdout", _err_r: "stderr"}
+    decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in fds}
+    order = [_out_r, _err_r]
+    deadline = None
+    while order:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            ready, _, _ = select.select(order, [], [], timeout)
+        except (OSError, ValueError):
+            return
+        with _cap_lock:
+            for fd in order[:]:
+                if fd not in ready:
+                    continue
+                try:
+                    data = os.read(fd, 1 << 16)
+                except OSError:
+                    data = b""
+                if not data:
+                    order.remove(fd)
+                    continue
+                _append_output(fds[fd], decoders[fd].decode(data))
+            if _pending_size and deadline is None:
+                deadline = time.monotonic() + _WINDOW
+            if _pending_size >= _FRAME_CAP:
+                _emit_pending(keep_partial=True)
+            elif deadline is not None and (not ready or time.monotonic() >= deadline):
+                _emit_pending()
+            if not _pending_size:
+                deadline = None
+
+
+def _unread(fd):
+    import fcntl
+    import termios
+
+    buf = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+    return int.from_bytes(buf, sys.byteorder)
+
+
+def _flush_streams():
+    for stream in (_stdout, _stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+def _drain(limit=1.0):
+    """Forwards everything written to fd 1/2 so far, before the caller's next frame."""
+    _flush_streams()
+    give_up = time.monotonic() + limit
+    with _no_interrupt:
+        while True:
+            with _cap_lock:
+                if (_unread(_out_r) == 0 and _unread(_err_r) == 0) or time.monotonic() > give_up:
+                    _emit_pending()
+                    return
+            time.sleep(0.0002)
+
+
+class _Stderr(io.TextIOWrapper):
+    """Flushes stdout first, so stdout and stderr reach the host in write order."""
+
+    def write(self, text):
+        _stdout.flush()
+        return super().write(text)
+
+
+def _make_stream(fd, cls, line_buffering):
+    raw = io.FileIO(fd, "wb", closefd=False)
+    return cls(
+        io.BufferedWriter(raw, 1 << 16),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=line_buffering,
+    )
+
+
+_stdout = _make_stream(1, io.TextIOWrapper, False)
+_stderr = _make_stream(2, _Stderr, True)
+sys.stdout = sys.__stdout__ = _stdout
+sys.stderr = sys.__stderr__ = _stderr
+
+
+# Children, C functions and os.write reach fd 1/2 directly: flush what Python buffered first, so
+# a cell's output keeps the order in which it was written.
+_FLUSH_EVENTS = frozenset(
+    (
+        "os.system",
+        "subprocess.Popen",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.exec",
+        "os.fork",
+        "os.forkpty",
+        "ctypes.call_function",
+    )
+)
+
+
+def _audit(event, args):
+    if event in _FLUSH_EVENTS:
+        _flush_streams()
+
+
+def _user_os_write(fd, data):
+    if fd == 1 or fd == 2:
+        _flush_streams()
+    return _os_write(fd, data)
+
+
+def _pump():
+    """Flushes the block-buffered streams so partial output streams while a cell runs."""
+    while True:
+        time.sleep(0.02 if _in_cell else 0.1)
+        _flush_streams()
+
+
+# ---------------------------------------------------------------------------
+# Requests and stdin.
+# ---------------------------------------------------------------------------
+
+
+class _LineReader(object):
+    """Reads request lines; data already read survives a KeyboardInterrupt."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.buf = bytearray()
+
+    def readline(self):
+        while True:
+            i = self.buf.find(b"\n")
+            if i >= 0:
+                line = bytes(self.buf[: i + 1])
+                del self.buf[: i + 1]
+                return line
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                line = bytes(self.buf)
+                self.buf = bytearray()
+                return line
+            self.buf += chunk
+
+
+_requests = _LineReader(_PROTO_IN)
+_queued = []  # requests that arrived while a cell waited for input
+_allow_stdin = False
+
+
+def _next_request():
+    """The next request: a dict, an ('error', message) tuple, or None at EOF."""
+    if _queued:
+        return _queued.pop(0)
+    line = b"\n"
+    while not line.strip():
+        line = _requests.readline()
+        if not line:
+            return None
+    if _TRACE:
+        _diag("<- " + line[:2000].decode("utf-8", "replace").rstrip("\n"))
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        return ("error", "request is not valid JSON: %s" % exc)
+    if not isinstance(request, dict):
+        return ("error", "request must be a JSON object, got %s" % type(request).__name__)
+    return request
+
+
+class StdinNotImplementedError(RuntimeError):
+    """Raised by input() in a cell that was run without stdin (the name Jupyter uses)."""
+
+
+def _input(prompt="", password=False):
+    if not _allow_stdin or _current_id is None:
+        raise StdinNotImplementedError(
+            "input() is not available: this cell was run without stdin. "
+            "Pass the data in the code instead."
+        )
+    _drain()
+    _send({"type": "input_request", "id": _current_id, "prompt": str(prompt), "password": password})
+    while True:
+        request = _requests.readline()
+        if not request:
+            raise EOFError("the host closed the request channel")
+        try:
+            request = json.loads(request)
+        except ValueError:
+            continue
+        if isinstance(request, dict) and request.get("type") == "input_reply":
+            value = request.get("value", "")
+            return value if isinstance(value, str) else str(value)
+        _queued.append(request)
+
+
+def input(prompt=""):  # noqa: A001 - replaces the builtin on purpose
+    return _input(prompt)
+
+
+class _Stdin(io.TextIOBase):
+    def readable(self):
+        return True
+
+    def readline(self, size=-1):
+        return _input("") + "\n"
+
+    def read(self, size=-1):
+        return self.readline()
+
+    def fileno(self):
+        return 0
+
+
+# ---------------------------------------------------------------------------
+# Rich output: MIME bundles from _repr_*_ methods.
+# ---------------------------------------------------------------------------
+
+_REPR_METHODS = (
+    ("text/html", "_repr_html_", str),
+    ("text/markdown", "_repr_markdown_", str),
+    ("image/svg+xml", "_repr_svg_", str),
+    ("image/png", "_repr_png_", (bytes, str)),
+    ("image/jpeg", "_repr_jpeg_", (bytes, str)),
+    ("application/json", "_repr_json_", (dict, list)),
+    ("text/latex", "_repr_latex_", str),
+)
+
+
+def _warn(text):
+    _stderr.write("omp-eval: %s\n" % text)
+
+
+def _repr_method(obj, name):
+    if isinstance(obj, type):
+        return None  # a class's _repr_html_ is an unbound function, not a display of it
+    try:
+        method = getattr(obj, name, None)
+    except Exception:
+        return None
+    return method if callable(method) else None
+
+
+def _bundle_value(mime, value):
+    if isinstance(value, tuple) and len(value) == 2:
+        value = value[0]  # (data, metadata)
+    if isinstance(value, (bytes, bytearray)):
+        if not mime.startswith("image/"):
+            return value.decode("utf-8", "replace")
+        import base64
+
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return value
+
+
+def _format_bundle(obj, include=None, exclude=None):
+    bundle = {}
+    kind = type(obj).__name__
+    method = _repr_method(obj, "_repr_mimebundle_")
+    if method is not None:
+        try:
+            data = method(include=include, exclude=exclude)
+            if isinstance(data, tuple):
+                data = data[0]
+            if isinstance(data, dict):
+                for mime, value in data.items():
+                    bundle[str(mime)] = _bundle_value(str(mime), value)
+            elif data is not None:
+                _warn("%s._repr_mimebundle_ returned %s, not a dict (ignored)" % (kind, type(data).__name__))
+        except Exception as exc:
+            _warn("%s._repr_mimebundle_ raised %s: %s (skipped)" % (kind, type(exc).__name__, exc))
+    for mime, name, types in _REPR_METHODS:
+        if mime in bundle or (include and mime not in include) or (exclude and mime in exclude):
+            continue
+        method = _repr_method(obj, name)
+        if method is None:
+            continue
+        try:
+            value = _bundle_value(mime, method())
+        except Exception as exc:
+            _warn("%s.%s raised %s: %s (skipped)" % (kind, name, type(exc).__name__, exc))
+            continue
+        if value is None:
+            continue
+        if not isinstance(value, types):
+            _warn("%s.%s returned %s (ignored)" % (kind, name, type(value).__name__))
+            continue
+        bundle[mime] = value
+    if "text/plain" not in bundle:
+        try:
+            bundle["text/plain"] = repr(obj)
+        except Exception as exc:
+            _warn("repr() of %s raised %s: %s" % (kind, type(exc).__name__, exc))
+            bundle["text/plain"] = "<%s object at %#x>" % (kind, id(obj))
+    return bundle
+
+
+def display(*objs, **kwargs):
+    """Shows each object under the running cell, as Jupyter's display() does."""
+    raw = kwargs.get("raw", False)
+    include = kwargs.get("include")
+    exclude = kwargs.get("exclude")
+    for obj in objs:
+        if raw:
+            if not isinstance(obj, dict):
+                raise TypeError("display(raw=True) takes MIME bundles (dicts), got %s" % type(obj).__name__)
+            bundle = dict(obj)
+        else:
+            bundle = _format_bundle(obj, include, exclude)
+        _drain()
+        _send({"type": "display", "id": _current_id, "bundle": bundle})
+
+
+# ---------------------------------------------------------------------------
+# Tracebacks: the user's frames with their source, none of the runner's.
+# ---------------------------------------------------------------------------
+
+
+def _cell_filename(count):
+    return "<cell In[%d]>" % count
+
+
+def _register_source(filename, code):
+    import linecache
+
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+
+
+def _is_cell_frame(frame_summary):
+    return frame_summary.filename.startswith("<cell In[") or frame_summary.filename.startswith("<omp-")
+
+
+def _clean_stack(te, seen):
+    import traceback
+
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    frames = [f for f in te.stack if os.path.abspath(f.filename) != _RUNNER_FILE]
+    first_cell = next((i for i, f in enumerate(frames) if _is_cell_frame(f)), 0)
+    te.stack = traceback.StackSummary.from_list(frames[first_cell:])
+    _clean_stack(te.__cause__, seen)
+    _clean_stack(te.__context__, seen)
+
+
+def _format_traceback(exc_type, exc, tb):
+    import traceback
+
+    te = traceback.TracebackException(exc_type, exc, tb, capture_locals=False)
+    _clean_stack(te, set())
+    lines = []
+    for chunk in te.format():
+        chunk = chunk.replace('File "<cell In[', "Cell In[").replace(']>", line ', "], line ")
+        lines.extend(chunk.rstrip("\n").split("\n"))
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Execution.
+# ---------------------------------------------------------------------------
+
+_user_module = type(sys)("__main__")
+_user_ns = _user_module.__dict__
+_user_ns["__builtins__"] = builtins
+sys.modules["__main__"] = _user_module
+sys.modules.setdefault("_omp_runner", sys.modules.get(__name__))
+
+_exec_count = 0
+_CO_COROUTINE = 0x80
+_TOP_LEVEL_AWAIT = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, without importing ast at start-up
+_loop = None
+
+
+def _event_loop():
+    global _loop
+    import asyncio
+
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+    # Current for sync cells too (asyncio.ensure_future, get_event_loop); asyncio.run() unsets it.
+    asyncio.set_event_loop(_loop)
+    return _loop
+
+
+def _run_async(coro):
+    """Runs a top-level-await cell on the kernel's persistent event loop."""
+    global _in_cell
+    import asyncio
+
+    loop = _event_loop()
+    task = loop.create_task(coro)
+    try:
+        return loop.run_until_complete(task)
+    except KeyboardInterrupt as exc:
+        if task.done():
+            raise
+        # The interrupt hit the event loop, not the cell: report it where the cell was awaiting,
+        # then cancel the cell's task and let it unwind.
+        exc = exc.with_traceback(_await_traceback(coro))
+        task.cancel()
+        _in_cell = False  # no second interrupt while the task unwinds
+        try:
+            loop.run_until_complete(asyncio.wait([task], timeout=1.0))
+        except BaseException:
+            pass
+        finally:
+            _in_cell = True
+        raise exc
+
+
+def _await_traceback(coro):
+    """A traceback through the chain of coroutines the cell is suspended in."""
+    import types
+
+    frames = []
+    while coro is not None and getattr(coro, "cr_frame", None) is not None:
+        frames.append(coro.cr_frame)
+        coro = coro.cr_await
+    tb = None
+    for frame in reversed(frames):
+        tb = types.TracebackType(tb, frame, frame.f_lasti, frame.f_lineno)
+    return tb
+
+
+def _run_code(code_obj):
+    value = eval(code_obj, _user_ns)
+    if code_obj.co_flags & _CO_COROUTINE:
+        value = _run_async(value)
+    return value
+
+
+def _semicolon_after(code, node):
+    """True if the cell's last expression is followed by ';' (IPython's output suppression)."""
+    lines = code.split("\n")
+    tail = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset :].decode("utf-8", "replace")
+    for text in [tail] + lines[node.end_lineno :]:
+        text = text.strip()
+        if text.startswith(";"):
+            return True
+        if text and not text.startswith("\\"):
+            return False
+    return False
+
+
+def _publish_result(value, count):
+    ns = _user_ns
+    ns["___"] = ns.get("__", "")
+    ns["__"] = ns.get("_", "")
+    ns["_"] = value
+    if count:
+        ns["_%d" % count] = value
+    bundle = _format_bundle(value)
+    _drain()
+    _send({"type": "result", "id": _current_id, "bundle": bundle})
+
+
+def _execute(code, filename, count, want_result):
+    import ast
+
+    _register_source(filename, code)
+    flags = _TOP_LEVEL_AWAIT
+    tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST | flags, True)
+    last = None
+    if want_result and tree.body and isinstance(tree.body[-1], ast.Expr):
+        if not _semicolon_after(code, tree.body[-1]):
+            last = ast.Expression(tree.body.pop().value)
+    if tree.body:
+        _run_code(compile(tree, filename, "exec", flags, True))
+    if last is not None:
+        value = _run_code(compile(last, filename, "eval", flags, True))
+        if value is not None:
+            _publish_result(value, count)
+
+
+def _apply_context(request):
+    cwd = request.get("cwd")
+    if cwd:
+        os.chdir(cwd)
+        if cwd not in sys.path:
+            sys.path.insert(0, cwd)
+    env = request.get("env")
+    if isinstance(env, dict):
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(str(key), None)
+            else:
+                os.environ[str(key)] = str(value)
+
+
+def _send_error(exc_type, exc, tb):
+    _drain()
+    _send(
+        {
+            "type": "error",
+            "id": _current_id,
+            "ename": exc_type.__name__,
+            "evalue": _safe_str(exc),
+            "traceback": _format_traceback(exc_type, exc, tb),
+        }
+    )
+
+
+def _safe_str(exc):
+    try:
+        return str(exc)
+    except Exception:
+        return "<unprintable %s>" % type(exc).__name__
+
+
+def _run_cell(request):
+    global _exec_count, _current_id, _in_cell, _allow_stdin, _deferred_interrupt
+    code = request.get("code", "")
+    silent = bool(request.get("silent", False))
+    store = bool(request.get("storeHistory", not silent)) and not silent
+    _drain()  # background output from threads belongs before this cell
+    _current_id = request["id"]
+    _allow_stdin = bool(request.get("allowStdin", False))
+    _send({"type": "started", "id": _current_id})
+    if store:
+        _exec_count += 1
+    filename = _cell_filename(_exec_count) if store else "<omp-internal-%s>" % _current_id
+    status, cancelled = "ok", False
+    try:
+        try:
+            _deferred_interrupt = False
+            _in_cell = True
+            _apply_context(request)
+            _execute(code, filename, _exec_count if store else 0, not silent)
+        finally:
+            _in_cell = False
+    except KeyboardInterrupt:
+        status, cancelled = "error", True
+        _send_error(*sys.exc_info())
+    except BaseException:
+        status = "error"
+        _send_error(*sys.exc_info())
+    _drain()
+    with _cap_lock:
+        finished, _current_id = _current_id, None
+    _allow_stdin = False
+    _send(
+        {
+            "type": "done",
+            "id": finished,
+            "status": status,
+            "executionCount": _exec_count,
+            "cancelled": cancelled,
+        }
+    )
+
+
+def _protocol_error(message, request_id=None):
+    _send(
+        {
+            "type": "error",
+            "id": request_id,
+            "ename": "ProtocolError",
+            "evalue": message,
+            "traceback": ["ProtocolError: " + message],
+        }
+    )
+
+
+def _exit():
+    _drain(limit=0.5)
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    _drain(limit=0.5)
+    os._exit(0)
+
+
+def _serve():
+    while True:
+        request = _next_request()
+        if request is None:
+            _exit()
+        if isinstance(request, tuple):
+            _protocol_error(request[1])
+            continue
+        kind = request.get("type", "execute")
+        if kind == "exit":
+            _exit()
+        if kind == "input_reply":
+            continue  # a reply that arrived after its cell ended
+        request_id = request.get("id")
+        if kind != "execute":
+            _protocol_error("unknown request type %r" % (kind,), request_id if isinstance(request_id, str) else None)
+            continue
+        if not isinstance(request_id, str) or not request_id:
+            _protocol_error("request needs a non-empty string id")
+            continue
+        if not isinstance(request.get("code", ""), str):
+            _protocol_error("request %r: code must be a string" % request_id, request_id)
+            _send({"type": "done", "id": request_id, "status": "error", "executionCount": _exec_count, "cancelled": False})
+            continue
+        try:
+            _run_cell(request)
+        except BaseException as exc:  # a runner bug must not take the kernel down
+            _diag("internal error: %r" % (exc,))
+            _current_id_cleanup()
+            _send({"type": "done", "id": request_id, "status": "error", "executionCount": _exec_count, "cancelled": False})
+
+
+def _current_id_cleanup():
+    global _current_id, _in_cell
+    _in_cell = False
+    with _cap_lock:
+        _current_id = None
+
+
+builtins.display = display
+builtins.input = input
+sys.stdin = sys.__stdin__ = _Stdin()
+signal.signal(signal.SIGINT, _on_sigint)
+sys.addaudithook(_audit)
+os.write = _user_os_write
+for _target in (_reader, _pump):
+    threading.Thread(target=_target, name="omp-" + _target.__name__.strip("_"), daemon=True).start()
+
+if __name__ == "__main__":
+    _serve()

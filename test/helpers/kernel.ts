@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { afterEach } from 'vitest';
+import { type ExecuteOptions, type KernelOptions, PythonKernel } from '../../src/eval/kernel.js';
+import type { Frame } from '../../src/eval/protocol.js';
+
+const started: PythonKernel[] = [];
+
+/** Starts a real kernel that is shut down after the test. */
+export async function startKernel(opts: KernelOptions = {}): Promise<PythonKernel> {
+  const kernel = await PythonKernel.start(opts);
+  started.push(kernel);
+  return kernel;
+}
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((k) => k.shutdown()));
+});
+
+/** Runs a cell and collects its frames. */
+export async function run(kernel: PythonKernel, code: string, opts: ExecuteOptions = {}) {
+  const frames: Frame[] = [];
+  const outcome = await kernel.execute(code, {
+    ...opts,
+    onFrame: (f) => {
+      frames.push(f);
+      opts.onFrame?.(f);
+    },
+  });
+  const text = (type: 'stdout' | 'stderr') =>
+    frames
+      .filter((f): f is Extract<Frame, { type: 'stdout' | 'stderr' }> => f.type === type)
+      .map((f) => f.data)
+      .join('');
+  const result = frames.find((f) => f.type === 'result');
+  return {
+    outcome,
+    frames,
+    stdout: text('stdout'),
+    stderr: text('stderr'),
+    result: result?.type === 'result' ? result.bundle : undefined,
+  };
+}
+
+/** Resolves when the predicate holds, polling every 10 ms. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition') {
+  const until = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export { groupAlive, pidAlive } from '../../src/eval/processGroup.js';
+
+/** Output of a short command. */
+export function capture(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('error', reject);
+    child.on('close', () => resolve(out));
+  });
+}

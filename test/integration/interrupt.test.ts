@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { PythonKernel } from '../../src/eval/kernel.js';
+import type { Frame } from '../../src/eval/protocol.js';
+import { pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
+
+/** Starts `code`, waits until it printed "ready", interrupts, and returns the outcome. */
+async function interruptAfterReady(k: PythonKernel, code: string, opts: { allowStdin?: boolean } = {}) {
+  let ready = false;
+  const frames: Frame[] = [];
+  const pending = run(k, code, {
+    ...opts,
+    onFrame: (f) => {
+      frames.push(f);
+      if ((f.type === 'stdout' && f.data.includes('ready')) || f.type === 'input_request') ready = true;
+    },
+  });
+  await waitFor(() => ready, 10_000, 'the cell to start');
+  const t0 = performance.now();
+  expect(k.interrupt()).toBe(true);
+  expect(k.state).toBe('interrupting');
+  const { outcome } = await pending;
+  return { outcome, ms: performance.now() - t0, frames };
+}
+
+describe('kernel: interrupt', () => {
+  const cases: [string, string][] = [
+    ['a Python loop', 'print("ready")\nwhile True:\n    pass'],
+    ['time.sleep', 'import time\nprint("ready")\ntime.sleep(30)'],
+    ['a top-level await', 'import asyncio\nprint("ready")\nawait asyncio.sleep(30)'],
+    ['a wait on a child process', 'import subprocess\nprint("ready")\nsubprocess.run(["sleep", "30"])'],
+  ];
+  for (const [name, code] of cases) {
+    it(`interrupts ${name}; the kernel keeps its state`, async () => {
+      const k = await startKernel();
+      await run(k, 'kept = "state"');
+      const { outcome, ms } = await interruptAfterReady(k, code);
+      expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: false });
+      expect(outcome.error?.ename).toBe('KeyboardInterrupt');
+      expect(ms).toBeLessThan(4000);
+      expect(k.state).toBe('idle');
+      expect((await run(k, 'kept')).result?.['text/plain']).toBe("'state'");
+    });
+  }
+
+  it('points a top-level await interrupt at the awaiting line', async () => {
+    const k = await startKernel();
+    const { outcome } = await interruptAfterReady(
+      k,
+      'import asyncio\nprint("ready")\nawait asyncio.sleep(30)',
+    );
+    const tb = outcome.error?.traceback.join('\n') ?? '';
+    expect(tb).toContain('Cell In[1], line 3, in <module>');
+    expect(tb).toContain('await asyncio.sleep(30)');
+    expect(tb).not.toContain('base_events.py');
+  });
+
+  it('interrupts input() waiting for the host', async () => {
+    const k = await startKernel();
+    const { outcome, frames } = await interruptAfterReady(k, 'name = input("who? ")', { allowStdin: true });
+    expect(frames.find((f) => f.type === 'input_request')).toMatchObject({
+      prompt: 'who? ',
+      password: false,
+    });
+    expect(outcome).toMatchObject({ cancelled: true });
+    expect((await run(k, '1 + 1')).result?.['text/plain']).toBe('2');
+  });
+
+  it('ignores an interrupt between cells', async () => {
+    const k = await startKernel();
+    await run(k, 'x = 5');
+    process.kill(-(k.pid as number), 'SIGINT');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(k.state).toBe('idle');
+    expect((await run(k, 'x')).result?.['text/plain']).toBe('5');
+  });
+
+  it('kills a kernel that ignores the interrupt, after the escalation window', async () => {
+    const k = await startKernel({ interruptEscalationMs: 1500, shutdownGraceMs: 500 });
+    const pid = k.pid as number;
+    const { outcome, ms } = await interruptAfterReady(
+      k,
+      'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ready")\nwhile True:\n    pass',
+    );
+    expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: true });
+    expect(outcome.exit?.reason).toBe('interrupt-timeout');
+    expect(ms).toBeGreaterThanOrEqual(1400);
+    expect(ms).toBeLessThan(1500 + 2 * 500 + 1500);
+    expect(k.state).toBe('dead');
+    expect(pidAlive(pid)).toBe(false);
+  });
+
+  it('escalates after the default 5 s', async () => {
+    const k = await startKernel();
+    const { outcome, ms } = await interruptAfterReady(
+      k,
+      'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ready")\nwhile True:\n    pass',
+    );
+    expect(outcome.killed).toBe(true);
+    expect(ms).toBeGreaterThanOrEqual(4900);
+    expect(ms).toBeLessThan(5000 + 2 * 1000 + 1500);
+  });
+
+  it('aborting a signal interrupts the running cell and drops queued ones', async () => {
+    const k = await startKernel();
+    const controller = new AbortController();
+    let ready = false;
+    const first = k.execute('print("ready")\nimport time\ntime.sleep(30)', {
+      signal: controller.signal,
+      onFrame: (f) => {
+        if (f.type === 'stdout') ready = true;
+      },
+    });
+    const queued = k.execute('never_runs = True', { signal: controller.signal });
+    await waitFor(() => ready);
+    controller.abort();
+    expect(await first).toMatchObject({ cancelled: true, error: { ename: 'KeyboardInterrupt' } });
+    expect(await queued).toMatchObject({ cancelled: true, status: 'error' });
+    expect((await run(k, '"never_runs" in globals()')).result?.['text/plain']).toBe('False');
+  });
+});
+
+describe('kernel: stdin', () => {
+  it('raises at once in input() when the cell has no stdin', async () => {
+    const k = await startKernel();
+    const { outcome } = await run(k, 'input("name? ")');
+    expect(outcome.error?.ename).toBe('StdinNotImplementedError');
+    expect(outcome.error?.evalue).toMatch(/input\(\) is not available/);
+    const { outcome: stdin } = await run(k, 'import sys\nsys.stdin.readline()');
+    expect(stdin.error?.ename).toBe('StdinNotImplementedError');
+  });
+
+  it('answers input() through input_request and sendInput', async () => {
+    const k = await startKernel();
+    const { result, frames } = await run(k, 'a = input("first? ")\nb = input()\n(a, b)', {
+      allowStdin: true,
+      onFrame: (f) => {
+        if (f.type === 'input_request') k.sendInput(f.prompt === 'first? ' ? 'one' : 'two');
+      },
+    });
+    expect(frames.filter((f) => f.type === 'input_request')).toHaveLength(2);
+    expect(result?.['text/plain']).toBe("('one', 'two')");
+  });
+});
