@@ -100,12 +100,12 @@ export function parseLine(line: string): Parsed {
   return typeof frame === 'string' ? { kind: 'noise', line, reason: frame } : { kind: 'frame', frame };
 }
 
-export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_FRAME_CHARS = 256 * 1024 * 1024;
 
 export class FrameTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(
-      `a frame from the kernel exceeded ${Math.round(limit / (1024 * 1024))} MiB without a newline; ` +
+      `a frame from the kernel exceeded ${limit} characters without a newline; ` +
         'the kernel output stream cannot be trusted any more',
     );
     this.name = 'FrameTooLargeError';
@@ -120,9 +120,9 @@ export class FrameTooLargeError extends Error {
 export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private parts: string[] = [];
-  private pendingBytes = 0;
+  private pendingChars = 0;
 
-  constructor(private readonly maxLineBytes = DEFAULT_MAX_FRAME_BYTES) {}
+  constructor(private readonly maxLineChars = DEFAULT_MAX_FRAME_CHARS) {}
 
   /** Returns the complete lines in `chunk`; throws FrameTooLargeError past the cap. */
   push(chunk: Buffer | string): string[] {
@@ -135,7 +135,7 @@ export class LineSplitter {
         this.parts.push(piece);
         lines.push(this.parts.join(''));
         this.parts = [];
-        this.pendingBytes = 0;
+        this.pendingChars = 0;
       } else {
         lines.push(piece);
       }
@@ -144,11 +144,11 @@ export class LineSplitter {
     if (start < text.length) {
       const rest = text.slice(start);
       this.parts.push(rest);
-      this.pendingBytes += rest.length;
-      if (this.pendingBytes > this.maxLineBytes) {
+      this.pendingChars += rest.length;
+      if (this.pendingChars > this.maxLineChars) {
         this.parts = [];
-        this.pendingBytes = 0;
-        throw new FrameTooLargeError(this.maxLineBytes);
+        this.pendingChars = 0;
+        throw new FrameTooLargeError(this.maxLineChars);
       }
     }
     return lines;
@@ -160,7 +160,7 @@ export class LineSplitter {
     if (tail) this.parts.push(tail);
     const rest = this.parts.join('');
     this.parts = [];
-    this.pendingBytes = 0;
+    this.pendingChars = 0;
     return rest.length ? rest : undefined;
   }
 }

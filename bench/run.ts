@@ -1,0 +1,210 @@
+/**
+ * `npm run bench`: kernel start, round trip, print throughput, interrupt latency and host memory,
+ * each a median over repeated runs, printed as a table with the ratio to its baseline.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { PythonKernel } from '../src/eval/kernel.js';
+import { resolvePython, which } from '../src/eval/runtime.js';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+async function timeIt(n: number, fn: () => Promise<void>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+/** Spawns a process, discards its stdout, resolves on exit. */
+function spawnAndDrain(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // A plain block-buffered python: the host's PYTHONUNBUFFERED would slow the baseline down.
+    const { PYTHONUNBUFFERED: _, ...env } = process.env;
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+    child.stdout.resume();
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} exited ${code}`))));
+  });
+}
+
+const LINES = 200_000;
+const LOOP = `for i in range(${LINES}):\n    print('${'x'.repeat(42)}', i)`;
+
+interface Row {
+  what: string;
+  omp: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+}
+const rows: Row[] = [];
+const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`;
+
+async function jupyterBaseline(): Promise<{ roundTripMs: number; printLinesMs: number } | undefined> {
+  const py = '/usr/bin/python3';
+  const script = fileURLToPath(new URL('../../bench/jupyter_bench.py', import.meta.url));
+  return new Promise((resolve) => {
+    execFile(
+      py,
+      [script, '300', String(LINES)],
+      { timeout: 600_000, env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: '1' } },
+      (err, stdout) => {
+        if (err) {
+          process.stderr.write(`(jupyter baseline skipped: ${err.message.split('\n')[0]})\n`);
+          resolve(undefined);
+          return;
+        }
+        resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string));
+      },
+    );
+  });
+}
+
+async function main() {
+  const python = await resolvePython({ cwd: process.cwd() });
+  process.stderr.write(`interpreter: ${python.executable} (Python ${python.version.join('.')})\n`);
+  const jupyter = jupyterBaseline();
+
+  // 1. Kernel start to ready, against the same interpreter running `-c pass`.
+  const bare = await timeIt(15, () => spawnAndDrain(python.executable, ['-c', 'pass']));
+  const start = await timeIt(15, async () => {
+    const k = await PythonKernel.start({ resolved: python });
+    void k.shutdown();
+  });
+  rows.push({
+    what: 'kernel start → ready',
+    omp: ms(start),
+    baseline: `${ms(bare)} (python -c pass)`,
+    ratio: `${(start / bare).toFixed(2)}×`,
+    target: '≤ 1.5×',
+  });
+  const shim = which('python3', process.env.PATH);
+  if (shim && shim !== python.executable) {
+    const viaShim = await timeIt(5, () => spawnAndDrain(shim, ['-c', 'pass']));
+    process.stderr.write(`(python3 on PATH is ${shim}: -c pass takes ${ms(viaShim)} through it)\n`);
+  }
+
+  const k = await PythonKernel.start({ resolved: python });
+
+  // 2. Warm round trip.
+  for (let i = 0; i < 200; i++) await k.execute('1+1');
+  const roundTrip = await timeIt(2000, async () => {
+    await k.execute('1+1');
+  });
+
+  // 3. 200k lines end to end, against the same loop in a bare python writing to a pipe.
+  const barePrint = await timeIt(5, () => spawnAndDrain(python.executable, ['-c', LOOP]));
+  let received = 0;
+  const print = await timeIt(5, async () => {
+    await k.execute(LOOP, {
+      onFrame: (f) => {
+        if (f.type === 'stdout') received += f.data.length;
+      },
+    });
+  });
+  if (received < LINES * 5 * 40) throw new Error(`print loop lost output: ${received} chars`);
+
+  // 4. Interrupt of a running loop to done.
+  const interrupt: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    let ready = false;
+    const cell = k.execute('print("go")\nwhile True:\n    pass', {
+      onFrame: (f) => {
+        if (f.type === 'stdout') ready = true;
+      },
+    });
+    while (!ready) await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 20));
+    const t = performance.now();
+    k.interrupt();
+    const outcome = await cell;
+    interrupt.push(performance.now() - t);
+    if (!outcome.cancelled) throw new Error('interrupt did not cancel the cell');
+  }
+
+  // 5. 1 GB in 1 MB writes: host memory stays bounded.
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  let peak = rssBefore;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  let gigabyte = 0;
+  const t1 = performance.now();
+  await k.execute(
+    'import sys\nchunk = "x" * (2**20 - 1) + "\\n"\nfor _ in range(1024):\n    sys.stdout.write(chunk)',
+    {
+      onFrame: (f) => {
+        if (f.type === 'stdout') gigabyte += f.data.length;
+      },
+    },
+  );
+  const gbMs = performance.now() - t1;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  if (gigabyte !== 1024 * 2 ** 20) throw new Error(`1 GB cell delivered ${gigabyte} chars`);
+  await k.shutdown();
+
+  const jup = await jupyter;
+  rows.push({
+    what: 'warm round trip of 1+1',
+    omp: ms(roundTrip),
+    baseline: jup ? `${ms(jup.roundTripMs)} (Jupyter)` : 'n/a (no jupyter_client)',
+    ratio: jup ? `${(jup.roundTripMs / roundTrip).toFixed(1)}× faster` : '-',
+    target: '< 1 ms; ≥ 10× faster',
+  });
+  rows.push({
+    what: `${LINES / 1000}k lines printed, end to end`,
+    omp: ms(print),
+    baseline: `${ms(barePrint)} (bare python to a pipe)`,
+    ratio: `${(print / barePrint).toFixed(2)}×`,
+    target: '≤ 1.2×',
+  });
+  if (jup) {
+    rows.push({
+      what: `${LINES / 1000}k lines printed, end to end`,
+      omp: ms(print),
+      baseline: `${ms(jup.printLinesMs)} (Jupyter)`,
+      ratio: `${(jup.printLinesMs / print).toFixed(1)}× faster`,
+      target: '≥ 1× (as fast)',
+    });
+  }
+  rows.push({
+    what: 'interrupt of a running loop → done',
+    omp: ms(median(interrupt)),
+    baseline: '-',
+    ratio: '-',
+    target: '< 20 ms',
+  });
+  rows.push({
+    what: '1 GB in 1 MB writes: host peak RSS',
+    omp: `${Math.round(peak / 2 ** 20)} MiB (+${Math.round((peak - rssBefore) / 2 ** 20)} MiB)`,
+    baseline: `${Math.round(rssBefore / 2 ** 20)} MiB before`,
+    ratio: `${(gbMs / 1000).toFixed(1)} s, ${Math.round(1024 / (gbMs / 1000))} MiB/s`,
+    target: 'bounded',
+  });
+
+  const cols: (keyof Row)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
+  const head: Row = {
+    what: 'benchmark',
+    omp: 'omp-eval',
+    baseline: 'baseline',
+    ratio: 'ratio',
+    target: 'target',
+  };
+  const width = (c: keyof Row) => Math.max(...[head, ...rows].map((r) => r[c].length));
+  const line = (r: Row) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
+  process.stdout.write(
+    `${[line(head), `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`, ...rows.map(line)].join('\n')}\n`,
+  );
+}
+
+await main();

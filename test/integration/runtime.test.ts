@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/runtime.js';
+import { run, startKernel } from '../helpers/kernel.js';
+
+let realPython: string;
+
+beforeAll(() => {
+  const found = which('python3', process.env.PATH);
+  if (!found) throw new Error('python3 must be on PATH for these tests');
+  // The interpreter itself, not a version-manager shim that needs the host's PATH.
+  realPython = execFileSync(found, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+});
+
+/** A directory that looks like a venv: bin/python → the real interpreter. */
+function fakeVenv(root: string): string {
+  mkdirSync(join(root, 'bin'), { recursive: true });
+  symlinkSync(realPython, join(root, 'bin', 'python'));
+  return join(root, 'bin', 'python');
+}
+
+function script(path: string, body: string) {
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+}
+
+describe('interpreter resolution', () => {
+  it('lists candidates in the spec order', () => {
+    const names = pythonCandidates({
+      env: { VIRTUAL_ENV: '/v', CONDA_PREFIX: '/c', PATH: '' },
+      cwd: '/w',
+      home: '/h',
+    }).map((c) => `${c.source}=${c.path}`);
+    expect(names).toEqual([
+      'VIRTUAL_ENV=/v/bin/python',
+      'CONDA_PREFIX=/c/bin/python',
+      '.venv in the working directory=/w/.venv/bin/python',
+      'venv in the working directory=/w/venv/bin/python',
+      'managed venv ~/.omp/python-env=/h/.omp/python-env/bin/python',
+      'PATH (python)=python',
+      'PATH (python3)=python3',
+    ]);
+  });
+
+  it('prefers VIRTUAL_ENV, then a .venv in the working directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+    const active = fakeVenv(join(dir, 'active'));
+    fakeVenv(join(dir, 'work', '.venv'));
+    const env = { PATH: process.env.PATH, VIRTUAL_ENV: join(dir, 'active') };
+    const viaEnv = await resolvePython({ cwd: join(dir, 'work'), env, home: dir });
+    expect(viaEnv).toMatchObject({ source: 'VIRTUAL_ENV', path: active, binDir: join(dir, 'active', 'bin') });
+    const viaDotVenv = await resolvePython({
+      cwd: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+      home: dir,
+    });
+    expect(viaDotVenv.source).toBe('.venv in the working directory');
+  });
+
+  it('uses the managed venv, then PATH', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+    fakeVenv(join(dir, '.omp', 'python-env'));
+    const managed = await resolvePython({ cwd: dir, env: { PATH: process.env.PATH }, home: dir });
+    expect(managed.source).toBe('managed venv ~/.omp/python-env');
+    const bin = join(dir, 'pathbin');
+    mkdirSync(bin);
+    symlinkSync(realPython, join(bin, 'python3'));
+    const onPath = await resolvePython({ cwd: bin, env: { PATH: bin }, home: bin });
+    expect(onPath).toMatchObject({ source: 'PATH (python3)', path: join(bin, 'python3') });
+    expect(onPath.binDir).toBeUndefined();
+  });
+
+  it('skips a broken or too old candidate and records why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+    mkdirSync(join(dir, 'broken', 'bin'), { recursive: true });
+    script(join(dir, 'broken', 'bin', 'python'), 'echo "libpython missing" >&2; exit 127');
+    mkdirSync(join(dir, 'old', 'bin'), { recursive: true });
+    script(join(dir, 'old', 'bin', 'python'), 'echo /old/python; echo 3.7.9');
+    fakeVenv(join(dir, 'work', 'venv'));
+    const resolved = await resolvePython({
+      cwd: join(dir, 'work'),
+      env: { PATH: process.env.PATH, VIRTUAL_ENV: join(dir, 'broken'), CONDA_PREFIX: join(dir, 'old') },
+      home: dir,
+    });
+    expect(resolved.source).toBe('venv in the working directory');
+    const err = await resolvePython({
+      cwd: dir,
+      env: { PATH: dir, VIRTUAL_ENV: join(dir, 'broken'), CONDA_PREFIX: join(dir, 'old') },
+      home: dir,
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(PythonNotFoundError);
+    expect(err.message).toContain('libpython missing');
+    expect(err.message).toContain('Python 3.7.9 is older than 3.8');
+    expect(err.message).toContain('.venv in the working directory');
+  });
+
+  it('an explicit interpreter skips discovery', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+    fakeVenv(join(dir, '.venv'));
+    const explicit = await resolvePython({
+      interpreter: realPython,
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+    });
+    expect(explicit).toMatchObject({ source: 'explicit interpreter', executable: realPython });
+    const missing = await resolvePython({ interpreter: join(dir, 'nope'), cwd: dir }).catch((e) => e);
+    expect(missing.message).toMatch(/cannot be used/);
+    expect(missing.tried).toHaveLength(1);
+  });
+
+  it('runs the kernel with the venv bin first on PATH', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+    fakeVenv(join(dir, '.venv'));
+    const k = await startKernel({ cwd: dir, hostEnv: { PATH: process.env.PATH, HOME: dir } });
+    const { result } = await run(k, 'import os\nos.environ["PATH"].split(os.pathsep)[0]');
+    expect(result?.['text/plain']).toBe(`'${join(dir, '.venv', 'bin')}'`);
+  });
+});
+
+describe('runner file cache', () => {
+  it('writes the runner once per content, privately, and replaces a tampered copy', async () => {
+    const { ensureRunnerFile, getRunnerSource } = await import('../../src/eval/runnerFile.js');
+    const dir = mkdtempSync(join(tmpdir(), 'omp-cache-'));
+    chmodSync(dir, 0o700);
+    const first = ensureRunnerFile(getRunnerSource(), dir);
+    expect(ensureRunnerFile(getRunnerSource(), dir)).toBe(first);
+    writeFileSync(first, 'import os; os._exit(1)\n');
+    const again = ensureRunnerFile(getRunnerSource(), dir);
+    expect(again).toBe(first);
+    expect(readFileSync(again, 'utf8')).toBe(getRunnerSource());
+    const other = ensureRunnerFile('print(1)\n', dir);
+    expect(other).not.toBe(first);
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { filterEnv, kernelEnv } from '../../src/eval/runtime.js';
+
+describe('filterEnv', () => {
+  const host = {
+    PATH: '/usr/bin',
+    HOME: '/home/u',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C',
+    XDG_CONFIG_HOME: '/home/u/.config',
+    PI_PY: '1',
+    VIRTUAL_ENV: '/venv',
+    PYTHONPATH: '/lib',
+    OPENAI_API_KEY: 'sk-1',
+    ANTHROPIC_API_KEY: 'sk-2',
+    GEMINI_API_KEY: 'g',
+    AWS_SECRET_ACCESS_KEY: 'a',
+    npm_config_cache: '/x',
+    SOME_RANDOM_VAR: 'y',
+  };
+
+  it('keeps the allowlist and allowed prefixes, and drops the rest', () => {
+    expect(filterEnv(host)).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      XDG_CONFIG_HOME: '/home/u/.config',
+      PI_PY: '1',
+      VIRTUAL_ENV: '/venv',
+      PYTHONPATH: '/lib',
+    });
+  });
+
+  it('never passes a denylisted key, even when it matches an allowed prefix', () => {
+    expect(filterEnv({ ...host, PI_X: 'ok' })).not.toHaveProperty('OPENAI_API_KEY');
+  });
+
+  it('adds the kernel settings and prepends a venv bin to PATH', () => {
+    const env = kernelEnv(host, {
+      source: 'VIRTUAL_ENV',
+      path: '/venv/bin/python',
+      binDir: '/venv/bin',
+      executable: '/venv/bin/python',
+      version: [3, 11, 0],
+    });
+    expect(env.PATH).toBe('/venv/bin:/usr/bin');
+    expect(env).toMatchObject({ PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8', MPLBACKEND: 'Agg' });
+    expect(
+      kernelEnv(
+        { ...host, MPLBACKEND: 'svg' },
+        { source: 'PATH', path: 'p', executable: 'p', version: [3, 8, 0] },
+      ),
+    ).toMatchObject({ MPLBACKEND: 'svg', PATH: '/usr/bin' });
+  });
+});
