@@ -1,49 +1,137 @@
 /**
- * The omp-eval command line. Commands parse their flags here and hand over to a front end.
+ * The omp-eval command line: parses commands and flags, loads the settings, and hands over to a
+ * front end (line mode, `run`, `tool`, `setup`).
  */
-import { Command, InvalidArgumentError } from 'commander';
-import { PythonKernel } from './eval/kernel.js';
-import { PythonNotFoundError, resolvePython } from './eval/runtime.js';
-import { runPlainRepl } from './repl/plainRepl.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createExecutor, type Executor, ExecutorError } from './eval/executor.js';
+import { KernelStartError } from './eval/kernel.js';
+import { PythonNotFoundError } from './eval/runtime.js';
+import { loadSettings, type Settings, SettingsError } from './eval/settings.js';
+import { runRepl } from './modes/repl.js';
+import { runScript } from './modes/run.js';
+import { checkPython } from './modes/setup.js';
+import { runToolCommand } from './modes/tool.js';
 
-const program = new Command();
+interface GlobalFlags {
+  python?: string;
+  cwd: string;
+  kernelMode?: 'session' | 'per-call';
+  timeout?: number;
+}
 
-function directory(value: string): string {
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!value.trim() || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError('must be a positive number of seconds (clamped to 1..3600)');
+  }
+  return n;
+}
+
+function nonEmpty(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError('must not be empty');
   return value;
 }
 
+const program = new Command();
 program
   .name('omp-eval')
   .description('A notebook in the terminal for Python, backed by a retained Python kernel.')
   .version('0.1.0')
-  .option('--python <path>', 'Python interpreter to use (skips discovery)')
-  .option('--cwd <dir>', 'working directory of the kernel', directory, process.cwd())
+  .option('--python <path>', 'Python interpreter to use (skips discovery)', nonEmpty)
+  .option('--cwd <dir>', 'working directory of the kernel', nonEmpty, process.cwd())
+  .addOption(
+    new Option('--kernel-mode <mode>', 'keep one kernel per session, or a fresh one per call').choices([
+      'session',
+      'per-call',
+    ]),
+  )
+  .option('--timeout <seconds>', 'timeout per cell (default: none for scripts, 30 for the tool)', seconds)
   .showHelpAfterError()
-  .action(async (opts: { python?: string; cwd: string }) => {
-    process.exitCode = await runPlainRepl({ python: opts.python, cwd: opts.cwd });
+  .enablePositionalOptions();
+
+function settingsFrom(flags: GlobalFlags): Settings {
+  const overrides: Partial<Settings> = {};
+  if (flags.python) overrides['python.interpreter'] = flags.python;
+  if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
+  if (flags.timeout !== undefined) overrides['eval.timeout'] = flags.timeout;
+  return loadSettings(overrides);
+}
+
+/** Runs a front end with an executor, turning the errors a user can cause into one clear line. */
+async function withExecutor(
+  flags: GlobalFlags,
+  body: (executor: Executor) => Promise<number>,
+): Promise<void> {
+  let executor: Executor | undefined;
+  const stop = () => {
+    void executor?.dispose().finally(() => process.exit(143));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
+  try {
+    executor = createExecutor({ settings: settingsFrom(flags) });
+    process.exitCode = await body(executor);
+  } catch (err) {
+    const known =
+      err instanceof SettingsError ||
+      err instanceof ExecutorError ||
+      err instanceof PythonNotFoundError ||
+      err instanceof KernelStartError;
+    process.stderr.write(
+      `omp-eval: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
+    );
+    process.exitCode = known && err instanceof SettingsError ? 2 : 1;
+  } finally {
+    await executor?.dispose();
+  }
+}
+
+program.action(async () => {
+  const flags = program.opts<GlobalFlags>();
+  await withExecutor(flags, (executor) => runRepl(executor, { cwd: flags.cwd }));
+});
+
+program
+  .command('run')
+  .description('run a Python script cell by cell (cells split on "# %%" lines); "-" reads stdin')
+  .argument('<file>', 'the script, or - for standard input')
+  .action(async (file: string) => {
+    const flags = program.opts<GlobalFlags>();
+    await withExecutor(flags, (executor) =>
+      runScript(executor, {
+        file,
+        cwd: flags.cwd,
+        ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+      }),
+    );
   });
 
 program
-  .command('doctor')
-  .description('resolve the Python interpreter, start a kernel and report what was found')
+  .command('tool')
+  .description(
+    'run the eval tool: {"cells": [{"language": "py", "code": "..."}]} on stdin, JSON result on stdout',
+  )
   .action(async () => {
-    const { python, cwd } = program.opts<{ python?: string; cwd: string }>();
+    const flags = program.opts<GlobalFlags>();
+    await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }));
+  });
+
+const setup = program.command('setup').description('check or prepare a runtime');
+setup
+  .command('python')
+  .description('report the Python interpreter omp-eval uses')
+  .requiredOption('--check', 'print the resolved interpreter and every candidate that was skipped')
+  .action(async () => {
+    const flags = program.opts<GlobalFlags>();
     try {
-      const resolved = await resolvePython({ interpreter: python, cwd });
-      process.stdout.write(
-        `interpreter: ${resolved.executable} (Python ${resolved.version.join('.')}, from ${resolved.source})\n`,
+      const settings = settingsFrom(flags);
+      process.exitCode = await checkPython(
+        { interpreter: settings['python.interpreter'], cwd: flags.cwd },
+        { out: process.stdout, err: process.stderr },
       );
-      const started = performance.now();
-      const kernel = await PythonKernel.start({ resolved, cwd });
-      process.stdout.write(
-        `kernel: ready in ${Math.round(performance.now() - started)} ms (pid ${kernel.pid})\n`,
-      );
-      await kernel.shutdown();
     } catch (err) {
-      const message = err instanceof PythonNotFoundError ? err.message : `error: ${(err as Error).message}`;
-      process.stderr.write(`${message}\n`);
-      process.exitCode = 1;
+      process.stderr.write(`omp-eval: ${(err as Error).message}\n`);
+      process.exitCode = 2;
     }
   });
 

@@ -117,6 +117,8 @@ export interface ResolvedPython extends PythonCandidate {
   /** The interpreter that is spawned. */
   executable: string;
   version: [number, number, number];
+  /** Candidates tried before this one, and why each was skipped. */
+  tried: Rejected[];
 }
 
 export interface Rejected {
@@ -256,7 +258,12 @@ export async function resolvePython(opts: ResolveOptions): Promise<ResolvedPytho
       const probe = await probePython(candidate.path, env);
       // A discovered interpreter is spawned as its own sys.executable, which skips version-manager
       // shims (pyenv, asdf) on every start; an explicit one is spawned exactly as given.
-      return { ...candidate, ...probe, executable: opts.interpreter ? candidate.path : probe.executable };
+      return {
+        ...candidate,
+        ...probe,
+        executable: opts.interpreter ? candidate.path : probe.executable,
+        tried,
+      };
     } catch (err) {
       tried.push({ candidate: `${candidate.path} (${candidate.source})`, reason: (err as Error).message });
     }

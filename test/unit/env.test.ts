@@ -43,13 +43,14 @@ describe('filterEnv', () => {
       binDir: '/venv/bin',
       executable: '/venv/bin/python',
       version: [3, 11, 0],
+      tried: [],
     });
     expect(env.PATH).toBe('/venv/bin:/usr/bin');
     expect(env).toMatchObject({ PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8', MPLBACKEND: 'Agg' });
     expect(
       kernelEnv(
         { ...host, MPLBACKEND: 'svg' },
-        { source: 'PATH', path: 'p', executable: 'p', version: [3, 8, 0] },
+        { source: 'PATH', path: 'p', executable: 'p', version: [3, 8, 0], tried: [] },
       ),
     ).toMatchObject({ MPLBACKEND: 'svg', PATH: '/usr/bin' });
   });

@@ -1,0 +1,554 @@
+/**
+ * The executor: runs cells for every front end (the TUI, `omp-eval run`, the eval tool).
+ *
+ * In `session` mode kernels are retained per session id + working directory + interpreter and
+ * shared by every owner of that key; calls on one key queue. In `per-call` mode each run gets a
+ * fresh kernel that is shut down afterwards.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { type ImageOutput, renderBundle, type StatusEvent, statusEvent } from './display.js';
+import { type CellError, type CellOutcome, describeExit, type KernelExit, PythonKernel } from './kernel.js';
+import { OutputSink, type SinkLimits, type Truncation } from './outputSink.js';
+import type { Frame } from './protocol.js';
+import { type ResolvedPython, resolvePython } from './runtime.js';
+import type { KernelMode, Settings } from './settings.js';
+import { DEFAULT_SETTINGS } from './settings.js';
+import { CellTimeoutError, clampTimeout, Watchdog } from './watchdog.js';
+
+export type Language = 'py' | 'js';
+
+export interface CellRequest {
+  language?: Language;
+  code: string;
+  title?: string;
+  /** Seconds, clamped to 1..3600; default from settings. */
+  timeout?: number;
+  /** Restart this cell's runtime before it runs. */
+  reset?: boolean;
+}
+
+export type CellStatus = 'ok' | 'error' | 'cancelled' | 'skipped';
+
+/** What a front end sees while a cell runs. */
+export type OutputEvent =
+  | { kind: 'started' }
+  | { kind: 'stdout' | 'stderr'; text: string }
+  | { kind: 'display' | 'result'; text?: string; images: ImageOutput[]; json?: unknown }
+  | { kind: 'error'; ename: string; evalue: string; traceback: string[] }
+  | { kind: 'status'; event: StatusEvent }
+  | { kind: 'input_request'; prompt: string; password: boolean }
+  | { kind: 'notice'; text: string };
+
+export interface CellResult {
+  index: number;
+  title?: string;
+  language: Language;
+  status: CellStatus;
+  /** 0 ok, 1 error, 130 cancelled, or the dead kernel's exit code (128 + n for signal n). */
+  exitCode: number | null;
+  executionCount?: number;
+  durationMs: number;
+  timedOut: boolean;
+  kernelKilled: boolean;
+  /** The kernel died during the cell and the cell was run again in a new kernel. */
+  retried: boolean;
+  /** Output text (stdout, stderr, results, tracebacks) in order, head and tail when truncated. */
+  text: string;
+  truncation?: Truncation;
+  images: ImageOutput[];
+  json: unknown[];
+  statusEvents: StatusEvent[];
+  error?: CellError;
+  /** Annotations about the run itself (timeouts, retries, restarts). */
+  notices: string[];
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  onEvent?: (cellIndex: number, event: OutputEvent) => void;
+  /** Let input() ask the front end (answer with Session.sendInput). */
+  allowStdin?: boolean;
+  /** Output limits of each cell's sink. */
+  sinkLimits?: Partial<SinkLimits>;
+  /** Timeout in seconds for cells that set none (default: the eval.timeout setting); null for none. */
+  defaultTimeout?: number | null;
+}
+
+export interface SessionOptions {
+  id?: string;
+  cwd?: string;
+  /** Overrides the settings' kernel mode for this session. */
+  mode?: KernelMode;
+}
+
+export interface ExecutorOptions {
+  settings?: Partial<Settings>;
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Extra environment entries set in every kernel at init. */
+  kernelEnv?: Record<string, string>;
+  /** Kernel tuning, for tests. */
+  interruptEscalationMs?: number;
+  shutdownGraceMs?: number;
+}
+
+export class ExecutorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExecutorError';
+  }
+}
+
+export const TIMEOUT_NOTICE = (s: number) =>
+  `eval cell timed out after ${s}s; kernel interrupted but remains running. Reset the kernel via { reset: true } if state appears corrupted.`;
+export const TIMEOUT_KILLED_NOTICE =
+  'eval cell timed out and the kernel was unresponsive to interrupt; the kernel has been killed and will be recreated on the next call.';
+
+const SIGNAL_NUMBERS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGTERM: 15,
+  SIGABRT: 6,
+};
+
+function exitCodeOf(exit: KernelExit): number | null {
+  if (exit.signal) return 128 + (SIGNAL_NUMBERS[exit.signal] ?? 0);
+  return exit.code;
+}
+
+/** Validates the working directory and returns its real path. */
+export function checkCwd(cwd: string): string {
+  const full = resolvePath(cwd);
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(full);
+  } catch {
+    throw new ExecutorError(`Working directory does not exist: ${full}`);
+  }
+  if (!st.isDirectory()) throw new ExecutorError(`Working directory is not a directory: ${full}`);
+  return realpathSync(full);
+}
+
+interface Entry {
+  key: string;
+  cwd: string;
+  python: ResolvedPython;
+  owners: number;
+  kernel?: PythonKernel;
+  /** Tail of the queue of runs on this key. */
+  lock: Promise<void>;
+  /** Why the previous kernel ended, reported when it is replaced. */
+  lastExit?: KernelExit;
+}
+
+export class Executor {
+  readonly settings: Settings;
+  private readonly entries = new Map<string, Entry>();
+  private readonly sessionAbort = new AbortController();
+  private disposed = false;
+
+  constructor(private readonly opts: ExecutorOptions = {}) {
+    this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+  }
+
+  private get hostEnv() {
+    return this.opts.hostEnv ?? process.env;
+  }
+
+  /** Resolves the interpreter for a working directory (the setting, else discovery). */
+  resolvePython(cwd: string): Promise<ResolvedPython> {
+    return resolvePython({ interpreter: this.settings['python.interpreter'], cwd, env: this.hostEnv });
+  }
+
+  /** Becomes an owner of the kernel for (id, cwd, interpreter). Release it when done. */
+  async session(options: SessionOptions = {}): Promise<Session> {
+    if (this.disposed) throw new ExecutorError('the executor has been disposed');
+    const cwd = checkCwd(options.cwd ?? process.cwd());
+    const python = await this.resolvePython(cwd);
+    let real = python.executable;
+    try {
+      real = realpathSync(python.executable);
+    } catch {
+      // keep the path as given
+    }
+    const mode = options.mode ?? this.settings['python.kernelMode'];
+    const id = options.id ?? 'default';
+    const key = mode === 'per-call' ? `per-call\0${Math.random()}` : `${id}\0${cwd}\0${real}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { key, cwd, python, owners: 0, lock: Promise.resolve() };
+      this.entries.set(key, entry);
+    }
+    entry.owners++;
+    return new Session(this, entry, mode);
+  }
+
+  /** Runs cells in a session that exists only for this call. */
+  async runOnce(cells: CellRequest[], options: SessionOptions & RunOptions = {}): Promise<CellResult[]> {
+    const session = await this.session(options);
+    try {
+      return await session.run(cells, options);
+    } finally {
+      await session.release();
+    }
+  }
+
+  /** @internal */
+  async release(entry: Entry): Promise<void> {
+    entry.owners--;
+    if (entry.owners > 0) return;
+    this.entries.delete(entry.key);
+    await entry.lock;
+    await entry.kernel?.shutdown();
+    entry.kernel = undefined;
+  }
+
+  /** @internal A live kernel for the entry, replacing a dead one. */
+  async kernelFor(entry: Entry, notices: string[]): Promise<PythonKernel> {
+    if (entry.kernel && entry.kernel.state !== 'dead') return entry.kernel;
+    if (entry.kernel?.exit) {
+      const exit = entry.kernel.exit;
+      if (exit.reason === 'died') {
+        notices.push(
+          `The previous Python kernel had exited (${describeExit(exit)}); a new kernel was started and earlier state is gone.`,
+        );
+      }
+    }
+    entry.kernel = undefined;
+    entry.kernel = await PythonKernel.start({
+      cwd: entry.cwd,
+      resolved: entry.python,
+      hostEnv: this.hostEnv,
+      ...(this.opts.kernelEnv ? { env: this.opts.kernelEnv } : {}),
+      ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
+      ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),
+    });
+    return entry.kernel;
+  }
+
+  get sessionSignal(): AbortSignal {
+    return this.sessionAbort.signal;
+  }
+
+  /** Aborts everything running and shuts every kernel down. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.sessionAbort.abort(new ExecutorError('the executor was disposed'));
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(entries.map((e) => e.kernel?.shutdown()));
+  }
+
+  /** Live kernels, for diagnostics and tests. */
+  get kernels(): PythonKernel[] {
+    return [...this.entries.values()].flatMap((e) => (e.kernel ? [e.kernel] : []));
+  }
+}
+
+export class Session {
+  private released = false;
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly entry: Entry,
+    readonly mode: KernelMode,
+  ) {}
+
+  get cwd(): string {
+    return this.entry.cwd;
+  }
+  get python(): ResolvedPython {
+    return this.entry.python;
+  }
+  get kernel(): PythonKernel | undefined {
+    return this.entry.kernel;
+  }
+
+  /** Answers the running cell's input() request. */
+  sendInput(value: string): void {
+    this.entry.kernel?.sendInput(value);
+  }
+
+  /** Interrupts the running cell, if any (the kernel escalates to a kill on its own). */
+  interrupt(): boolean {
+    return this.entry.kernel?.interrupt() ?? false;
+  }
+
+  /** Restarts the kernel now (the next run starts a fresh one). */
+  async restart(): Promise<void> {
+    const kernel = this.entry.kernel;
+    this.entry.kernel = undefined;
+    await kernel?.shutdown();
+  }
+
+  /**
+   * Runs cells in order in this session's kernel. When a cell does not end ok, the later cells
+   * are skipped. Runs on one key never overlap: they wait for each other.
+   */
+  run(cells: CellRequest[], options: RunOptions = {}): Promise<CellResult[]> {
+    if (this.released) return Promise.reject(new ExecutorError('this session has been released'));
+    const previous = this.entry.lock;
+    let unlock!: () => void;
+    this.entry.lock = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    return previous.then(async () => {
+      try {
+        return await this.runCells(cells, options);
+      } finally {
+        if (this.mode === 'per-call') await this.restart();
+        unlock();
+      }
+    });
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.executor.release(this.entry);
+  }
+
+  private async runCells(cells: CellRequest[], options: RunOptions): Promise<CellResult[]> {
+    const results: CellResult[] = [];
+    let failed = false;
+    for (const [index, cell] of cells.entries()) {
+      if (failed || options.signal?.aborted || this.executor.sessionSignal.aborted) {
+        results.push(skippedResult(index, cell));
+        continue;
+      }
+      const result = await this.runCell(index, cell, options);
+      results.push(result);
+      failed = result.status !== 'ok';
+    }
+    return results;
+  }
+
+  private async runCell(index: number, cell: CellRequest, options: RunOptions): Promise<CellResult> {
+    const language = cell.language ?? 'py';
+    const started = performance.now();
+    const notices: string[] = [];
+    const emit = (event: OutputEvent) => options.onEvent?.(index, event);
+    const base = baseOf(index, cell);
+    if (language === 'js') {
+      return failedResult(base, 0, 'JavaScript cells are not available yet in omp-eval: use a py cell.', {
+        ename: 'BackendUnavailable',
+      });
+    }
+    if (cell.reset) await this.restart();
+    let kernel: PythonKernel;
+    try {
+      kernel = await this.executor.kernelFor(this.entry, notices);
+    } catch (err) {
+      return failedResult(
+        base,
+        performance.now() - started,
+        `The Python kernel could not be started: ${(err as Error).message}`,
+      );
+    }
+    for (const text of notices) emit({ kind: 'notice', text });
+
+    const fallback =
+      options.defaultTimeout === undefined ? this.executor.settings['eval.timeout'] : options.defaultTimeout;
+    const seconds =
+      cell.timeout !== undefined || fallback !== null
+        ? clampTimeout(cell.timeout, fallback ?? undefined)
+        : undefined;
+    const sink = new OutputSink(options.sinkLimits);
+    const collected: Collected = { images: [], json: [], statusEvents: [] };
+    let outcome = await this.attempt(kernel, cell.code, seconds, sink, collected, options, emit);
+    let retried = false;
+    if (outcome.outcome.exit?.reason === 'died') {
+      const first = outcome.outcome.exit;
+      const notice = `The Python kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
+      notices.push(notice);
+      emit({ kind: 'notice', text: notice });
+      sink.push(`\n[${notice}]\n`);
+      retried = true;
+      try {
+        kernel = await this.executor.kernelFor(this.entry, []);
+        outcome = await this.attempt(kernel, cell.code, seconds, sink, collected, options, emit);
+      } catch (err) {
+        sink.end();
+        return failedResult(
+          base,
+          performance.now() - started,
+          `The Python kernel could not be restarted: ${(err as Error).message}`,
+          {
+            notices,
+          },
+        );
+      }
+    }
+    const { outcome: o, timedOut } = outcome;
+    const exit = o.exit;
+    if (timedOut) {
+      const notice = o.killed ? TIMEOUT_KILLED_NOTICE : TIMEOUT_NOTICE(seconds ?? 0);
+      notices.push(notice);
+      emit({ kind: 'notice', text: notice });
+    } else if (exit?.reason === 'died') {
+      const notice = retried
+        ? `The Python kernel died again on the retry (${describeExit(exit)}).`
+        : `The Python kernel died (${describeExit(exit)}).`;
+      notices.push(notice);
+      emit({ kind: 'notice', text: notice });
+    } else if (o.killed) {
+      const notice =
+        'The kernel did not respond to the interrupt and was killed; it will be recreated on the next run.';
+      notices.push(notice);
+      emit({ kind: 'notice', text: notice });
+    }
+    if (exit && o.error?.ename === 'KernelDied' && o.error.traceback.length) {
+      sink.push(`${o.error.traceback.join('\n')}\n`);
+    }
+    sink.end();
+    const status: CellStatus = o.status === 'ok' ? 'ok' : o.cancelled ? 'cancelled' : 'error';
+    return {
+      ...base,
+      status,
+      exitCode:
+        exit?.reason === 'died' ? exitCodeOf(exit) : status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1,
+      executionCount: o.executionCount,
+      durationMs: performance.now() - started,
+      timedOut,
+      kernelKilled: o.killed,
+      retried,
+      text: sink.text,
+      ...(sink.truncation ? { truncation: sink.truncation } : {}),
+      ...collected,
+      ...(o.error ? { error: o.error } : {}),
+      notices,
+    };
+  }
+
+  /** One execution of the cell under its watchdog. */
+  private async attempt(
+    kernel: PythonKernel,
+    code: string,
+    seconds: number | undefined,
+    sink: OutputSink,
+    collected: Collected,
+    options: RunOptions,
+    emit: (event: OutputEvent) => void,
+  ): Promise<{ outcome: CellOutcome; timedOut: boolean }> {
+    const watchdog = new Watchdog(seconds);
+    const signals = [watchdog.signal, this.executor.sessionSignal];
+    if (options.signal) signals.push(options.signal);
+    const signal = AbortSignal.any(signals);
+    const onFrame = (frame: Frame) => {
+      switch (frame.type) {
+        case 'started':
+          watchdog.start();
+          emit({ kind: 'started' });
+          break;
+        case 'stdout':
+        case 'stderr':
+          sink.push(frame.data);
+          emit({ kind: frame.type, text: frame.data });
+          break;
+        case 'display':
+        case 'result': {
+          const status = statusEvent(frame.bundle);
+          if (status) {
+            if (status.op === 'timeout-pause') watchdog.pause();
+            else if (status.op === 'timeout-resume') watchdog.resume();
+            else collected.statusEvents.push(status);
+            emit({ kind: 'status', event: status });
+            break;
+          }
+          const out = renderBundle(frame.bundle);
+          collected.images.push(...out.images);
+          if (out.json !== undefined) collected.json.push(out.json);
+          if (out.text !== undefined) sink.push(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
+          emit({
+            kind: frame.type,
+            images: out.images,
+            ...(out.text !== undefined ? { text: out.text } : {}),
+            ...(out.json !== undefined ? { json: out.json } : {}),
+          });
+          break;
+        }
+        case 'error':
+          sink.push(`${frame.traceback.join('\n')}\n`);
+          emit({ kind: 'error', ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback });
+          break;
+        case 'input_request':
+          emit({ kind: 'input_request', prompt: frame.prompt, password: frame.password });
+          break;
+        default:
+          break;
+      }
+    };
+    try {
+      const outcome = await kernel.execute(code, {
+        signal,
+        onFrame,
+        ...(options.allowStdin ? { allowStdin: true } : {}),
+      });
+      const timedOut =
+        watchdog.signal.aborted && watchdog.signal.reason instanceof CellTimeoutError && outcome.cancelled;
+      return { outcome, timedOut };
+    } finally {
+      watchdog.dispose();
+    }
+  }
+}
+
+interface Collected {
+  images: ImageOutput[];
+  json: unknown[];
+  statusEvents: StatusEvent[];
+}
+
+type Base = Pick<CellResult, 'index' | 'title' | 'language'>;
+
+function baseOf(index: number, cell: CellRequest): Base {
+  return { index, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' };
+}
+
+const EMPTY = {
+  timedOut: false,
+  kernelKilled: false,
+  retried: false,
+  images: [],
+  json: [],
+  statusEvents: [],
+};
+
+/** A cell that was not run because an earlier one did not succeed (or the run was aborted). */
+export function skippedResult(index: number, cell: CellRequest): CellResult {
+  return {
+    ...baseOf(index, cell),
+    status: 'skipped',
+    exitCode: null,
+    durationMs: 0,
+    text: '',
+    ...EMPTY,
+    notices: [],
+  };
+}
+
+/** A cell that failed before or outside Python (no kernel, backend unavailable, ...). */
+export function failedResult(
+  base: Base,
+  durationMs: number,
+  message: string,
+  opts: { ename?: string; notices?: string[] } = {},
+): CellResult {
+  return {
+    ...base,
+    status: 'error',
+    exitCode: 1,
+    durationMs,
+    text: `${message}\n`,
+    ...EMPTY,
+    error: { ename: opts.ename ?? 'EvalError', evalue: message, traceback: [] },
+    notices: opts.notices ?? [],
+  };
+}
+
+export function createExecutor(opts: ExecutorOptions = {}): Executor {
+  return new Executor(opts);
+}

@@ -1,0 +1,198 @@
+/**
+ * The agent-facing `eval` tool: validates `{cells: [...]}`, checks which backends are available,
+ * runs the cells through the executor and renders the text an agent reads.
+ */
+import type { CellRequest, CellResult, Executor, RunOptions, SessionOptions } from './executor.js';
+import { ExecutorError, failedResult, skippedResult } from './executor.js';
+import { backendAvailability } from './settings.js';
+
+export interface EvalToolParams {
+  cells: CellRequest[];
+}
+
+export interface EvalToolResult {
+  /** What the agent reads. */
+  text: string;
+  isError: boolean;
+  cells: CellResult[];
+}
+
+export class ToolInputError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid eval tool input:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    this.name = 'ToolInputError';
+  }
+}
+
+const CELL_KEYS = new Set(['language', 'code', 'title', 'timeout', 'reset']);
+const describe = (v: unknown) =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'an array'
+      : typeof v === 'string'
+        ? `"${v.slice(0, 40)}"`
+        : typeof v;
+
+/** Checks the tool input, listing every problem; returns the typed params. */
+export function validateToolInput(input: unknown): EvalToolParams {
+  const problems: string[] = [];
+  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ToolInputError([`the input must be an object like {"cells": [...]}, got ${describe(input)}`]);
+  }
+  const obj = input as Record<string, unknown>;
+  for (const key of Object.keys(obj))
+    if (key !== 'cells') problems.push(`unknown field "${key}" (only "cells" is accepted)`);
+  const cells = obj.cells;
+  if (!Array.isArray(cells)) {
+    problems.push(`"cells" must be an array of cells, got ${describe(cells)}`);
+    throw new ToolInputError(problems);
+  }
+  if (cells.length === 0) problems.push('"cells" must contain at least one cell');
+  const out: CellRequest[] = [];
+  cells.forEach((cell: unknown, i) => {
+    const at = `cells[${i}]`;
+    if (!cell || typeof cell !== 'object' || Array.isArray(cell)) {
+      problems.push(`${at} must be an object with "language" and "code", got ${describe(cell)}`);
+      return;
+    }
+    const c = cell as Record<string, unknown>;
+    for (const key of Object.keys(c)) {
+      if (!CELL_KEYS.has(key))
+        problems.push(`${at} has unknown field "${key}" (allowed: ${[...CELL_KEYS].join(', ')})`);
+    }
+    if (c.language !== 'py' && c.language !== 'js') {
+      problems.push(
+        `${at}.language must be "py" or "js", got ${c.language === undefined ? 'nothing' : describe(c.language)}`,
+      );
+    }
+    if (typeof c.code !== 'string')
+      problems.push(
+        `${at}.code must be a string, got ${c.code === undefined ? 'nothing' : describe(c.code)}`,
+      );
+    if (c.title !== undefined && typeof c.title !== 'string')
+      problems.push(`${at}.title must be a string, got ${describe(c.title)}`);
+    if (
+      c.timeout !== undefined &&
+      (typeof c.timeout !== 'number' || !Number.isFinite(c.timeout) || c.timeout <= 0)
+    ) {
+      problems.push(
+        `${at}.timeout must be a positive number of seconds (clamped to 1..3600), got ${describe(c.timeout)}`,
+      );
+    }
+    if (c.reset !== undefined && typeof c.reset !== 'boolean')
+      problems.push(`${at}.reset must be true or false, got ${describe(c.reset)}`);
+    out.push(c as unknown as CellRequest);
+  });
+  if (problems.length) throw new ToolInputError(problems);
+  return { cells: out };
+}
+
+function cellHeader(cell: CellResult, total: number): string {
+  return `[${cell.index + 1}/${total}]${cell.title ? ` ${cell.title}` : ''}`;
+}
+
+/** The text an agent reads: each cell's output (prefixed when there are several), then the verdict. */
+export function renderToolText(cells: CellResult[]): string {
+  const parts: string[] = [];
+  const total = cells.length;
+  for (const cell of cells) {
+    if (cell.status === 'skipped') continue;
+    const lines: string[] = [];
+    if (total > 1) lines.push(cellHeader(cell, total));
+    const body = cell.text.replace(/\n+$/, '');
+    if (body) lines.push(body);
+    for (const image of cell.images)
+      lines.push(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]`);
+    for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${notice}]`);
+    if (cell.truncation)
+      lines.push(
+        `[output truncated: ${cell.truncation.totalChars} chars in all; full output: ${cell.truncation.artifact}]`,
+      );
+    if (total === 1 && !body && lines.length === 0 && cell.status === 'ok') lines.push('(no output)');
+    parts.push(lines.join('\n'));
+  }
+  const failed = cells.find((c) => c.status !== 'ok' && c.status !== 'skipped');
+  if (failed) {
+    const n = failed.index + 1;
+    const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
+    const earlier = failed.index > 0 ? ' Earlier cells succeeded—their state persists.' : '';
+    const notRun = cells.length - n;
+    const later =
+      notRun === 1
+        ? ` Cell ${n + 1} was not run.`
+        : notRun > 1
+          ? ` Cells ${n + 1}-${cells.length} were not run.`
+          : '';
+    const fix = failed.status === 'error' && !failed.timedOut ? ` Fix only cell ${n}.` : '';
+    parts.push(`Cell ${n} ${what} (exit code ${failed.exitCode ?? 'unknown'}).${earlier}${later}${fix}`);
+  }
+  return parts.filter(Boolean).join('\n\n');
+}
+
+export interface EvalToolContext extends SessionOptions, RunOptions {
+  executor: Executor;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs the eval tool. Input problems throw ToolInputError; everything else is in the result. */
+export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise<EvalToolResult> {
+  const params = validateToolInput(input);
+  const env = ctx.env ?? process.env;
+  const available = backendAvailability(ctx.executor.settings, env);
+  if (!available.py && !available.js) {
+    const text = 'The eval tool is disabled: both eval.py and eval.js are off (or PI_PY=0 and PI_JS=0).';
+    return { text, isError: true, cells: [] };
+  }
+  let pyProblem: string | undefined;
+  if (!available.py)
+    pyProblem = 'The Python backend is disabled (eval.py is false or PI_PY=0); use a js cell.';
+  else if (params.cells.some((c) => c.language === 'py') && env.PI_PYTHON_SKIP_CHECK !== '1') {
+    try {
+      await ctx.executor.resolvePython(ctx.cwd ?? process.cwd());
+    } catch (err) {
+      pyProblem = `The Python backend is not available: ${(err as Error).message}`;
+    }
+  }
+  const jsProblem = available.js
+    ? undefined
+    : 'The JavaScript backend is disabled (eval.js is false or PI_JS=0); use a py cell.';
+  // Cells are checked up front: the first unavailable one fails where it stands.
+  const blocked = params.cells.findIndex((c) => (c.language === 'py' ? pyProblem : jsProblem));
+  const runnable = blocked === -1 ? params.cells : params.cells.slice(0, blocked);
+  let results: CellResult[] = [];
+  if (runnable.length) {
+    try {
+      const session = await ctx.executor.session(ctx);
+      try {
+        results = await session.run(runnable, ctx);
+      } finally {
+        await session.release();
+      }
+    } catch (err) {
+      if (!(err instanceof ExecutorError)) throw err;
+      const text = err.message;
+      return { text, isError: true, cells: [] };
+    }
+  }
+  if (blocked !== -1) {
+    const cell = params.cells[blocked] as CellRequest;
+    const message = (cell.language === 'py' ? pyProblem : jsProblem) as string;
+    const ranOk = results.every((r) => r.status === 'ok');
+    results.push(
+      ranOk
+        ? failedResult(
+            { index: blocked, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' },
+            0,
+            message,
+            {
+              ename: 'BackendUnavailable',
+            },
+          )
+        : skippedResult(blocked, cell),
+    );
+    for (let i = blocked + 1; i < params.cells.length; i++)
+      results.push(skippedResult(i, params.cells[i] as CellRequest));
+  }
+  return { text: renderToolText(results), isError: results.some((r) => r.status !== 'ok'), cells: results };
+}

@@ -1,0 +1,71 @@
+/**
+ * The cell timeout: a wall-clock budget on the cell's own work. Host bridge calls pause it
+ * (reference-counted, since parallel() can have several in flight); each resume that brings the
+ * count back to zero starts a fresh window.
+ */
+export class CellTimeoutError extends Error {
+  constructor(readonly seconds: number) {
+    super(`eval cell timed out after ${seconds}s`);
+    this.name = 'CellTimeoutError';
+  }
+}
+
+export const DEFAULT_TIMEOUT_S = 30;
+export const MIN_TIMEOUT_S = 1;
+export const MAX_TIMEOUT_S = 3600;
+
+/** Seconds clamped to 1..3600; undefined means the default. */
+export function clampTimeout(seconds: number | undefined, fallback = DEFAULT_TIMEOUT_S): number {
+  const s = seconds ?? fallback;
+  return Math.min(MAX_TIMEOUT_S, Math.max(MIN_TIMEOUT_S, s));
+}
+
+export class Watchdog {
+  private readonly controller = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private pauses = 0;
+  private started = false;
+
+  /** `seconds` undefined: a watchdog that never fires (pause/resume still count). */
+  constructor(readonly seconds: number | undefined) {}
+
+  /** Aborted (with a CellTimeoutError reason) when the budget runs out. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get paused(): boolean {
+    return this.pauses > 0;
+  }
+
+  start(): void {
+    if (this.started || this.signal.aborted) return;
+    this.started = true;
+    this.arm();
+  }
+
+  pause(): void {
+    this.pauses++;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  resume(): void {
+    if (this.pauses === 0) return;
+    this.pauses--;
+    if (this.pauses === 0 && this.started) this.arm();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.started = false;
+  }
+
+  private arm() {
+    clearTimeout(this.timer);
+    const seconds = this.seconds;
+    if (this.signal.aborted || seconds === undefined) return;
+    this.timer = setTimeout(() => this.controller.abort(new CellTimeoutError(seconds)), seconds * 1000);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * A line-mode front end: reads cells from stdin and prints what the kernel sends. It stands in for
+ * the Ink notebook until that lands, and serves piped input (`echo '1+1' | omp-eval`).
+ */
+import { createInterface } from 'node:readline';
+import type { Executor, Session } from '../eval/executor.js';
+import { type Streams, writeEvent } from './output.js';
+
+export interface ReplOptions {
+  cwd: string;
+  input?: NodeJS.ReadableStream;
+  streams?: Streams;
+}
+
+/** True when `code` still needs lines: an open bracket or string, or a block header awaiting its body. */
+export function needsMoreInput(code: string): boolean {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < code.length; i++) {
+    const ch = code[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (code.startsWith(quote, i)) {
+        i += quote.length - 1;
+        quote = undefined;
+      }
+    } else if (ch === '#') {
+      while (i < code.length && code[i] !== '\n') i++;
+    } else if (ch === '"' || ch === "'") {
+      quote = code.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      i += quote.length - 1;
+    } else if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') depth--;
+  }
+  if (depth > 0 || (quote && quote.length === 3)) return true;
+  const last = code.trimEnd().split('\n').pop() ?? '';
+  return last.endsWith(':') || last.endsWith('\\') || (code.includes('\n') && !code.endsWith('\n'));
+}
+
+export async function runRepl(executor: Executor, opts: ReplOptions): Promise<number> {
+  const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
+  const input = opts.input ?? process.stdin;
+  const interactive = input === process.stdin && process.stdin.isTTY === true;
+  const session: Session = await executor.session({ id: 'repl', cwd: opts.cwd });
+  const rl = createInterface({ input, output: interactive ? streams.out : undefined, terminal: interactive });
+  let buffer: string[] = [];
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  let exitCode = 0;
+  let count = 0;
+  const prompt = () => {
+    if (!interactive) return;
+    rl.setPrompt(buffer.length ? '   ...: ' : `In [${count + 1}]: `);
+    rl.prompt();
+  };
+  const runCell = async (code: string) => {
+    const [result] = await session.run([{ code }], {
+      defaultTimeout: null,
+      onEvent: (_, event) => writeEvent(event, streams),
+    });
+    if (result?.executionCount) count = result.executionCount;
+    if (result && result.status !== 'ok') exitCode = 1;
+  };
+  rl.on('SIGINT', () => {
+    if (busy) {
+      session.interrupt();
+    } else if (buffer.length) {
+      buffer = [];
+      streams.out.write('\n');
+      prompt();
+    } else rl.close();
+  });
+  rl.on('line', (line) => {
+    buffer.push(line);
+    const code = buffer.join('\n');
+    if (line !== '' && needsMoreInput(code)) return prompt();
+    buffer = [];
+    if (!code.trim()) return prompt();
+    busy = true;
+    rl.pause();
+    running = running
+      .then(() => runCell(code))
+      .finally(() => {
+        busy = false;
+        rl.resume();
+        prompt();
+      });
+  });
+  prompt();
+  await new Promise<void>((resolve) => rl.once('close', resolve));
+  const rest = buffer.join('\n');
+  if (rest.trim()) running = running.then(() => runCell(rest));
+  await running;
+  await session.release();
+  return exitCode;
+}

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { OutputSink, resolveArtifact, sanitize } from '../../src/eval/outputSink.js';
+
+function sinkOf(chunks: string[], limits = {}) {
+  const sink = new OutputSink(limits);
+  for (const c of chunks) sink.push(c);
+  sink.end();
+  return sink;
+}
+
+describe('sanitize', () => {
+  it('keeps colour, drops other escapes, controls and NUL', () => {
+    expect(sanitize('\x1b[31mred\x1b[0m \x1b[2Jclear\x1b]0;title\x07 nul\x00 bell\x07 bs\b tab\t')).toBe(
+      '\x1b[31mred\x1b[0m clear nul bell bs tab\t',
+    );
+  });
+});
+
+describe('OutputSink', () => {
+  it('keeps small output whole', () => {
+    const sink = sinkOf(['a\n', 'b', 'c\n', 'open']);
+    expect(sink.text).toBe('a\nbc\nopen');
+    expect(sink.truncation).toBeUndefined();
+  });
+
+  it('collapses \\r progress lines to their last state, across chunks', () => {
+    expect(sinkOf(['10%\r', '50%\r100%\n', 'done\r\n']).text).toBe('100%\ndone\n');
+    expect(sinkOf(['a\r', '\nb']).text).toBe('a\nb');
+  });
+
+  it('handles an escape sequence split across chunks', () => {
+    expect(sinkOf(['x\x1b[3', '1my\x1b[', '2Kz\n']).text).toBe('x\x1b[31myz\n');
+  });
+
+  it('keeps head and tail, writes everything to the artifact, and reports the truncation', () => {
+    const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}\n`);
+    const sink = sinkOf(lines, { headChars: 100, tailChars: 100 });
+    const t = sink.truncation;
+    expect(t).toBeDefined();
+    expect(sink.text.startsWith('line 0\nline 1\n')).toBe(true);
+    expect(sink.text.endsWith('line 999\n')).toBe(true);
+    expect(sink.text).toContain(`lines, ${t?.omittedChars} chars omitted; full output: ${t?.artifact}]`);
+    expect(t?.totalLines).toBe(1000);
+    expect(readFileSync(resolveArtifact(t?.artifact as string), 'utf8')).toBe(lines.join(''));
+    expect(sink.text.length).toBeLessThan(400);
+  });
+
+  it('bounds memory for one enormous line without newlines', () => {
+    const sink = new OutputSink({ headChars: 10, tailChars: 10, lineChars: 8 });
+    for (let i = 0; i < 1000; i++) sink.push('abcdefgh');
+    sink.end();
+    expect(sink.truncation?.totalChars).toBe(8000);
+    expect(readFileSync(sink.truncation?.artifactPath as string, 'utf8')).toBe('abcdefgh'.repeat(1000));
+    expect(sink.text.length).toBeLessThan(150);
+  });
+
+  it('rejects artifact ids that could escape the directory', () => {
+    expect(() => resolveArtifact('artifact://../../etc/passwd')).toThrow(/not an artifact id/);
+  });
+});
