@@ -87,6 +87,8 @@ export interface ExecutorOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Extra environment entries set in every kernel at init. */
   kernelEnv?: Record<string, string>;
+  /** The code every kernel runs once at start (default: the bundled prelude). */
+  prelude?: string;
   /** Kernel tuning, for tests. */
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;
@@ -222,6 +224,7 @@ export class Executor {
       resolved: entry.python,
       hostEnv: this.hostEnv,
       ...(this.opts.kernelEnv ? { env: this.opts.kernelEnv } : {}),
+      ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
       ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),
     });

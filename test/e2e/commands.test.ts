@@ -1,0 +1,170 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
+
+function script(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'omp-run-')), 'script.py');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('omp-eval run', () => {
+  it('runs the cells of a script in one kernel and exits 0', async () => {
+    const file = script('# %% setup\nx = 20\nprint("set")\n# %% use\nx + 22\n');
+    const r = await cli(['run', file]);
+    expect(r).toMatchObject({ code: 0, stdout: 'set\n42\n', stderr: '' });
+  });
+
+  it('reads the script from stdin with -', async () => {
+    const r = await cli(['run', '-'], { input: 'print("from stdin")\n# %%\n1 + 1\n' });
+    expect(r).toMatchObject({ code: 0, stdout: 'from stdin\n2\n' });
+  });
+
+  it('exits 1 at a failing cell, names it, and runs no later cell', async () => {
+    const file = script('print("one")\n# %%\n\nraise ValueError("two")\n# %%\nprint("three")\n');
+    const r = await cli(['run', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('one\n');
+    expect(r.stderr).toContain('ValueError: two');
+    expect(r.stderr).toContain('omp-eval run: cell 2 of 3 (line 4) failed; 1 later cell not run');
+  });
+
+  it('exits 130 when interrupted, after interrupting the running cell', async () => {
+    const file = script('import time\nprint("ready", flush=True)\ntime.sleep(30)\n# %%\nprint("never")\n');
+    let sent = false;
+    const r = await cli(['run', file], {
+      onStdout: (out, child) => {
+        if (!sent && out.includes('ready')) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('KeyboardInterrupt');
+    expect(r.stdout).not.toContain('never');
+  });
+
+  it('applies --timeout per cell', async () => {
+    const r = await cli(['--timeout', '1', 'run', '-'], { input: 'import time\ntime.sleep(20)\n' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('eval cell timed out after 1s');
+    expect(r.stderr).toContain('timed out');
+  });
+
+  it('reports a missing file and a bad flag clearly', async () => {
+    const missing = await cli(['run', '/no/such/script.py']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('omp-eval run: cannot read /no/such/script.py: no such file\n');
+    const badTimeout = await cli(['--timeout', 'soon', 'run', '-']);
+    expect(badTimeout.code).not.toBe(0);
+    expect(badTimeout.stderr).toContain("option '--timeout <seconds>' argument 'soon' is invalid");
+    const badCwd = await cli(['--cwd', '/no/such/dir', 'run', '-'], { input: '1' });
+    expect(badCwd.code).toBe(1);
+    expect(badCwd.stderr).toContain('Working directory does not exist: /no/such/dir');
+  });
+
+  it('reports a bad config file naming the setting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-cfg-'));
+    writeFileSync(join(dir, 'config.json'), '{"python": {"kernelMode": "sometimes"}}');
+    const r = await cli(['run', '-'], { input: '1', env: { OMP_EVAL_CONFIG: join(dir, 'config.json') } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/setting "python.kernelMode" in .*config.json must be "session" or "per-call"/);
+  });
+});
+
+describe('omp-eval tool', () => {
+  it('prints the tool result as one JSON object', async () => {
+    const r = await cli(['tool'], {
+      input: JSON.stringify({
+        cells: [
+          { language: 'py', code: 'x = 2\nprint("hi")', title: 'first' },
+          { language: 'py', code: 'x * 21' },
+        ],
+      }),
+    });
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe('[1/2] first\nhi\n\n[2/2]\n42');
+    expect(result.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'ok']);
+    expect(result.cells[1]).toMatchObject({
+      exitCode: 0,
+      executionCount: 2,
+      timedOut: false,
+      kernelKilled: false,
+    });
+  });
+
+  it('answers invalid JSON and invalid input with a JSON error and exit 2', async () => {
+    const notJson = await cli(['tool'], { input: '{cells:' });
+    expect(notJson.code).toBe(2);
+    expect(JSON.parse(notJson.stdout)).toMatchObject({
+      isError: true,
+      error: expect.stringMatching(/not valid JSON/),
+    });
+    const invalid = await cli(['tool'], { input: '{"cells": [{"language": "rust", "code": 1}]}' });
+    expect(invalid.code).toBe(2);
+    expect(JSON.parse(invalid.stdout).problems).toEqual([
+      'cells[0].language must be "py" or "js", got "rust"',
+      'cells[0].code must be a string, got number',
+    ]);
+  });
+
+  it('follows PI_PY / PI_JS for backend availability', async () => {
+    const cells = { cells: [{ language: 'py', code: '1' }] };
+    const noPy = JSON.parse(
+      (await cli(['tool'], { input: JSON.stringify(cells), env: { PI_PY: '0' } })).stdout,
+    );
+    expect(noPy.isError).toBe(true);
+    expect(noPy.text).toContain('The Python backend is disabled');
+    const none = JSON.parse(
+      (await cli(['tool'], { input: JSON.stringify(cells), env: { PI_PY: 'false', PI_JS: 'off' } })).stdout,
+    );
+    expect(none.text).toMatch(/The eval tool is disabled/);
+    const js = JSON.parse(
+      (await cli(['tool'], { input: JSON.stringify({ cells: [{ language: 'js', code: '1' }] }) })).stdout,
+    );
+    expect(js.cells[0].error.evalue).toMatch(/JavaScript cells are not available yet/);
+  });
+
+  it('fails py cells with an availability error when no Python resolves', async () => {
+    const cells = {
+      cells: [
+        { language: 'py', code: '1' },
+        { language: 'py', code: '2' },
+      ],
+    };
+    const r = await cli(['--python', '/no/python3', 'tool'], { input: JSON.stringify(cells) });
+    const result = JSON.parse(r.stdout);
+    expect(result.isError).toBe(true);
+    expect(result.cells.map((c: { status: string }) => c.status)).toEqual(['error', 'skipped']);
+    expect(result.text).toContain(
+      'The Python backend is not available: The Python interpreter /no/python3 cannot be used',
+    );
+  });
+});
+
+describe('omp-eval setup python --check', () => {
+  it('prints the interpreter, its version and how it was chosen', async () => {
+    const r = await cli(['setup', 'python', '--check']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^interpreter: \/.*python/m);
+    expect(r.stdout).toMatch(/^version: +Python 3\.\d+\.\d+$/m);
+    expect(r.stdout).toMatch(/^chosen from: PATH \(python3?\)/m);
+    expect(r.stdout).toContain('.venv in the working directory): does not exist');
+  });
+
+  it('exits 1 and lists the candidates when none works', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'omp-empty-'));
+    const r = await cli(['setup', 'python', '--check'], {
+      env: { PATH: empty, HOME: empty, VIRTUAL_ENV: '', CONDA_PREFIX: '' },
+      cwd: empty,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('No usable Python 3.8+ interpreter was found');
+    expect(r.stderr).toContain('PATH (python3)');
+  });
+});

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs bin/omp-eval.js (built by `npm test` before vitest) and collects what it printed. */
+export function cli(
+  args: string[],
+  opts: {
+    input?: string;
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
+  } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      stdout += d;
+      opts.onStdout?.(stdout, child);
+    });
+    child.stderr.on('data', (d: string) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
