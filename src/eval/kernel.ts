@@ -60,7 +60,7 @@ export interface KernelExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   /** Why the process ended: we shut it down, we killed it after an unanswered interrupt, or it died. */
-  reason: 'shutdown' | 'interrupt-timeout' | 'died';
+  reason: 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error';
   /** The last lines the process wrote to its own stderr. */
   stderrTail: string;
 }
@@ -99,9 +99,22 @@ interface Cell {
   resolve: (outcome: CellOutcome) => void;
   error?: CellError;
   onAbort?: () => void;
+  /** The runner sent `started`: from then on SIGINT reaches the cell. */
+  started?: boolean;
+  /** interrupt() came before `started`: SIGINT is sent when it arrives. */
+  interruptPending?: boolean;
 }
 
 const STDERR_TAIL_CHARS = 8_192;
+
+/** What a cell that was running when the kernel ended is told, by the reason it ended. */
+const DEATH_MESSAGES: Record<KernelExit['reason'], (detail?: string) => string> = {
+  'interrupt-timeout': () => 'The kernel did not respond to the interrupt and was killed',
+  shutdown: () => 'The kernel was shut down while this cell was running',
+  died: () => 'The Python kernel died while running this cell',
+  'protocol-error': (detail) => `The kernel was stopped because its output could not be read: ${detail}`,
+};
+const EXIT_DRAIN_MS = 250;
 let nextKernelId = 1;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -127,6 +140,7 @@ export class PythonKernel extends EventEmitter {
   private exited!: Promise<KernelExit>;
   private readonly trace: boolean;
   private lastExecutionCount = 0;
+  private protocolError?: string;
   python?: ResolvedPython;
 
   private constructor(private readonly opts: KernelOptions) {
@@ -193,6 +207,13 @@ export class PythonKernel extends EventEmitter {
     this.child = child;
     this.exited = new Promise<KernelExit>((resolve) => {
       child.once('close', (code, signal) => resolve(this.onClose(code, signal)));
+      // 'close' waits for every copy of the pipes; a process the kernel forked may hold them
+      // long after the kernel died. Give the pipes a moment to drain, then stop waiting.
+      child.once('exit', () => {
+        setTimeout(() => {
+          for (const stream of [child.stdout, child.stderr, child.stdin]) stream.destroy();
+        }, EXIT_DRAIN_MS).unref();
+      });
     });
     const spawnFailed = new Promise<never>((_, reject) => {
       child.once('error', (err) => {
@@ -267,8 +288,8 @@ export class PythonKernel extends EventEmitter {
       lines = this.splitter.push(chunk);
     } catch (err) {
       // The stream is no longer framed; nothing later can be attributed safely.
-      this.stderrTail += `\n${(err as Error).message}`;
-      this.emit('noise', '', (err as Error).message);
+      this.protocolError = (err as Error).message;
+      this.emit('noise', '', this.protocolError);
       this.killGroup('SIGKILL');
       return;
     }
@@ -289,6 +310,10 @@ export class PythonKernel extends EventEmitter {
     if (!cell || frame.id !== cell.request.id) {
       this.emit('background', frame);
       return;
+    }
+    if (frame.type === 'started') {
+      cell.started = true;
+      if (cell.interruptPending) this.signalRunner('SIGINT');
     }
     if (frame.type === 'error' && !cell.error) {
       cell.error = { ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback };
@@ -407,19 +432,30 @@ export class PythonKernel extends EventEmitter {
   }
 
   /**
-   * Sends SIGINT to the kernel's process group. If the cell has not ended within the escalation
+   * Sends SIGINT to the runner. If the cell has not ended within the escalation
    * window, the kernel is shut down and the cell is marked killed. Returns false when idle.
    */
   interrupt(): boolean {
     if (this._state !== 'busy' || !this.current) return this._state === 'interrupting';
     this.setState('interrupting');
-    this.killGroup('SIGINT');
+    // Only the runner: background processes that earlier cells started keep running. Before the
+    // cell has started, the runner would ignore the signal, so it waits for `started`.
+    if (this.current.started) this.signalRunner('SIGINT');
+    else this.current.interruptPending = true;
     const ms = this.opts.interruptEscalationMs ?? INTERRUPT_ESCALATION_MS;
     this.escalation = setTimeout(() => {
       this.killingForInterrupt = true;
       void this.shutdown();
     }, ms);
     return true;
+  }
+
+  private signalRunner(signal: NodeJS.Signals) {
+    try {
+      this.child?.kill(signal);
+    } catch {
+      // already gone
+    }
   }
 
   private killGroup(signal: NodeJS.Signals): boolean {
@@ -436,7 +472,13 @@ export class PythonKernel extends EventEmitter {
     const exit: KernelExit = {
       code,
       signal,
-      reason: this.killingForInterrupt ? 'interrupt-timeout' : this.shuttingDown ? 'shutdown' : 'died',
+      reason: this.protocolError
+        ? 'protocol-error'
+        : this.killingForInterrupt
+          ? 'interrupt-timeout'
+          : this.shuttingDown
+            ? 'shutdown'
+            : 'died',
       stderrTail: this.stderrTail.split('\n').slice(-40).join('\n'),
     };
     this.exitInfo = exit;
@@ -448,13 +490,7 @@ export class PythonKernel extends EventEmitter {
       const ran = cell === this.current;
       const outcome = this.deadOutcome(
         cell,
-        exit.reason === 'interrupt-timeout' && ran
-          ? 'The kernel did not respond to the interrupt and was killed'
-          : ran
-            ? exit.reason === 'shutdown'
-              ? 'The kernel was shut down while this cell was running'
-              : 'The Python kernel died while running this cell'
-            : 'The kernel exited before this cell ran',
+        ran ? DEATH_MESSAGES[exit.reason](this.protocolError) : 'The kernel exited before this cell ran',
       );
       if (ran && exit.reason === 'interrupt-timeout') {
         outcome.cancelled = true;

@@ -1,20 +1,14 @@
 /**
- * Process-group helpers. A kernel runs in its own group so that one signal reaches the cell's
- * children too, and so that shutdown can make sure none of them outlive it.
+ * Process-group helpers. A kernel runs in its own session and process group (spawned detached),
+ * so one signal can reach everything it started, and shutdown can make sure nothing outlives it.
+ * Cells may put children in process groups of their own (os.system and shell commands do, so an
+ * interrupt can stop them); on Linux those are still found through the kernel's session.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** Sends `signal` to every process in the group; false when the group is empty (ESRCH). */
-export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const linux = process.platform === 'linux';
 
-/** The state letter of /proc/<pid>/stat and the fields after it, or undefined when unreadable. */
+/** state, ppid, pgrp, session… of /proc/<pid>/stat (the fields after the command name). */
 function procStat(pid: string | number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -24,6 +18,43 @@ function procStat(pid: string | number): string[] | undefined {
   }
 }
 
+/** Live (non-zombie) processes whose process group or session is `id`. Linux only. */
+function members(id: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    const stat = procStat(entry);
+    if (stat && stat[0] !== 'Z' && (Number(stat[2]) === id || Number(stat[3]) === id))
+      found.push(Number(entry));
+  }
+  return found;
+}
+
+/**
+ * Sends `signal` to the group `pgid` and, on Linux, to every process of the session `pgid`
+ * (children that moved to groups of their own). False when nothing received it.
+ */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  let delivered = false;
+  try {
+    process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
+    delivered = true;
+  } catch {
+    // ESRCH: the group itself is empty
+  }
+  if (linux && signal !== 0) {
+    for (const pid of members(pgid)) {
+      try {
+        process.kill(pid, signal);
+        delivered = true;
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return delivered;
+}
+
 /** True while the process exists and is not a zombie waiting to be reaped. */
 export function pidAlive(pid: number): boolean {
   try {
@@ -31,22 +62,17 @@ export function pidAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  if (process.platform !== 'linux') return true;
+  if (!linux) return true;
   const stat = procStat(pid);
   return stat !== undefined && stat[0] !== 'Z';
 }
 
 /**
- * True while a live process is in the group. Zombies do not count: where nothing reaps orphans
- * (a container whose init does not), they linger without running.
+ * True while a live process is in the group (or, on Linux, the session). Zombies do not count:
+ * where nothing reaps orphans (a container whose init does not), they linger without running.
  */
 export function groupAlive(pgid: number): boolean {
-  if (process.platform === 'win32' || !signalGroup(pgid, 0)) return false;
-  if (process.platform !== 'linux') return true;
-  for (const entry of readdirSync('/proc')) {
-    if (entry.charCodeAt(0) > 57) continue; // not a pid
-    const stat = procStat(entry);
-    if (stat && Number(stat[2]) === pgid && stat[0] !== 'Z') return true;
-  }
-  return false;
+  if (process.platform === 'win32') return false;
+  if (!linux) return signalGroup(pgid, 0);
+  return members(pgid).length > 0;
 }

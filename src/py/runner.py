@@ -40,8 +40,8 @@ _out_r, _out_w = os.pipe()
 _err_r, _err_w = os.pipe()
 os.dup2(_out_w, 1)
 os.dup2(_err_w, 2)
-os.close(_out_w)
-os.close(_err_w)
+# _out_w/_err_w stay open: each cell restores fd 1/2 from them if user code closed or moved them.
+_MAIN_PID = os.getpid()
 
 try:
     import faulthandler
@@ -81,7 +81,7 @@ def _json_safe(value):
 def _encode(frame):
     try:
         text = json.dumps(frame, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = json.dumps(_json_safe(frame), ensure_ascii=False)
     try:
         return text.encode("utf-8") + b"\n"
@@ -130,6 +130,9 @@ _no_interrupt = _NoInterrupt()
 
 
 def _send(frame):
+    if os.getpid() != _MAIN_PID:
+        _send_from_fork(frame)
+        return
     data = _encode(frame)
     trace = _TRACE
     with _no_interrupt:
@@ -143,6 +146,16 @@ def _send(frame):
 
 
 _TRACE = os.environ.get("PI_PYTHON_IPC_TRACE") == "1"
+
+
+def _send_from_fork(frame):
+    """A forked child of a cell owns no protocol channel: errors go to its stderr, the rest is dropped."""
+    if frame.get("type") == "error":
+        try:
+            _stderr.write("\n".join(frame.get("traceback", [])) + "\n")
+            _stderr.flush()
+        except Exception:
+            pass
 
 # ---------------------------------------------------------------------------
 # Output capture. sys.stdout/sys.stderr write into the fd 1/fd 2 pipes, like
@@ -221,12 +234,34 @@ def _reader():
                 deadline = None
 
 
-def _unread(fd):
-    import fcntl
-    import termios
+_FIONREAD = None
 
-    buf = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
-    return int.from_bytes(buf, sys.byteorder)
+
+def _unread(fd):
+    """Bytes waiting in a pipe."""
+    global _FIONREAD
+    import fcntl
+
+    if _FIONREAD is None:
+        import termios
+
+        _FIONREAD = termios.FIONREAD
+    return int.from_bytes(fcntl.ioctl(fd, _FIONREAD, b"\0\0\0\0"), sys.byteorder)
+
+
+def _sync(pipe_r, limit=0.5):
+    """Waits until the reader thread has taken what is in a capture pipe. Writing to stderr waits
+    for stdout's pipe before and for its own after, so the two streams keep their order."""
+    if os.getpid() != _MAIN_PID:
+        return
+    give_up = time.monotonic() + limit
+    while True:
+        with _cap_lock:
+            if _unread(pipe_r) == 0:
+                return
+        if time.monotonic() > give_up:
+            return
+        time.sleep(0.0001)
 
 
 def _flush_streams():
@@ -240,6 +275,8 @@ def _flush_streams():
 def _drain(limit=1.0):
     """Forwards everything written to fd 1/2 so far, before the caller's next frame."""
     _flush_streams()
+    if os.getpid() != _MAIN_PID:
+        return  # the reader thread lives in the kernel process only
     give_up = time.monotonic() + limit
     with _no_interrupt:
         while True:
@@ -251,27 +288,63 @@ def _drain(limit=1.0):
 
 
 class _Stderr(io.TextIOWrapper):
-    """Flushes stdout first, so stdout and stderr reach the host in write order."""
+    """Unbuffered, and flushes stdout first, so both reach the host in the order written."""
 
     def write(self, text):
         _stdout.flush()
-        return super().write(text)
+        _sync(_out_r)
+        n = super().write(text)
+        self.flush()  # write_through skips the text layer only; the byte buffer still holds it
+        _sync(_err_r)
+        return n
 
 
-def _make_stream(fd, cls, line_buffering):
+def _make_stream(fd, cls, write_through):
     raw = io.FileIO(fd, "wb", closefd=False)
     return cls(
         io.BufferedWriter(raw, 1 << 16),
         encoding="utf-8",
         errors="backslashreplace",
-        line_buffering=line_buffering,
+        write_through=write_through,
+        line_buffering=write_through,
     )
 
 
-_stdout = _make_stream(1, io.TextIOWrapper, False)
-_stderr = _make_stream(2, _Stderr, True)
-sys.stdout = sys.__stdout__ = _stdout
-sys.stderr = sys.__stderr__ = _stderr
+def _install_streams(stdout_write_through):
+    """(Re)creates sys.stdout/sys.stderr on fd 1/2. stdout is block-buffered and flushed by the
+    pump thread and before every frame; a forked child, which has no pump, writes through."""
+    global _stdout, _stderr
+    _stdout = _make_stream(1, io.TextIOWrapper, stdout_write_through)
+    _stderr = _make_stream(2, _Stderr, True)
+    sys.stdout = sys.__stdout__ = _stdout
+    sys.stderr = sys.__stderr__ = _stderr
+
+
+_install_streams(False)
+
+
+def _restore_io():
+    """Undoes what a previous cell did to the output channels: closed or moved fd 1/2, closed
+    sys.stdout/sys.stderr, a replaced SIGINT handler."""
+    for fd, keep in ((1, _out_w), (2, _err_w)):
+        try:
+            same = os.path.sameopenfile(fd, keep)
+        except OSError:
+            same = False
+        if not same:
+            os.dup2(keep, fd)
+    if _stdout.closed or _stderr.closed:
+        _install_streams(False)
+    if getattr(sys.stdout, "closed", True):
+        sys.stdout = _stdout
+    if getattr(sys.stderr, "closed", True):
+        sys.stderr = _stderr
+    if signal.getsignal(signal.SIGINT) is not _on_sigint:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _after_fork_in_child():
+    _install_streams(True)
 
 
 # Children, C functions and os.write reach fd 1/2 directly: flush what Python buffered first, so
@@ -296,9 +369,54 @@ def _audit(event, args):
 
 
 def _user_os_write(fd, data):
-    if fd == 1 or fd == 2:
-        _flush_streams()
-    return _os_write(fd, data)
+    if fd != 1 and fd != 2:
+        return _os_write(fd, data)
+    _flush_streams()
+    if fd == 1:
+        return _os_write(fd, data)
+    _sync(_out_r)
+    n = _os_write(fd, data)
+    _sync(_err_r)
+    return n
+
+
+def _wait_status(returncode):
+    """A Popen return code as the wait status os.system returns."""
+    return returncode << 8 if returncode >= 0 else -returncode
+
+
+def _interruptible_system(command):
+    """os.system that Ctrl-C can stop: the command gets its own process group, which receives the
+    interrupt (C's system() ignores SIGINT in the caller, so the cell could not be interrupted)."""
+    import subprocess
+
+    _flush_streams()
+    if sys.version_info >= (3, 11):
+        proc = subprocess.Popen(command, shell=True, process_group=0)
+    else:
+        proc = subprocess.Popen(command, shell=True, preexec_fn=os.setpgrp)
+    try:
+        return _wait_status(proc.wait())
+    except KeyboardInterrupt:
+        _stop_process_group(proc)
+        raise
+
+
+def _stop_process_group(proc, grace=1.0):
+    """SIGINT to the child's group, then SIGKILL if it is still there after `grace` seconds."""
+    import subprocess
+
+    with _no_interrupt:
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=grace)
+                return
+            except subprocess.TimeoutExpired:
+                continue
 
 
 def _pump():
@@ -484,6 +602,31 @@ def _format_bundle(obj, include=None, exclude=None):
         except Exception as exc:
             _warn("repr() of %s raised %s: %s" % (kind, type(exc).__name__, exc))
             bundle["text/plain"] = "<%s object at %#x>" % (kind, id(obj))
+    return _bounded_bundle(bundle, kind)
+
+
+_BUNDLE_VALUE_CAP = 32 * 1024 * 1024  # characters; keeps every frame far below the host's cap
+
+
+def _bounded_bundle(bundle, kind):
+    for mime, value in list(bundle.items()):
+        if isinstance(value, str) and len(value) > _BUNDLE_VALUE_CAP:
+            if mime.startswith("image/"):
+                _warn("%s: %s output of %d characters dropped (too large)" % (kind, mime, len(value)))
+                del bundle[mime]
+                continue
+            half = _BUNDLE_VALUE_CAP // 2
+            bundle[mime] = "%s\n… [%d characters omitted] …\n%s" % (
+                value[:half],
+                len(value) - 2 * half,
+                value[-half:],
+            )
+        elif mime == "application/json":
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError, RecursionError) as exc:
+                _warn("%s: %s data is not JSON (%s); dropped" % (kind, mime, type(exc).__name__))
+                del bundle[mime]
     return bundle
 
 
@@ -515,7 +658,8 @@ def _cell_filename(count):
 def _register_source(filename, code):
     import linecache
 
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    lines = [line + "\n" for line in code.split("\n")]
+    linecache.cache[filename] = (len(code), None, lines, filename)
 
 
 def _is_cell_frame(frame_summary):
@@ -568,7 +712,10 @@ def _event_loop():
     import asyncio
 
     if _loop is None or _loop.is_closed():
-        _loop = asyncio.new_event_loop()
+        # Adopt a loop user code already made current (asyncio.ensure_future in a sync cell).
+        current = getattr(getattr(asyncio.get_event_loop_policy(), "_local", None), "_loop", None)
+        usable = current is not None and not current.is_closed() and not current.is_running()
+        _loop = current if usable else asyncio.new_event_loop()
     # Current for sync cells too (asyncio.ensure_future, get_event_loop); asyncio.run() unsets it.
     asyncio.set_event_loop(_loop)
     return _loop
@@ -597,6 +744,8 @@ def _run_async(coro):
             pass
         finally:
             _in_cell = True
+        if task.done() and not task.cancelled() and task.exception() is None:
+            return task.result()  # the cell caught the cancellation and finished
         raise exc
 
 
@@ -649,6 +798,9 @@ def _publish_result(value, count):
 def _execute(code, filename, count, want_result):
     import ast
 
+    # compile() reads \r\n and \r as newlines; normalising first keeps line numbers, the
+    # registered source and the ';' check in agreement.
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
     _register_source(filename, code)
     flags = _TOP_LEVEL_AWAIT
     tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST | flags, True)
@@ -704,10 +856,12 @@ def _run_cell(request):
     code = request.get("code", "")
     silent = bool(request.get("silent", False))
     store = bool(request.get("storeHistory", not silent)) and not silent
+    _restore_io()
     _drain()  # background output from threads belongs before this cell
+    if "asyncio" in sys.modules:
+        _event_loop()
     _current_id = request["id"]
     _allow_stdin = bool(request.get("allowStdin", False))
-    _send({"type": "started", "id": _current_id})
     if store:
         _exec_count += 1
     filename = _cell_filename(_exec_count) if store else "<omp-internal-%s>" % _current_id
@@ -715,7 +869,10 @@ def _run_cell(request):
     try:
         try:
             _deferred_interrupt = False
+            # In the cell from here: the host interrupts only after `started`, and an interrupt
+            # that arrives while `started` is being written is deferred to the end of the write.
             _in_cell = True
+            _send({"type": "started", "id": _current_id})
             _apply_context(request)
             _execute(code, filename, _exec_count if store else 0, not silent)
         finally:
@@ -726,6 +883,10 @@ def _run_cell(request):
     except BaseException:
         status = "error"
         _send_error(*sys.exc_info())
+    if os.getpid() != _MAIN_PID:
+        # A bare os.fork() in the cell: the child must not go on serving requests.
+        _flush_streams()
+        os._exit(0 if status == "ok" else 1)
     _drain()
     with _cap_lock:
         finished, _current_id = _current_id, None
@@ -810,6 +971,10 @@ sys.stdin = sys.__stdin__ = _Stdin()
 signal.signal(signal.SIGINT, _on_sigint)
 sys.addaudithook(_audit)
 os.write = _user_os_write
+if "posix" in sys.modules:
+    sys.modules["posix"].write = _user_os_write
+os.system = _interruptible_system
+os.register_at_fork(after_in_child=_after_fork_in_child)
 for _target in (_reader, _pump):
     threading.Thread(target=_target, name="omp-" + _target.__name__.strip("_"), daemon=True).start()
 
