@@ -237,6 +237,7 @@ export class PythonKernel extends EventEmitter {
         code: prelude,
         silent: true,
         storeHistory: false,
+        init: true,
         cwd,
         ...(this.opts.env ? { env: this.opts.env } : {}),
       },

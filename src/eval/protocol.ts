@@ -16,6 +16,8 @@ export interface ExecuteRequest {
   allowStdin?: boolean;
   cwd?: string;
   env?: Record<string, string | null>;
+  /** The kernel's init request: its code is the prelude, which `%reset` runs again. */
+  init?: boolean;
 }
 export interface ExitRequest {
   type: 'exit';

@@ -1,6 +1,6 @@
 /**
- * runner.py is written once per content hash into a private cache under the OS temp directory
- * and reused by later spawns, but only after its content is checked.
+ * The kernel's Python files are written once per content hash into a private cache under the OS
+ * temp directory and reused by later spawns, but only after their content is checked.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -17,15 +17,24 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const RUNNER_SOURCE_URL = new URL('../py/runner.py', import.meta.url);
-export const PRELUDE_SOURCE_URL = new URL('../py/prelude.py', import.meta.url);
+/** The Python files a kernel runs: runner.py and the modules it loads from beside itself. */
+export const KERNEL_FILES = ['runner.py', 'magics.py'] as const;
+const PY_DIR = new URL('../py/', import.meta.url);
+export const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 
-let runnerSource: string | undefined;
+let kernelSources: Record<string, string> | undefined;
 let preludeSource: string | undefined;
 
+/** The kernel's Python sources by file name, read once. */
+export function getKernelSources(): Record<string, string> {
+  kernelSources ??= Object.fromEntries(
+    KERNEL_FILES.map((name) => [name, readFileSync(new URL(name, PY_DIR), 'utf8')]),
+  );
+  return kernelSources;
+}
+
 export function getRunnerSource(): string {
-  runnerSource ??= readFileSync(RUNNER_SOURCE_URL, 'utf8');
-  return runnerSource;
+  return getKernelSources()['runner.py'] as string;
 }
 
 export function getPreludeSource(): string {
@@ -35,11 +44,11 @@ export function getPreludeSource(): string {
 
 const uid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
 
-/** True when `dir` is a real directory owned by us that nobody else can write to. */
-function isPrivateDir(dir: string): boolean {
+/** True when `path` is a real directory (or file) owned by us that nobody else can write to. */
+function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
   try {
-    const st = lstatSync(dir);
-    if (!st.isDirectory()) return false;
+    const st = lstatSync(path);
+    if (kind === 'dir' ? !st.isDirectory() : !st.isFile()) return false;
     if (process.platform === 'win32') return true;
     return st.uid === uid() && (st.mode & 0o022) === 0;
   } catch {
@@ -49,43 +58,54 @@ function isPrivateDir(dir: string): boolean {
 
 let cacheDir: string | undefined;
 
-/** `<tmp>/omp-python-runner` (per user), or a fresh private directory if that one is not safe. */
+/** `<tmp>/omp-python-runner-<uid>`, or a fresh private directory if that one is not safe. */
 export function runnerCacheDir(base = tmpdir()): string {
-  if (cacheDir && isPrivateDir(cacheDir)) return cacheDir;
+  if (cacheDir && isPrivate(cacheDir, 'dir')) return cacheDir;
   const preferred = join(base, uid() >= 0 ? `omp-python-runner-${uid()}` : 'omp-python-runner');
   try {
     mkdirSync(preferred, { mode: 0o700 });
   } catch {
     // exists already: checked below
   }
-  cacheDir = isPrivateDir(preferred) ? preferred : mkdtempSync(join(base, 'omp-python-runner-'));
+  cacheDir = isPrivate(preferred, 'dir') ? preferred : mkdtempSync(join(base, 'omp-python-runner-'));
   return cacheDir;
 }
 
-/** Writes `source` as `runner-<hash>.py` (atomically, mode 0600) unless an identical file is there. */
-export function ensureRunnerFile(source = getRunnerSource(), dir = runnerCacheDir()): string {
-  const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
-  const file = join(dir, `runner-${hash}.py`);
-  try {
-    const st = lstatSync(file);
-    if (
-      st.isFile() &&
-      (process.platform === 'win32' || st.uid === uid()) &&
-      readFileSync(file, 'utf8') === source
-    ) {
-      return file;
-    }
-  } catch {
-    // missing: write it
-  }
-  const tmp = join(dir, `.runner-${hash}.${process.pid}.${Date.now()}.tmp`);
+function writeAtomically(file: string, content: string) {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
-    writeSync(fd, source);
+    writeSync(fd, content);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, file);
-  return file;
+}
+
+/**
+ * Writes the kernel's files into `<cache>/<hash>/` (hash of all of them), each atomically with
+ * mode 0600, unless identical files are there; returns the path of runner.py. A file is reused
+ * only when it is ours and its content matches.
+ */
+export function ensureRunnerFile(sources = getKernelSources(), base = runnerCacheDir()): string {
+  const hash = createHash('sha256');
+  for (const name of Object.keys(sources).sort())
+    hash
+      .update(name)
+      .update('\0')
+      .update(sources[name] as string);
+  const dir = join(base, hash.digest('hex').slice(0, 16));
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // exists already
+  }
+  if (!isPrivate(dir, 'dir')) throw new Error(`the runner directory ${dir} is not private to this user`);
+  for (const [name, content] of Object.entries(sources)) {
+    const file = join(dir, name);
+    const intact = isPrivate(file, 'file') && readFileSync(file, 'utf8') === content;
+    if (!intact) writeAtomically(file, content);
+  }
+  return join(dir, 'runner.py');
 }

@@ -51,6 +51,7 @@ except Exception:  # pragma: no cover - faulthandler is optional
     pass
 
 _RUNNER_FILE = os.path.abspath(__file__)
+_RUNNER_DIR = os.path.dirname(_RUNNER_FILE)  # runner.py and its sibling modules (magics.py)
 if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.path.dirname(_RUNNER_FILE):
     del sys.path[0]  # never import siblings of the cached runner file
 
@@ -403,20 +404,22 @@ def _interruptible_system(command):
 
 
 def _stop_process_group(proc, grace=1.0):
-    """SIGINT to the child's group, then SIGKILL if it is still there after `grace` seconds."""
+    """Stops an interrupted command and everything it started: SIGINT to its process group, up to
+    `grace` seconds for the command to end, then SIGKILL to whatever is left in the group (shells
+    run background jobs with SIGINT ignored)."""
     import subprocess
 
     with _no_interrupt:
-        for sig in (signal.SIGINT, signal.SIGKILL):
-            try:
-                os.killpg(proc.pid, sig)
-            except OSError:
-                pass
-            try:
-                proc.wait(timeout=grace)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+        try:
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(timeout=grace)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
 
 
 def _pump():
@@ -642,13 +645,27 @@ def display(*objs, **kwargs):
             bundle = dict(obj)
         else:
             bundle = _format_bundle(obj, include, exclude)
-        _drain()
-        _send({"type": "display", "id": _current_id, "bundle": bundle})
+        _publish_display(bundle)
+
+
+# %%capture collects display bundles here instead of sending them (innermost capture last).
+_display_captures = []
+
+
+def _publish_display(bundle, kind="display"):
+    if _display_captures:
+        _display_captures[-1].append(bundle)
+        return
+    _drain()
+    _send({"type": kind, "id": _current_id, "bundle": bundle})
 
 
 # ---------------------------------------------------------------------------
 # Tracebacks: the user's frames with their source, none of the runner's.
 # ---------------------------------------------------------------------------
+
+
+_xmode = "Context"  # %xmode: Plain and Context show frames with source, Verbose adds locals
 
 
 def _cell_filename(count):
@@ -672,7 +689,7 @@ def _clean_stack(te, seen):
     if te is None or id(te) in seen:
         return
     seen.add(id(te))
-    frames = [f for f in te.stack if os.path.abspath(f.filename) != _RUNNER_FILE]
+    frames = [f for f in te.stack if os.path.dirname(os.path.abspath(f.filename)) != _RUNNER_DIR]
     first_cell = next((i for i, f in enumerate(frames) if _is_cell_frame(f)), 0)
     te.stack = traceback.StackSummary.from_list(frames[first_cell:])
     _clean_stack(te.__cause__, seen)
@@ -682,7 +699,12 @@ def _clean_stack(te, seen):
 def _format_traceback(exc_type, exc, tb):
     import traceback
 
-    te = traceback.TracebackException(exc_type, exc, tb, capture_locals=False)
+    if exc_type.__name__ == "UsageError":
+        return ["UsageError: %s" % _safe_str(exc)]  # IPython shows a misused magic without frames
+    if _xmode == "Minimal":
+        return [line.rstrip("\n") for line in traceback.format_exception_only(exc_type, exc)]
+
+    te = traceback.TracebackException(exc_type, exc, tb, capture_locals=_xmode == "Verbose")
     _clean_stack(te, set())
     lines = []
     for chunk in te.format():
@@ -698,10 +720,16 @@ def _format_traceback(exc_type, exc, tb):
 _user_module = type(sys)("__main__")
 _user_ns = _user_module.__dict__
 _user_ns["__builtins__"] = builtins
+sys.modules["_omp_runner"] = sys.modules[__name__]  # before __main__ becomes the user's module
 sys.modules["__main__"] = _user_module
-sys.modules.setdefault("_omp_runner", sys.modules.get(__name__))
 
 _exec_count = 0
+_In = [""]  # cell sources by execution count, as IPython's In
+_Out = {}  # results by execution count, as IPython's Out
+_user_ns["In"] = _In
+_user_ns["Out"] = _Out
+_prelude = ""  # the init request's code, run again by %reset
+_hidden_names = set(_user_ns)  # names that are not the user's (%who, %reset); grows at init
 _CO_COROUTINE = 0x80
 _TOP_LEVEL_AWAIT = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, without importing ast at start-up
 _loop = None
@@ -790,30 +818,86 @@ def _publish_result(value, count):
     ns["_"] = value
     if count:
         ns["_%d" % count] = value
-    bundle = _format_bundle(value)
-    _drain()
-    _send({"type": "result", "id": _current_id, "bundle": bundle})
+        _Out[count] = value
+    _publish_display(_format_bundle(value), "result")
 
 
-def _execute(code, filename, count, want_result):
-    import ast
+_NO_VALUE = object()
 
+
+def _normalize(code):
     # compile() reads \r\n and \r as newlines; normalising first keeps line numbers, the
     # registered source and the ';' check in agreement.
-    code = code.replace("\r\n", "\n").replace("\r", "\n")
-    _register_source(filename, code)
+    return code.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _run_source(code, filename, want_value=True, register=True):
+    """Runs code in the user namespace; returns the value of a last bare expression (not followed
+    by ';'), or _NO_VALUE. IPython-style magics are rewritten first."""
+    import ast
+
+    code = _normalize(code)
+    if register:
+        _register_source(filename, code)
+    source = _transform(code)
     flags = _TOP_LEVEL_AWAIT
-    tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST | flags, True)
+    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | flags, True)
     last = None
-    if want_result and tree.body and isinstance(tree.body[-1], ast.Expr):
+    if want_value and tree.body and isinstance(tree.body[-1], ast.Expr):
         if not _semicolon_after(code, tree.body[-1]):
             last = ast.Expression(tree.body.pop().value)
     if tree.body:
         _run_code(compile(tree, filename, "exec", flags, True))
-    if last is not None:
-        value = _run_code(compile(last, filename, "eval", flags, True))
-        if value is not None:
-            _publish_result(value, count)
+    if last is None:
+        return _NO_VALUE
+    return _run_code(compile(last, filename, "eval", flags, True))
+
+
+def _execute(code, filename, count, want_result):
+    value = _run_source(code, filename, want_result)
+    if value is not _NO_VALUE and value is not None:
+        _publish_result(value, count)
+
+
+_magics = None
+
+
+def _magics_module():
+    """magics.py, loaded from beside this file the first time a cell needs it."""
+    global _magics
+    if _magics is None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("_omp_magics", os.path.join(_RUNNER_DIR, "magics.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["_omp_magics"] = module
+        spec.loader.exec_module(module)
+        module.install(sys.modules["_omp_runner"])
+        _magics = module
+    return _magics
+
+
+def _transform(code):
+    """IPython syntax (%magic, %%cell, !cmd, obj?) → Python. Plain code is returned untouched
+    without loading the transformer."""
+    if "%" not in code and "!" not in code and "?" not in code:
+        return code
+    return _magics_module().transform(code)
+
+
+def _record_input(code):
+    # IPython's names: _i, _ii, _iii are the three previous inputs, _i00 and _iN the current.
+    ns = _user_ns
+    _In.append(code)
+    ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", "")
+    ns["_i00"] = ns["_i%d" % _exec_count] = code
+
+
+def _finish_init(code):
+    """After the init request: its code is the prelude, and what exists now is not the user's."""
+    global _prelude
+    _prelude = code
+    _hidden_names.update(_user_ns)
 
 
 def _apply_context(request):
@@ -864,6 +948,7 @@ def _run_cell(request):
     _allow_stdin = bool(request.get("allowStdin", False))
     if store:
         _exec_count += 1
+        _record_input(code)
     filename = _cell_filename(_exec_count) if store else "<omp-internal-%s>" % _current_id
     status, cancelled = "ok", False
     try:
@@ -883,6 +968,8 @@ def _run_cell(request):
     except BaseException:
         status = "error"
         _send_error(*sys.exc_info())
+    if request.get("init"):
+        _finish_init(code)
     if os.getpid() != _MAIN_PID:
         # A bare os.fork() in the cell: the child must not go on serving requests.
         _flush_streams()

@@ -1,7 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/runtime.js';
 import { run, startKernel } from '../helpers/kernel.js';
@@ -121,17 +131,24 @@ describe('interpreter resolution', () => {
 });
 
 describe('runner file cache', () => {
-  it('writes the runner once per content, privately, and replaces a tampered copy', async () => {
-    const { ensureRunnerFile, getRunnerSource } = await import('../../src/eval/runnerFile.js');
-    const dir = mkdtempSync(join(tmpdir(), 'omp-cache-'));
-    chmodSync(dir, 0o700);
-    const first = ensureRunnerFile(getRunnerSource(), dir);
-    expect(ensureRunnerFile(getRunnerSource(), dir)).toBe(first);
-    writeFileSync(first, 'import os; os._exit(1)\n');
-    const again = ensureRunnerFile(getRunnerSource(), dir);
-    expect(again).toBe(first);
-    expect(readFileSync(again, 'utf8')).toBe(getRunnerSource());
-    const other = ensureRunnerFile('print(1)\n', dir);
-    expect(other).not.toBe(first);
+  it('writes the kernel files once per content, privately, and replaces a tampered copy', async () => {
+    const { ensureRunnerFile, getKernelSources } = await import('../../src/eval/runnerFile.js');
+    const base = mkdtempSync(join(tmpdir(), 'omp-cache-'));
+    chmodSync(base, 0o700);
+    const sources = getKernelSources();
+    const runner = ensureRunnerFile(sources, base);
+    const magics = join(dirname(runner), 'magics.py');
+    expect(statSync(dirname(runner)).mode & 0o777).toBe(0o700);
+    expect(statSync(runner).mode & 0o777).toBe(0o600);
+    expect(ensureRunnerFile(sources, base)).toBe(runner);
+    writeFileSync(runner, 'import os; os._exit(1)\n');
+    rmSync(magics);
+    symlinkSync('/etc/passwd', magics);
+    expect(ensureRunnerFile(sources, base)).toBe(runner);
+    expect(readFileSync(runner, 'utf8')).toBe(sources['runner.py']);
+    expect(lstatSync(magics).isSymbolicLink()).toBe(false);
+    expect(readFileSync(magics, 'utf8')).toBe(sources['magics.py']);
+    const other = ensureRunnerFile({ ...sources, 'runner.py': 'print(1)\n' }, base);
+    expect(dirname(other)).not.toBe(dirname(runner));
   });
 });
