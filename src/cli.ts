@@ -3,7 +3,7 @@
  * front end (line mode, `run`, `tool`, `setup`).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createExecutor, type Executor, ExecutorError } from './eval/executor.js';
+import { checkCwd, createExecutor, type Executor, ExecutorError } from './eval/executor.js';
 import { KernelStartError } from './eval/kernel.js';
 import { PythonNotFoundError } from './eval/runtime.js';
 import { loadSettings, type Settings, SettingsError } from './eval/settings.js';
@@ -57,10 +57,14 @@ function settingsFrom(flags: GlobalFlags): Settings {
   return loadSettings(overrides);
 }
 
-/** Runs a front end with an executor, turning the errors a user can cause into one clear line. */
+/**
+ * Runs a front end with an executor, turning the errors a user can cause into one clear line (a
+ * JSON object for `tool`, whose output is read by programs).
+ */
 async function withExecutor(
   flags: GlobalFlags,
   body: (executor: Executor) => Promise<number>,
+  json = false,
 ): Promise<void> {
   let executor: Executor | undefined;
   const stop = () => {
@@ -77,9 +81,9 @@ async function withExecutor(
       err instanceof ExecutorError ||
       err instanceof PythonNotFoundError ||
       err instanceof KernelStartError;
-    process.stderr.write(
-      `omp-eval: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
-    );
+    const message = known ? (err as Error).message : ((err as Error).stack ?? String(err));
+    if (json) process.stdout.write(`${JSON.stringify({ error: message, isError: true })}\n`);
+    else process.stderr.write(`omp-eval: ${message}\n`);
     process.exitCode = known && err instanceof SettingsError ? 2 : 1;
   } finally {
     await executor?.dispose();
@@ -113,7 +117,7 @@ program
   )
   .action(async () => {
     const flags = program.opts<GlobalFlags>();
-    await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }));
+    await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }), true);
   });
 
 const setup = program.command('setup').description('check or prepare a runtime');
@@ -126,7 +130,7 @@ setup
     try {
       const settings = settingsFrom(flags);
       process.exitCode = await checkPython(
-        { interpreter: settings['python.interpreter'], cwd: flags.cwd },
+        { interpreter: settings['python.interpreter'], cwd: checkCwd(flags.cwd) },
         { out: process.stdout, err: process.stderr },
       );
     } catch (err) {

@@ -6,6 +6,7 @@
  * fresh kernel that is shut down afterwards.
  */
 import { realpathSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { type ImageOutput, renderBundle, type StatusEvent, statusEvent } from './display.js';
 import { type CellError, type CellOutcome, describeExit, type KernelExit, PythonKernel } from './kernel.js';
@@ -66,13 +67,22 @@ export interface CellResult {
 
 export interface RunOptions {
   signal?: AbortSignal;
-  onEvent?: (cellIndex: number, event: OutputEvent) => void;
+  /**
+   * Called for every event. Returning a promise applies backpressure: the kernel's output is not
+   * read (so the cell blocks on its writes) until the promise settles.
+   */
+  onEvent?: (cellIndex: number, event: OutputEvent) => void | Promise<unknown>;
   /** Let input() ask the front end (answer with Session.sendInput). */
   allowStdin?: boolean;
   /** Output limits of each cell's sink. */
   sinkLimits?: Partial<SinkLimits>;
   /** Timeout in seconds for cells that set none (default: the eval.timeout setting); null for none. */
   defaultTimeout?: number | null;
+  /**
+   * Keep each cell's output text in the result (default true). Front ends that print as they go
+   * pass false: nothing is kept and no artifact file is written.
+   */
+  collectOutput?: boolean;
 }
 
 export interface SessionOptions {
@@ -80,6 +90,12 @@ export interface SessionOptions {
   cwd?: string;
   /** Overrides the settings' kernel mode for this session. */
   mode?: KernelMode;
+  /**
+   * The executor itself owns the session and hands the same one to every caller with this key,
+   * so state persists across calls until dispose() (the eval tool's calls work this way). Callers
+   * do not release a retained session.
+   */
+  retain?: boolean;
 }
 
 export interface ExecutorOptions {
@@ -106,17 +122,9 @@ export const TIMEOUT_NOTICE = (s: number) =>
 export const TIMEOUT_KILLED_NOTICE =
   'eval cell timed out and the kernel was unresponsive to interrupt; the kernel has been killed and will be recreated on the next call.';
 
-const SIGNAL_NUMBERS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGKILL: 9,
-  SIGSEGV: 11,
-  SIGTERM: 15,
-  SIGABRT: 6,
-};
-
+/** The shell's convention: the exit code, or 128 + n for a death by signal n. */
 function exitCodeOf(exit: KernelExit): number | null {
-  if (exit.signal) return 128 + (SIGNAL_NUMBERS[exit.signal] ?? 0);
+  if (exit.signal) return 128 + (constants.signals[exit.signal] ?? 0);
   return exit.code;
 }
 
@@ -148,7 +156,9 @@ interface Entry {
 export class Executor {
   readonly settings: Settings;
   private readonly entries = new Map<string, Entry>();
-  private readonly sessionAbort = new AbortController();
+  /** Sessions the executor itself owns for the eval tool, by key: they live until dispose(). */
+  private readonly retained = new Map<string, Session>();
+  private sessionAbort = new AbortController();
   private disposed = false;
 
   constructor(private readonly opts: ExecutorOptions = {}) {
@@ -178,13 +188,19 @@ export class Executor {
     const mode = options.mode ?? this.settings['python.kernelMode'];
     const id = options.id ?? 'default';
     const key = mode === 'per-call' ? `per-call\0${Math.random()}` : `${id}\0${cwd}\0${real}`;
+    if (options.retain && mode === 'session') {
+      const kept = this.retained.get(key);
+      if (kept) return kept;
+    }
     let entry = this.entries.get(key);
     if (!entry) {
       entry = { key, cwd, python, owners: 0, lock: Promise.resolve() };
       this.entries.set(key, entry);
     }
     entry.owners++;
-    return new Session(this, entry, mode);
+    const session = new Session(this, entry, mode);
+    if (options.retain && mode === 'session') this.retained.set(key, session);
+    return session;
   }
 
   /** Runs cells in a session that exists only for this call. */
@@ -219,7 +235,7 @@ export class Executor {
       }
     }
     entry.kernel = undefined;
-    entry.kernel = await PythonKernel.start({
+    const kernel = await PythonKernel.start({
       cwd: entry.cwd,
       resolved: entry.python,
       hostEnv: this.hostEnv,
@@ -228,11 +244,23 @@ export class Executor {
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
       ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),
     });
-    return entry.kernel;
+    if (this.disposed) {
+      await kernel.shutdown();
+      throw new ExecutorError('the executor was disposed while the kernel was starting');
+    }
+    entry.kernel = kernel;
+    return kernel;
   }
 
   get sessionSignal(): AbortSignal {
     return this.sessionAbort.signal;
+  }
+
+  /** Interrupts every running cell of every session; runs that start later are not affected. */
+  interruptAll(): void {
+    const previous = this.sessionAbort;
+    this.sessionAbort = new AbortController();
+    previous.abort(new ExecutorError('interrupted'));
   }
 
   /** Aborts everything running and shuts every kernel down. */
@@ -242,6 +270,7 @@ export class Executor {
     this.sessionAbort.abort(new ExecutorError('the executor was disposed'));
     const entries = [...this.entries.values()];
     this.entries.clear();
+    this.retained.clear();
     await Promise.all(entries.map((e) => e.kernel?.shutdown()));
   }
 
@@ -315,25 +344,39 @@ export class Session {
   }
 
   private async runCells(cells: CellRequest[], options: RunOptions): Promise<CellResult[]> {
+    const sessionSignal = this.executor.sessionSignal; // interruptAll() during this run aborts it
     const results: CellResult[] = [];
     let failed = false;
     for (const [index, cell] of cells.entries()) {
-      if (failed || options.signal?.aborted || this.executor.sessionSignal.aborted) {
+      if (failed || options.signal?.aborted || sessionSignal.aborted) {
         results.push(skippedResult(index, cell));
         continue;
       }
-      const result = await this.runCell(index, cell, options);
+      const result = await this.runCell(index, cell, options, sessionSignal);
       results.push(result);
       failed = result.status !== 'ok';
     }
     return results;
   }
 
-  private async runCell(index: number, cell: CellRequest, options: RunOptions): Promise<CellResult> {
+  private async runCell(
+    index: number,
+    cell: CellRequest,
+    options: RunOptions,
+    sessionSignal: AbortSignal,
+  ): Promise<CellResult> {
     const language = cell.language ?? 'py';
     const started = performance.now();
     const notices: string[] = [];
-    const emit = (event: OutputEvent) => options.onEvent?.(index, event);
+    const emit = (event: OutputEvent) => {
+      const pending = options.onEvent?.(index, event);
+      const kernel = this.entry.kernel;
+      if (pending && kernel) {
+        kernel.pauseOutput();
+        const resume = () => kernel.resumeOutput();
+        pending.then(resume, resume);
+      }
+    };
     const base = baseOf(index, cell);
     if (language === 'js') {
       return failedResult(base, 0, 'JavaScript cells are not available yet in omp-eval: use a py cell.', {
@@ -359,11 +402,16 @@ export class Session {
       cell.timeout !== undefined || fallback !== null
         ? clampTimeout(cell.timeout, fallback ?? undefined)
         : undefined;
-    const sink = new OutputSink(options.sinkLimits);
+    const sink = new OutputSink({
+      ...options.sinkLimits,
+      ...(options.collectOutput === false ? { keep: false } : {}),
+    });
     const collected: Collected = { images: [], json: [], statusEvents: [] };
-    let outcome = await this.attempt(kernel, cell.code, seconds, sink, collected, options, emit);
+    const run = () => this.attempt(kernel, cell.code, seconds, sink, collected, options, emit, sessionSignal);
+    let outcome = await run();
     let retried = false;
-    if (outcome.outcome.exit?.reason === 'died') {
+    // A kernel that died on its own is retried once; one that died from our interrupt is not.
+    if (outcome.outcome.exit?.reason === 'died' && !outcome.interrupted) {
       const first = outcome.outcome.exit;
       const notice = `The Python kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
       notices.push(notice);
@@ -372,7 +420,7 @@ export class Session {
       retried = true;
       try {
         kernel = await this.executor.kernelFor(this.entry, []);
-        outcome = await this.attempt(kernel, cell.code, seconds, sink, collected, options, emit);
+        outcome = await run();
       } catch (err) {
         sink.end();
         return failedResult(
@@ -385,38 +433,37 @@ export class Session {
         );
       }
     }
-    const { outcome: o, timedOut } = outcome;
+    const { outcome: o, timedOut, interrupted } = outcome;
     const exit = o.exit;
-    if (timedOut) {
-      const notice = o.killed ? TIMEOUT_KILLED_NOTICE : TIMEOUT_NOTICE(seconds ?? 0);
+    // Our interrupt ended in the kernel's death (a cell that restored the default SIGINT
+    // disposition): it counts as killed, like an unanswered interrupt.
+    const killed = o.killed || (interrupted && exit !== undefined);
+    const notice = noticeFor({ timedOut, killed, exit, retried, seconds });
+    if (notice) {
       notices.push(notice);
       emit({ kind: 'notice', text: notice });
-    } else if (exit?.reason === 'died') {
-      const notice = retried
-        ? `The Python kernel died again on the retry (${describeExit(exit)}).`
-        : `The Python kernel died (${describeExit(exit)}).`;
-      notices.push(notice);
-      emit({ kind: 'notice', text: notice });
-    } else if (o.killed) {
-      const notice =
-        'The kernel did not respond to the interrupt and was killed; it will be recreated on the next run.';
-      notices.push(notice);
-      emit({ kind: 'notice', text: notice });
+      if (exit && !timedOut) sink.push(`[${notice}]\n`);
     }
     if (exit && o.error?.ename === 'KernelDied' && o.error.traceback.length) {
       sink.push(`${o.error.traceback.join('\n')}\n`);
     }
     sink.end();
-    const status: CellStatus = o.status === 'ok' ? 'ok' : o.cancelled ? 'cancelled' : 'error';
+    const status: CellStatus = o.status === 'ok' ? 'ok' : o.cancelled || interrupted ? 'cancelled' : 'error';
     return {
       ...base,
       status,
       exitCode:
-        exit?.reason === 'died' ? exitCodeOf(exit) : status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1,
+        exit?.reason === 'died' && !interrupted
+          ? exitCodeOf(exit)
+          : status === 'ok'
+            ? 0
+            : status === 'cancelled'
+              ? 130
+              : 1,
       executionCount: o.executionCount,
       durationMs: performance.now() - started,
       timedOut,
-      kernelKilled: o.killed,
+      kernelKilled: killed,
       retried,
       text: sink.text,
       ...(sink.truncation ? { truncation: sink.truncation } : {}),
@@ -435,9 +482,10 @@ export class Session {
     collected: Collected,
     options: RunOptions,
     emit: (event: OutputEvent) => void,
-  ): Promise<{ outcome: CellOutcome; timedOut: boolean }> {
+    sessionSignal: AbortSignal,
+  ): Promise<{ outcome: CellOutcome; timedOut: boolean; interrupted: boolean }> {
     const watchdog = new Watchdog(seconds);
-    const signals = [watchdog.signal, this.executor.sessionSignal];
+    const signals = [watchdog.signal, sessionSignal];
     if (options.signal) signals.push(options.signal);
     const signal = AbortSignal.any(signals);
     const onFrame = (frame: Frame) => {
@@ -490,13 +538,40 @@ export class Session {
         onFrame,
         ...(options.allowStdin ? { allowStdin: true } : {}),
       });
+      const interrupted = signal.aborted;
       const timedOut =
-        watchdog.signal.aborted && watchdog.signal.reason instanceof CellTimeoutError && outcome.cancelled;
-      return { outcome, timedOut };
+        watchdog.signal.aborted &&
+        watchdog.signal.reason instanceof CellTimeoutError &&
+        (outcome.cancelled || outcome.exit !== undefined);
+      return { outcome, timedOut, interrupted };
     } finally {
       watchdog.dispose();
     }
   }
+}
+
+/** The annotation of how a cell ended, when it ended abnormally. */
+function noticeFor(o: {
+  timedOut: boolean;
+  killed: boolean;
+  exit?: KernelExit;
+  retried: boolean;
+  seconds?: number;
+}): string | undefined {
+  if (o.timedOut) return o.killed ? TIMEOUT_KILLED_NOTICE : TIMEOUT_NOTICE(o.seconds ?? 0);
+  if (o.killed) {
+    return o.exit?.reason === 'died'
+      ? `The kernel died when it was interrupted (${describeExit(o.exit)}); it will be recreated on the next run.`
+      : 'The kernel did not respond to the interrupt and was killed; it will be recreated on the next run.';
+  }
+  if (o.exit?.reason === 'died') {
+    return o.retried
+      ? `The Python kernel died again on the retry (${describeExit(o.exit)}).`
+      : `The Python kernel died (${describeExit(o.exit)}).`;
+  }
+  if (o.exit?.reason === 'shutdown') return 'The kernel was shut down while this cell was running.';
+  if (o.exit?.reason === 'protocol-error') return 'The kernel was stopped: its output could not be read.';
+  return undefined;
 }
 
 interface Collected {

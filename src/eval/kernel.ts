@@ -427,6 +427,17 @@ export class PythonKernel extends EventEmitter {
     };
   }
 
+  private outputPauses = 0;
+
+  /** Stops reading the kernel's output (it blocks on its writes) until resumeOutput(). Counted. */
+  pauseOutput(): void {
+    if (this.outputPauses++ === 0) this.child?.stdout.pause();
+  }
+
+  resumeOutput(): void {
+    if (this.outputPauses > 0 && --this.outputPauses === 0) this.child?.stdout.resume();
+  }
+
   /** Answers the running cell's input_request. */
   sendInput(value: string): void {
     if (this.current) this.write({ type: 'input_reply', id: this.current.request.id, value });

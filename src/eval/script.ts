@@ -13,7 +13,10 @@ const PERCENT = /^#\s*%%(.*)$/;
 const IN_MARKER = /^#\s*In\[\s*\d*\s*\]:\s*$/;
 
 export function splitCells(source: string): ScriptCell[] {
-  const lines = source.replace(/\r\n/g, '\n').split('\n');
+  const lines = source
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n/g, '\n')
+    .split('\n');
   const cells: ScriptCell[] = [];
   let current: { title?: string; line: number; lines: string[]; markdown: boolean } = {
     line: 1,

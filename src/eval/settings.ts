@@ -72,7 +72,7 @@ const VALIDATORS: Record<keyof Settings, Validator> = {
   'eval.timeout': (value, where) => {
     const n = typeof value === 'string' && value.trim() ? Number(value) : value;
     if (typeof n === 'number' && Number.isFinite(n) && n > 0) return clampTimeout(n);
-    throw new SettingsError(`${where} must be a number of seconds (1..3600), got ${JSON.stringify(value)}`);
+    throw new SettingsError(`${where} must be a number of seconds (1..3600), got ${String(value)}`);
   },
 };
 

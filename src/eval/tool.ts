@@ -2,8 +2,9 @@
  * The agent-facing `eval` tool: validates `{cells: [...]}`, checks which backends are available,
  * runs the cells through the executor and renders the text an agent reads.
  */
-import type { CellRequest, CellResult, Executor, RunOptions, SessionOptions } from './executor.js';
+import type { CellRequest, CellResult, Executor, RunOptions, Session, SessionOptions } from './executor.js';
 import { ExecutorError, failedResult, skippedResult } from './executor.js';
+import { PythonNotFoundError } from './runtime.js';
 import { backendAvailability } from './settings.js';
 
 export interface EvalToolParams {
@@ -116,7 +117,17 @@ export function renderToolText(cells: CellResult[]): string {
   if (failed) {
     const n = failed.index + 1;
     const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
-    const earlier = failed.index > 0 ? ' Earlier cells succeeded—their state persists.' : '';
+    const kernelGone = failed.kernelKilled || failed.retried || failed.error?.ename === 'KernelDied';
+    const code =
+      failed.error?.ename === 'KernelDied'
+        ? `the kernel exited, exit code ${failed.exitCode}`
+        : `exit code ${failed.exitCode ?? 'unknown'}`;
+    const earlier =
+      failed.index === 0
+        ? ''
+        : kernelGone
+          ? ' Earlier cells succeeded, but the kernel was restarted: their state is gone.'
+          : ' Earlier cells succeeded—their state persists.';
     const notRun = cells.length - n;
     const later =
       notRun === 1
@@ -125,7 +136,9 @@ export function renderToolText(cells: CellResult[]): string {
           ? ` Cells ${n + 1}-${cells.length} were not run.`
           : '';
     const fix = failed.status === 'error' && !failed.timedOut ? ` Fix only cell ${n}.` : '';
-    parts.push(`Cell ${n} ${what} (exit code ${failed.exitCode ?? 'unknown'}).${earlier}${later}${fix}`);
+    parts.push(`Cell ${n} ${what} (${code}).${earlier}${later}${fix}`);
+  } else if (cells.length && cells.every((c) => c.status === 'skipped')) {
+    parts.push('No cell ran: the call was cancelled before it started.');
   }
   return parts.filter(Boolean).join('\n\n');
 }
@@ -135,7 +148,11 @@ export interface EvalToolContext extends SessionOptions, RunOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Runs the eval tool. Input problems throw ToolInputError; everything else is in the result. */
+/**
+ * Runs the eval tool. Input problems throw ToolInputError; everything else is in the result. In
+ * `session` mode the kernel is retained by the executor for (id, cwd, interpreter), so state
+ * persists from call to call until the executor is disposed.
+ */
 export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise<EvalToolResult> {
   const params = validateToolInput(input);
   const env = ctx.env ?? process.env;
@@ -144,10 +161,11 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
     const text = 'The eval tool is disabled: both eval.py and eval.js are off (or PI_PY=0 and PI_JS=0).';
     return { text, isError: true, cells: [] };
   }
+  const hasPy = params.cells.some((c) => c.language === 'py');
   let pyProblem: string | undefined;
   if (!available.py)
     pyProblem = 'The Python backend is disabled (eval.py is false or PI_PY=0); use a js cell.';
-  else if (params.cells.some((c) => c.language === 'py') && env.PI_PYTHON_SKIP_CHECK !== '1') {
+  else if (hasPy && env.PI_PYTHON_SKIP_CHECK !== '1') {
     try {
       await ctx.executor.resolvePython(ctx.cwd ?? process.cwd());
     } catch (err) {
@@ -155,44 +173,47 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
     }
   }
   const jsProblem = available.js
-    ? undefined
+    ? 'JavaScript cells are not available yet in omp-eval: use a py cell.'
     : 'The JavaScript backend is disabled (eval.js is false or PI_JS=0); use a py cell.';
-  // Cells are checked up front: the first unavailable one fails where it stands.
-  const blocked = params.cells.findIndex((c) => (c.language === 'py' ? pyProblem : jsProblem));
+  const problemOf = (cell: CellRequest) => (cell.language === 'js' ? jsProblem : pyProblem);
+  // The first cell whose backend is unavailable fails where it stands; the cells before it run.
+  const blocked = params.cells.findIndex((c) => problemOf(c) !== undefined);
   const runnable = blocked === -1 ? params.cells : params.cells.slice(0, blocked);
   let results: CellResult[] = [];
+  let blockedMessage = blocked === -1 ? undefined : problemOf(params.cells[blocked] as CellRequest);
   if (runnable.length) {
+    const mode = ctx.mode ?? ctx.executor.settings['python.kernelMode'];
+    let session: Session | undefined;
     try {
-      const session = await ctx.executor.session(ctx);
+      session = await ctx.executor.session({ ...ctx, retain: mode === 'session' });
+    } catch (err) {
+      if (err instanceof ExecutorError) return { text: err.message, isError: true, cells: [] };
+      if (!(err instanceof PythonNotFoundError)) throw err;
+      // PI_PYTHON_SKIP_CHECK skipped the preflight, and there is no Python after all.
+      results = [];
+      blockedMessage = `The Python backend is not available: ${err.message}`;
+    }
+    if (session) {
       try {
         results = await session.run(runnable, ctx);
       } finally {
-        await session.release();
+        if (mode === 'per-call') await session.release();
       }
-    } catch (err) {
-      if (!(err instanceof ExecutorError)) throw err;
-      const text = err.message;
-      return { text, isError: true, cells: [] };
     }
   }
-  if (blocked !== -1) {
-    const cell = params.cells[blocked] as CellRequest;
-    const message = (cell.language === 'py' ? pyProblem : jsProblem) as string;
-    const ranOk = results.every((r) => r.status === 'ok');
+  const failAt = blocked === -1 ? results.length : Math.min(blocked, results.length);
+  if (blockedMessage !== undefined && results.every((r) => r.status === 'ok')) {
+    const cell = params.cells[failAt] as CellRequest;
     results.push(
-      ranOk
-        ? failedResult(
-            { index: blocked, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' },
-            0,
-            message,
-            {
-              ename: 'BackendUnavailable',
-            },
-          )
-        : skippedResult(blocked, cell),
+      failedResult(
+        { index: failAt, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' },
+        0,
+        blockedMessage,
+        { ename: 'BackendUnavailable' },
+      ),
     );
-    for (let i = blocked + 1; i < params.cells.length; i++)
-      results.push(skippedResult(i, params.cells[i] as CellRequest));
   }
+  for (let i = results.length; i < params.cells.length; i++)
+    results.push(skippedResult(i, params.cells[i] as CellRequest));
   return { text: renderToolText(results), isError: results.some((r) => r.status !== 'ok'), cells: results };
 }

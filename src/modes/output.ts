@@ -9,34 +9,40 @@ export interface Streams {
   err: NodeJS.WritableStream;
 }
 
-export function writeEvent(event: OutputEvent, { out, err }: Streams): void {
+/**
+ * Writes one event. Returns a promise that settles when the stream has drained, if it is full, so
+ * the caller can hand it back to the executor as backpressure.
+ */
+export function writeEvent(event: OutputEvent, streams: Streams): Promise<unknown> | undefined {
+  const { out, err } = streams;
+  const ok = writeText(event, streams);
+  if (ok) return undefined;
+  const full = event.kind === 'stdout' || event.kind === 'result' || event.kind === 'display' ? out : err;
+  return new Promise((resolve) => full.once('drain', resolve));
+}
+
+function writeText(event: OutputEvent, { out, err }: Streams): boolean {
   switch (event.kind) {
     case 'stdout':
-      out.write(event.text);
-      break;
+      return out.write(event.text);
     case 'stderr':
-      err.write(event.text);
-      break;
+      return err.write(event.text);
     case 'result':
     case 'display': {
       const lines = [
         ...(event.text !== undefined ? [event.text] : []),
         ...event.images.map((i) => `[image ${i.width ?? '?'}×${i.height ?? '?'} ${i.mime.slice(6)}]`),
       ];
-      if (lines.length) out.write(`${lines.join('\n')}\n`);
-      break;
+      return lines.length ? out.write(`${lines.join('\n')}\n`) : true;
     }
     case 'error':
-      err.write(`${event.traceback.join('\n')}\n`);
-      break;
+      return err.write(`${event.traceback.join('\n')}\n`);
     case 'status':
-      err.write(`· ${event.event.op}\n`);
-      break;
+      return err.write(`· ${event.event.op}\n`);
     case 'notice':
-      err.write(`[${event.text}]\n`);
-      break;
+      return err.write(`[${event.text}]\n`);
     default:
-      break;
+      return true;
   }
 }
 

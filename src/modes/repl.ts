@@ -56,6 +56,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   const runCell = async (code: string) => {
     const [result] = await session.run([{ code }], {
       defaultTimeout: null,
+      collectOutput: false,
       onEvent: (_, event) => writeEvent(event, streams),
     });
     if (result?.executionCount) count = result.executionCount;

@@ -50,6 +50,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
       {
         signal: controller.signal,
         defaultTimeout: opts.timeout ?? null,
+        collectOutput: false,
         onEvent: (index, event) => {
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
@@ -57,7 +58,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
               `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${cell.title}` : ''} (line ${cell?.line}) ──\x1b[0m\n`,
             );
           }
-          writeEvent(event, streams);
+          return writeEvent(event, streams);
         },
       },
     );

@@ -1,6 +1,7 @@
 /**
  * `omp-eval tool`: reads the eval tool's params as JSON on stdin, prints the result as one JSON
- * object on stdout. Exit 0 when the tool ran (cell failures are in the result), 2 on bad input.
+ * object on stdout. Exit 0 when the tool ran (cell failures are in the result), 2 on bad input,
+ * 130 when interrupted (the result of what ran is still printed), 1 on any other error.
  */
 import type { Executor } from '../eval/executor.js';
 import { runEvalTool, ToolInputError } from '../eval/tool.js';
@@ -20,10 +21,19 @@ export async function runToolCommand(
     print({ error: `the input is not valid JSON: ${(err as Error).message}`, isError: true });
     return 2;
   }
+  // Ctrl-C interrupts the running cell; the cells' results are printed as usual.
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.on('SIGINT', onSigint);
   try {
-    const result = await runEvalTool(input, { executor, cwd: opts.cwd, id: `tool-${process.pid}` });
+    const result = await runEvalTool(input, {
+      executor,
+      cwd: opts.cwd,
+      id: `tool-${process.pid}`,
+      signal: controller.signal,
+    });
     print(result);
-    return 0;
+    return controller.signal.aborted ? 130 : 0;
   } catch (err) {
     if (err instanceof ToolInputError) {
       print({ error: err.message, problems: err.problems, isError: true });
@@ -31,5 +41,7 @@ export async function runToolCommand(
     }
     print({ error: (err as Error).message, isError: true });
     return 1;
+  } finally {
+    process.off('SIGINT', onSigint);
   }
 }

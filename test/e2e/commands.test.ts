@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
+import { cli, lastChildPid } from '../helpers/cli.js';
 
 function script(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'omp-run-')), 'script.py');
@@ -52,6 +52,12 @@ describe('omp-eval run', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('eval cell timed out after 1s');
     expect(r.stderr).toContain('timed out');
+  });
+
+  it('accepts a script with a UTF-8 byte order mark', async () => {
+    const file = script('\uFEFF# %% first\nprint("bom ok")\n');
+    const r = await cli(['run', file]);
+    expect(r).toMatchObject({ code: 0, stdout: 'bom ok\n' });
   });
 
   it('reports a missing file and a bad flag clearly', async () => {
@@ -147,7 +153,73 @@ describe('omp-eval tool', () => {
   });
 });
 
+describe('omp-eval tool: failures stay JSON', () => {
+  it('fails js cells with the js error and py cells with the Python error when Python is missing', async () => {
+    const js = JSON.parse(
+      (
+        await cli(['--python', '/no/py', 'tool'], {
+          input: JSON.stringify({ cells: [{ language: 'js', code: '1' }] }),
+        })
+      ).stdout,
+    );
+    expect(js.cells[0].error.evalue).toMatch(/JavaScript cells are not available yet/);
+    const skipped = await cli(['--python', '/no/py', 'tool'], {
+      input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
+      env: { PI_PYTHON_SKIP_CHECK: '1' },
+    });
+    expect(skipped.code).toBe(0);
+    const result = JSON.parse(skipped.stdout);
+    expect(result.cells[0].error.ename).toBe('BackendUnavailable');
+    expect(result.text).toContain(
+      'The Python backend is not available: The Python interpreter /no/py cannot be used',
+    );
+  });
+
+  it('prints a JSON error for a bad config file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-cfg-'));
+    writeFileSync(join(dir, 'config.json'), '{"eval": {"timeout": "later"}}');
+    const r = await cli(['tool'], {
+      input: '{"cells": [{"language": "py", "code": "1"}]}',
+      env: { OMP_EVAL_CONFIG: join(dir, 'config.json') },
+    });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      isError: true,
+      error: expect.stringMatching(/eval.timeout.*number of seconds/),
+    });
+  });
+
+  it('on Ctrl-C interrupts the cell, prints the result and exits 130', async () => {
+    let sent = false;
+    const started = Date.now();
+    const r = await new Promise<Awaited<ReturnType<typeof cli>>>((resolve) => {
+      void cli(['tool'], {
+        input: JSON.stringify({
+          cells: [{ language: 'py', code: 'import time\ntime.sleep(30)', timeout: 60 }],
+        }),
+      }).then(resolve);
+      // No output arrives before the result, so interrupt after the kernel had time to start.
+      setTimeout(() => {
+        sent = true;
+        process.kill(lastChildPid(), 'SIGINT');
+      }, 1500);
+    });
+    expect(sent).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.code).toBe(130);
+    const result = JSON.parse(r.stdout);
+    expect(result.cells[0]).toMatchObject({ status: 'cancelled', timedOut: false });
+    expect(result.cells[0].error.ename).toBe('KeyboardInterrupt');
+  });
+});
+
 describe('omp-eval setup python --check', () => {
+  it('rejects a --cwd that is not a directory', async () => {
+    const r = await cli(['--cwd', '/etc/hostname', 'setup', 'python', '--check']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Working directory is not a directory: /etc/hostname');
+  });
+
   it('prints the interpreter, its version and how it was chosen', async () => {
     const r = await cli(['setup', 'python', '--check']);
     expect(r.code).toBe(0);

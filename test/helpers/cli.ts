@@ -10,6 +10,13 @@ export interface CliRun {
   stderr: string;
 }
 
+let lastPid = 0;
+
+/** The pid of the CLI process started last. */
+export function lastChildPid(): number {
+  return lastPid;
+}
+
 /** Runs bin/omp-eval.js (built by `npm test` before vitest) and collects what it printed. */
 export function cli(
   args: string[],
@@ -26,6 +33,7 @@ export function cli(
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    lastPid = child.pid ?? 0;
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');

@@ -201,3 +201,4 @@ describe('kernel: ordering, sources and limits', () => {
     expect(groupAlive(pid)).toBe(false);
   });
 });
+

@@ -17,6 +17,37 @@ describe('sanitize', () => {
   });
 });
 
+describe('sanitize: every kind of escape sequence', () => {
+  const cases: [string, string][] = [
+    ['a\x1bcb', 'full reset'],
+    ['a\x1b(0b', 'line-drawing charset'],
+    ['a\x1b7\x1b8b', 'save and restore cursor'],
+    ['a\x1b=b', 'keypad mode'],
+    ['a\x1b#8b', 'screen alignment test'],
+    ['a\x9b2Jb', 'an 8-bit CSI'],
+    ['a\x1bP1$r\x1b\\b', 'a DCS string'],
+    ['a\x1b]8;;http://x\x07\x1b]8;;\x07b', 'an OSC hyperlink'],
+  ];
+  for (const [input, what] of cases) {
+    it(`drops ${what}`, () => expect(sanitize(input)).toBe('ab'));
+  }
+
+  it('drops a lone ESC at the end of the output', () => {
+    const sink = new OutputSink();
+    sink.push('a\x1b');
+    sink.end();
+    expect(sink.text).toBe('a');
+  });
+
+  it('drops an OSC that never ends instead of showing its payload', () => {
+    const sink = new OutputSink();
+    sink.push(`ok\x1b]0;${'t'.repeat(10_000)}`);
+    sink.push('\nnext\n');
+    sink.end();
+    expect(sink.text).toBe('ok\nnext\n');
+  });
+});
+
 describe('OutputSink', () => {
   it('keeps small output whole', () => {
     const sink = sinkOf(['a\n', 'b', 'c\n', 'open']);

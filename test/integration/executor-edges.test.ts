@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { TIMEOUT_KILLED_NOTICE } from '../../src/eval/executor.js';
+import { runEvalTool } from '../../src/eval/tool.js';
+import { makeExecutor } from '../helpers/executor.js';
+import { pidAlive } from '../helpers/kernel.js';
+
+const py = (code: string, extra: Record<string, unknown> = {}) => ({
+  language: 'py' as const,
+  code,
+  ...extra,
+});
+
+describe('eval tool: sessions', () => {
+  it('keeps state from call to call of one session until the executor is disposed', async () => {
+    const ex = makeExecutor();
+    const first = await runEvalTool({ cells: [py('log = ["a"]')] }, { executor: ex, id: 'agent-1' });
+    expect(first.isError).toBe(false);
+    const second = await runEvalTool(
+      { cells: [py('log.append("b")\nlog')] },
+      { executor: ex, id: 'agent-1' },
+    );
+    expect(second.text).toBe("['a', 'b']");
+    const other = await runEvalTool({ cells: [py('log')] }, { executor: ex, id: 'agent-2' });
+    expect(other.cells[0]?.error?.ename).toBe('NameError');
+    const pids = ex.kernels.map((k) => k.pid as number);
+    expect(pids).toHaveLength(2);
+    await ex.dispose();
+    for (const pid of pids) expect(pidAlive(pid)).toBe(false);
+  });
+
+  it('queues whole calls: the cells of two concurrent calls never interleave', async () => {
+    const ex = makeExecutor();
+    const s = await ex.session({ id: 'q2' });
+    await s.run([py('import time\norder = []')]);
+    const call = (name: string) =>
+      s.run([py(`order.append("${name}0")\ntime.sleep(0.05)`), py(`order.append("${name}1")`)]);
+    await Promise.all([call('A'), call('B'), call('C')]);
+    const [r] = await s.run([py('order')]);
+    expect(r?.text).toBe("['A0', 'A1', 'B0', 'B1', 'C0', 'C1']\n");
+  });
+
+  it('interruptAll() cancels running cells through the session signal; the kernel keeps its state', async () => {
+    const ex = makeExecutor();
+    const s = await ex.session();
+    await s.run([py('kept = 5')]);
+    const running = s.run([py('import time\ntime.sleep(30)'), py('never = 1')]);
+    await new Promise((r) => setTimeout(r, 300));
+    ex.interruptAll();
+    const results = await running;
+    expect(results.map((r) => r.status)).toEqual(['cancelled', 'skipped']);
+    expect(results[0]?.error?.ename).toBe('KeyboardInterrupt');
+    const [after] = await s.run([py('kept')]);
+    expect(after?.text).toBe('5\n');
+  });
+});
+
+describe('executor: deaths we caused are not retried', () => {
+  it('a kernel that dies from the timeout interrupt is reported as killed, and the cell ran once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-once-'));
+    const counter = join(dir, 'count');
+    writeFileSync(counter, '');
+    const ex = makeExecutor();
+    const s = await ex.session();
+    const [r] = await s.run([
+      py(
+        `import signal, time\nopen(${JSON.stringify(counter)}, "a").write("x")\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\ntime.sleep(30)`,
+        { timeout: 1 },
+      ),
+    ]);
+    expect(readFileSync(counter, 'utf8')).toBe('x');
+    expect(r).toMatchObject({
+      status: 'cancelled',
+      timedOut: true,
+      kernelKilled: true,
+      retried: false,
+      exitCode: 130,
+    });
+    expect(r?.notices).toEqual([TIMEOUT_KILLED_NOTICE]);
+    const [next] = await s.run([py('1 + 1')]);
+    expect(next?.text).toBe('2\n');
+  });
+
+  it('reports 128 + n for any signal, and says when the kernel was shut down under a cell', async () => {
+    const ex = makeExecutor();
+    const s = await ex.session();
+    const [bus] = await s.run([py('import os, signal\nos.kill(os.getpid(), signal.SIGBUS)')]);
+    expect(bus?.exitCode).toBe(128 + 7);
+    const running = s.run([py('import time\ntime.sleep(30)')]);
+    await new Promise((r) => setTimeout(r, 300));
+    await s.restart();
+    const [stopped] = await running;
+    expect(stopped?.notices.at(-1)).toBe('The kernel was shut down while this cell was running.');
+    expect(stopped?.text).toContain('The kernel was shut down while this cell was running.');
+  });
+
+  it('applies backpressure: a slow consumer blocks the cell instead of buffering its output', async () => {
+    const ex = makeExecutor();
+    const s = await ex.session();
+    let resumedAt = 0;
+    let paused = false;
+    let chars = 0;
+    let last = '';
+    const [r] = await s.run(
+      [py('import time\nfor i in range(100_000):\n    print("x" * 99)\nprint("finished at", time.time())')],
+      {
+        collectOutput: false,
+        onEvent: (_, event) => {
+          if (event.kind !== 'stdout') return undefined;
+          chars += event.text.length;
+          last = (last + event.text).slice(-200);
+          if (paused) return undefined;
+          paused = true;
+          return new Promise((resolve) =>
+            setTimeout(() => {
+              resumedAt = Date.now() / 1000;
+              resolve(undefined);
+            }, 700),
+          );
+        },
+      },
+    );
+    expect(r?.status).toBe('ok');
+    expect(r?.text).toBe('');
+    expect(chars).toBeGreaterThan(10_000_000);
+    // 10 MB cannot fit in the pipes: the loop could only finish after the host read again.
+    const finishedAt = Number(/finished at ([\d.]+)/.exec(last)?.[1]);
+    expect(finishedAt).toBeGreaterThan(resumedAt - 0.05);
+  });
+});
+
+describe('output sink failures do not take the host down', () => {
+  it('degrades to head and tail when the artifact cannot be written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-tmp-'));
+    const uid = process.getuid?.() ?? 'user';
+    writeFileSync(join(dir, `omp-eval-artifacts-${uid}`), 'a file where the directory should be');
+    const ex = makeExecutor();
+    const s = await ex.session();
+    vi.stubEnv('TMPDIR', dir);
+    try {
+      const [r] = await s.run([py('for i in range(20_000):\n    print("line", i)')]);
+      expect(r?.status).toBe('ok');
+      expect(r?.truncation?.artifact).toBeUndefined();
+      expect(r?.truncation?.artifactError).toMatch(/not a private directory|EEXIST|ENOTDIR/);
+      expect(r?.text).toContain('the full output could not be saved');
+      expect(r?.text).toContain('line 19999');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
