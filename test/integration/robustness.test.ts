@@ -201,4 +201,3 @@ describe('kernel: ordering, sources and limits', () => {
     expect(groupAlive(pid)).toBe(false);
   });
 });
-
