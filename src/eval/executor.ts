@@ -71,7 +71,7 @@ export interface RunOptions {
    * Called for every event. Returning a promise applies backpressure: the kernel's output is not
    * read (so the cell blocks on its writes) until the promise settles.
    */
-  onEvent?: (cellIndex: number, event: OutputEvent) => void | Promise<unknown>;
+  onEvent?: (cellIndex: number, event: OutputEvent) => unknown;
   /** Let input() ask the front end (answer with Session.sendInput). */
   allowStdin?: boolean;
   /** Output limits of each cell's sink. */
@@ -371,7 +371,7 @@ export class Session {
     const emit = (event: OutputEvent) => {
       const pending = options.onEvent?.(index, event);
       const kernel = this.entry.kernel;
-      if (pending && kernel) {
+      if (pending instanceof Promise && kernel) {
         kernel.pauseOutput();
         const resume = () => kernel.resumeOutput();
         pending.then(resume, resume);
