@@ -11,12 +11,15 @@ import { runRepl } from './modes/repl.js';
 import { runScript } from './modes/run.js';
 import { checkPython } from './modes/setup.js';
 import { runToolCommand } from './modes/tool.js';
+import { runNotebook } from './tui/index.js';
+import type { ImageMode } from './tui/lib/images.js';
 
 interface GlobalFlags {
   python?: string;
   cwd: string;
   kernelMode?: 'session' | 'per-call';
   timeout?: number;
+  images: ImageMode;
 }
 
 function seconds(value: string): number {
@@ -46,6 +49,11 @@ program
     ]),
   )
   .option('--timeout <seconds>', 'timeout per cell (default: none for scripts, 30 for the tool)', seconds)
+  .addOption(
+    new Option('--images <mode>', 'how the notebook shows images')
+      .choices(['auto', 'kitty', 'iterm', 'blocks', 'off'])
+      .default('auto'),
+  )
   .showHelpAfterError()
   .enablePositionalOptions();
 
@@ -92,7 +100,13 @@ async function withExecutor(
 
 program.action(async () => {
   const flags = program.opts<GlobalFlags>();
-  await withExecutor(flags, (executor) => runRepl(executor, { cwd: flags.cwd }));
+  // The notebook needs a terminal; piped input gets the line mode.
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  await withExecutor(flags, (executor) =>
+    interactive
+      ? runNotebook(executor, { cwd: flags.cwd, images: flags.images })
+      : runRepl(executor, { cwd: flags.cwd }),
+  );
 });
 
 program

@@ -1,0 +1,93 @@
+/**
+ * The notebook screen: finished cells in <Static> (printed once, then scroll-back), the running
+ * and queued cells, the prompt and the status line in the live region, kept shorter than the
+ * terminal so Ink never repaints the whole screen.
+ */
+import { Box, Static, useStdout } from 'ink';
+import type { ReactNode } from 'react';
+import { useMemo } from 'react';
+import type { NotebookBackend } from './backend.js';
+import { CellBlock } from './components/CellBlock.js';
+import { Editor, InputLine } from './components/Editor.js';
+import { StatusLine } from './components/StatusLine.js';
+import { useKeys } from './hooks/useKeys.js';
+import { useNotebook } from './hooks/useNotebook.js';
+import { useTerminalSize } from './hooks/useTerminalSize.js';
+import type { ImageMode } from './lib/images.js';
+import { FINISHED, selectedCell } from './state/reducer.js';
+
+export interface AppProps {
+  backend: NotebookBackend;
+  imageMode: ImageMode;
+  color: boolean;
+  historyFile?: string;
+  onExit: () => void;
+}
+
+const QUEUED_SHOWN = 3;
+
+export function App({ backend, imageMode, color, historyFile, onExit }: AppProps): ReactNode {
+  const { columns, rows } = useTerminalSize();
+  const { stdout } = useStdout();
+  const notebook = useNotebook({ backend, imageMode, columns });
+  const { state, now } = notebook;
+  const keys = useKeys({
+    notebook,
+    backend,
+    ...(historyFile ? { historyFile } : {}),
+    onExit,
+    clearScreen: () => stdout.write('\x1b[2J\x1b[3J\x1b[H'),
+  });
+
+  const finished = useMemo(
+    () => state.cells.filter((c) => c.id >= state.shownFrom && (FINISHED.has(c.status) || c.kind === 'info')),
+    [state.cells, state.shownFrom],
+  );
+  const running = state.cells.find((c) => c.status === 'running');
+  const queued = state.cells.filter((c) => c.status === 'queued');
+  const selected = state.selected !== undefined ? selectedCell(state)?.id : undefined;
+
+  // The live region: running cell, queued cells, prompt (or input line), status line.
+  const promptRows = running?.input ? 1 : keys.search ? 1 : keys.editor.lines.length;
+  const queuedRows = Math.min(queued.length, QUEUED_SHOWN) + (queued.length > QUEUED_SHOWN ? 1 : 0);
+  const liveBudget = Math.max(3, rows - 2 - promptRows - queuedRows - 1);
+
+  return (
+    <>
+      <Static key={state.staticKey} items={finished}>
+        {(cell) => (
+          <Box key={cell.id} flexDirection="column" marginBottom={1}>
+            <CellBlock cell={cell} color={color} selected={cell.id === selected} />
+          </Box>
+        )}
+      </Static>
+      <Box flexDirection="column">
+        {running ? <CellBlock cell={running} maxRows={liveBudget} now={now} color={color} /> : null}
+        {queued.slice(0, QUEUED_SHOWN).map((cell) => (
+          <CellBlock
+            key={cell.id}
+            cell={{ ...cell, code: cell.code.split('\n')[0] ?? '' }}
+            maxRows={2}
+            color={color}
+          />
+        ))}
+        {queued.length > QUEUED_SHOWN ? <Box>{`… ${queued.length - QUEUED_SHOWN} more queued`}</Box> : null}
+        {running?.input ? (
+          <InputLine
+            prompt={running.input.prompt}
+            value={keys.inputValue}
+            password={running.input.password}
+          />
+        ) : (
+          <Editor
+            editor={keys.editor}
+            counter={state.kernel.executionCount + 1}
+            color={color}
+            {...(keys.search ? { search: keys.search } : {})}
+          />
+        )}
+        <StatusLine kernel={state.kernel} {...(state.message ? { message: state.message } : {})} />
+      </Box>
+    </>
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * What the notebook needs from the executor, as a small interface: the app is tested against a
+ * fake that replays recorded events, and runs against the executor through this adapter.
+ */
+import type { CellResult, Executor, OutputEvent, Session } from '../eval/executor.js';
+import type { KernelStatus } from './state/reducer.js';
+
+export interface CellRun {
+  code: string;
+  onEvent: (event: OutputEvent) => void;
+}
+
+export interface NotebookBackend {
+  readonly cwd: string;
+  readonly mode: string;
+  readonly python?: string;
+  readonly version?: string;
+  /** Runs one cell; resolves with its result (never rejects for Python errors). */
+  runCell(run: CellRun): Promise<CellResult>;
+  /** Interrupts the running cell (the executor escalates to a kill after 5 s). */
+  interrupt(): void;
+  /** Answers input() in the running cell. */
+  sendInput(value: string): void;
+  /** Restarts the kernel: state is lost. */
+  restart(): Promise<void>;
+  kernelState(): KernelStatus;
+  dispose(): Promise<void>;
+}
+
+export async function executorBackend(executor: Executor, cwd: string): Promise<NotebookBackend> {
+  const session: Session = await executor.session({ id: 'notebook', cwd });
+  return {
+    cwd: session.cwd,
+    mode: session.mode,
+    python: session.python.executable,
+    version: session.python.version.join('.'),
+    async runCell({ code, onEvent }) {
+      const [result] = await session.run([{ language: 'py', code }], {
+        allowStdin: true,
+        defaultTimeout: null,
+        collectOutput: false,
+        onEvent: (_, event) => onEvent(event),
+      });
+      return result as CellResult;
+    },
+    interrupt: () => session.interrupt(),
+    sendInput: (value) => session.sendInput(value),
+    restart: () => session.restart(),
+    kernelState: () => session.kernel?.state ?? 'none',
+    async dispose() {
+      await session.release();
+      await executor.dispose();
+    },
+  };
+}

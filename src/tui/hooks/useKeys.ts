@@ -1,0 +1,312 @@
+/**
+ * Keys and commands: the editor, history (Up/Down, Ctrl-R), input() answers, Ctrl-C / Ctrl-D,
+ * expanding output (Ctrl-O, Alt-Up/Down to pick a cell), and the `/` commands.
+ */
+import { type Key, useInput } from 'ink';
+import { useCallback, useRef, useState } from 'react';
+import { splitCells } from '../../eval/script.js';
+import type { NotebookBackend } from '../backend.js';
+import { needsMoreInput } from '../lib/completeness.js';
+import * as ed from '../lib/editor.js';
+import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';
+import { saveSession } from '../lib/save.js';
+import type { Notebook } from './useNotebook.js';
+
+export const HELP = `Commands (type them at the prompt):
+  /help              this help
+  /restart           restart the kernel (its state is lost)
+  /clear             clear the screen
+  /save FILE         save the session as a "# %%" script, or as FILE.ipynb with outputs
+  /exit              quit (also Ctrl-D on an empty prompt, or Ctrl-C twice)
+Keys:
+  Enter              run the cell when it is complete, else a new line
+  Alt-Enter, Ctrl-J  new line without running
+  Up / Down          move, or walk the history from the first / last line
+  Ctrl-R             search the history
+  Ctrl-O             expand or collapse the output of the selected cell (the latest by default)
+  Alt-Up / Alt-Down  select an earlier / later cell for Ctrl-O
+  Ctrl-C             interrupt the running cell; on the prompt, clear it
+  Ctrl-L             clear the screen
+Pasting a script with "# %%" lines runs each part as its own cell.`;
+
+export interface KeysOptions {
+  notebook: Notebook;
+  backend: NotebookBackend;
+  historyFile?: string;
+  onExit: () => void;
+  clearScreen: () => void;
+}
+
+export interface Keys {
+  editor: ed.EditorState;
+  inputValue: string;
+  search?: { query: string; match?: string };
+}
+
+const PASTE_START = '[200~';
+const PASTE_END = '[201~';
+
+export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }: KeysOptions): Keys {
+  const { state, dispatch, submit, running } = notebook;
+  const [editor, setEditor] = useState(ed.emptyEditor);
+  const [inputValue, setInputValue] = useState('');
+  const [search, setSearch] = useState<{ query: string; index: number } | undefined>();
+  const history = useRef<string[]>(historyFile ? loadHistory(historyFile) : []);
+  const historyIndex = useRef<number | undefined>(undefined);
+  const draft = useRef('');
+  const pasting = useRef(false);
+
+  const runCommand = useCallback(
+    (line: string) => {
+      const [name, ...args] = line.slice(1).trim().split(/\s+/);
+      const arg = args.join(' ');
+      switch (name) {
+        case 'help':
+        case '?':
+          dispatch({ type: 'info', text: HELP });
+          break;
+        case 'restart':
+          dispatch({ type: 'message', text: 'Restarting the kernel…' });
+          void backend.restart().then(() => {
+            dispatch({ type: 'info', text: 'Kernel restarted: its state was lost.' });
+            dispatch({ type: 'message' });
+            dispatch({ type: 'kernel', info: { executionCount: 0 } });
+          });
+          break;
+        case 'clear':
+          clearScreen();
+          dispatch({ type: 'clear' });
+          break;
+        case 'save': {
+          if (!arg) {
+            dispatch({ type: 'info', text: 'usage: /save FILE.py or /save FILE.ipynb' });
+            break;
+          }
+          try {
+            const kind = saveSession(arg, state.cells, backend.version ?? '');
+            dispatch({ type: 'info', text: `Saved the session as a ${kind}: ${arg}` });
+          } catch (err) {
+            dispatch({ type: 'info', text: `Could not save ${arg}: ${(err as Error).message}` });
+          }
+          break;
+        }
+        case 'exit':
+        case 'quit':
+          onExit();
+          break;
+        default:
+          dispatch({ type: 'info', text: `Unknown command /${name ?? ''}. Type /help for the list.` });
+      }
+    },
+    [backend, clearScreen, dispatch, onExit, state.cells],
+  );
+
+  const submitText = useCallback(
+    (text: string) => {
+      const code = text.replace(/\s+$/, '');
+      if (!code.trim()) return;
+      history.current = addToHistory(history.current, code, historyFile);
+      historyIndex.current = undefined;
+      setEditor(ed.emptyEditor());
+      if (/^\/\w*/.test(code) && !code.includes('\n')) {
+        runCommand(code);
+        return;
+      }
+      // A pasted script with "# %%" markers runs as one cell per part.
+      const cells = /^#\s*(%%|In\[)/m.test(code) ? splitCells(code) : [{ code }];
+      submit(cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })));
+    },
+    [historyFile, runCommand, submit],
+  );
+
+  const walkHistory = useCallback(
+    (delta: number) => {
+      const list = history.current;
+      if (!list.length) return;
+      if (historyIndex.current === undefined) {
+        if (delta > 0) return;
+        draft.current = ed.editorText(editor);
+      }
+      const from = historyIndex.current ?? list.length;
+      const index = from + delta;
+      if (index >= list.length) {
+        historyIndex.current = undefined;
+        setEditor(ed.fromText(draft.current));
+        return;
+      }
+      if (index < 0) return;
+      historyIndex.current = index;
+      setEditor(ed.fromText(list[index] as string));
+    },
+    [editor],
+  );
+
+  const onKey = useCallback(
+    (input: string, key: Key) => {
+      // Bracketed paste: everything between the markers is text, newlines included.
+      if (input === PASTE_START) {
+        pasting.current = true;
+        return;
+      }
+      if (input === PASTE_END) {
+        pasting.current = false;
+        return;
+      }
+      if (pasting.current) {
+        setEditor((e) => ed.insert(e, key.return ? '\n' : input.replace(/\r\n?/g, '\n')));
+        return;
+      }
+
+      if (key.ctrl && input === 'c') {
+        if (running) {
+          backend.interrupt();
+          dispatch({
+            type: 'message',
+            text: 'Interrupting… (the kernel is killed if the cell does not stop in 5 s)',
+          });
+          return;
+        }
+        if (search) {
+          setSearch(undefined);
+          return;
+        }
+        if (ed.editorText(editor)) {
+          setEditor(ed.emptyEditor());
+          dispatch({ type: 'armExit', armed: false });
+          return;
+        }
+        if (state.exitArmed) onExit();
+        else dispatch({ type: 'armExit', armed: true });
+        return;
+      }
+      if (state.exitArmed) dispatch({ type: 'armExit', armed: false });
+
+      // input() in the running cell takes the keys.
+      if (running?.input) {
+        if (key.return) {
+          backend.sendInput(inputValue);
+          const shown = running.input.password ? '' : inputValue;
+          dispatch({
+            type: 'output',
+            id: running.id,
+            pieces: [{ kind: 'text', stream: 'stdout', text: `${running.input.prompt}${shown}\n` }],
+          });
+          setInputValue('');
+          dispatch({ type: 'input', id: running.id });
+        } else if (key.backspace || key.delete) setInputValue((v) => v.slice(0, -1));
+        else if (!key.ctrl && !key.meta && input) setInputValue((v) => v + input);
+        return;
+      }
+
+      if (search) {
+        if (key.return || key.escape || key.leftArrow || key.rightArrow) {
+          const match = search.index >= 0 ? history.current[search.index] : undefined;
+          if (match !== undefined) setEditor(ed.fromText(match));
+          setSearch(undefined);
+        } else if (key.ctrl && input === 'r') {
+          setSearch({ ...search, index: searchHistory(history.current, search.query, search.index) });
+        } else if (key.backspace || key.delete) {
+          const query = search.query.slice(0, -1);
+          setSearch({ query, index: searchHistory(history.current, query) });
+        } else if (!key.ctrl && !key.meta && input) {
+          const query = search.query + input;
+          setSearch({ query, index: searchHistory(history.current, query) });
+        }
+        return;
+      }
+
+      if (key.ctrl) {
+        switch (input) {
+          case 'd':
+            if (!ed.editorText(editor)) onExit();
+            return;
+          case 'o':
+            clearScreen();
+            dispatch({ type: 'toggleExpand' });
+            return;
+          case 'l':
+            clearScreen();
+            dispatch({ type: 'clear' });
+            return;
+          case 'r':
+            setSearch({ query: '', index: -1 });
+            return;
+          case 'j':
+            setEditor((e) => ed.newline(e));
+            return;
+          case 'a':
+            setEditor(ed.home);
+            return;
+          case 'e':
+            setEditor(ed.end);
+            return;
+          case 'u':
+            setEditor(ed.killToStart);
+            return;
+          case 'k':
+            setEditor(ed.killToEnd);
+            return;
+          case 'w':
+            setEditor(ed.deleteWord);
+            return;
+          default:
+            return;
+        }
+      }
+      if (key.meta && (key.upArrow || key.downArrow)) {
+        dispatch({ type: 'select', delta: key.upArrow ? -1 : 1 });
+        return;
+      }
+      if (key.return) {
+        const text = ed.editorText(editor);
+        const onLastLine = editor.row === editor.lines.length - 1;
+        if (key.meta || !onLastLine || needsMoreInput(text)) setEditor(ed.newline(editor));
+        else submitText(text);
+        return;
+      }
+      if (key.upArrow) {
+        if (editor.row === 0) walkHistory(-1);
+        else setEditor(ed.move(editor, -1, 0));
+        return;
+      }
+      if (key.downArrow) {
+        if (editor.row === editor.lines.length - 1) walkHistory(1);
+        else setEditor(ed.move(editor, 1, 0));
+        return;
+      }
+      if (key.leftArrow) return setEditor(ed.move(editor, 0, -1));
+      if (key.rightArrow) return setEditor(ed.move(editor, 0, 1));
+      if (key.home) return setEditor(ed.home(editor));
+      if (key.end) return setEditor(ed.end(editor));
+      if (key.backspace || key.delete) return setEditor(ed.backspace(editor));
+      if (key.tab) return setEditor(ed.insert(editor, '    '));
+      if (key.escape || key.meta) return;
+      if (input) {
+        // Several characters at once without bracketed paste: a paste all the same.
+        setEditor(ed.insert(editor, input.replace(/\r\n?/g, '\n')));
+      }
+    },
+    [
+      backend,
+      clearScreen,
+      dispatch,
+      editor,
+      inputValue,
+      onExit,
+      running,
+      search,
+      state.exitArmed,
+      submitText,
+      walkHistory,
+    ],
+  );
+
+  useInput(onKey);
+
+  const match = search && search.index >= 0 ? history.current[search.index] : undefined;
+  return {
+    editor,
+    inputValue,
+    ...(search ? { search: { query: search.query, ...(match !== undefined ? { match } : {}) } } : {}),
+  };
+}

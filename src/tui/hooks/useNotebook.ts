@@ -1,0 +1,241 @@
+/**
+ * The notebook's orchestration: the state reducer, running queued cells one at a time through the
+ * backend, batching their output (about every 50 ms) before it reaches React, and following the
+ * kernel's state.
+ */
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { CellResult, OutputEvent } from '../../eval/executor.js';
+import type { NotebookBackend } from '../backend.js';
+import { type ImageMode, placeholder, renderBlocks } from '../lib/images.js';
+import {
+  type Action,
+  type CellStatus,
+  type CellView,
+  initialState,
+  type OutputPiece,
+  reducer,
+  type State,
+} from '../state/reducer.js';
+
+export const FLUSH_MS = 50;
+
+export function statusOf(result: CellResult): CellStatus {
+  if (result.status === 'ok') return 'ok';
+  if (result.status === 'skipped') return 'skipped';
+  if (result.timedOut) return 'timed-out';
+  if (result.kernelKilled) return 'killed';
+  return result.status === 'cancelled' ? 'cancelled' : 'error';
+}
+
+function statusText(event: { op: string; [key: string]: unknown }): string {
+  const fields = Object.entries(event)
+    .filter(([k]) => k !== 'op')
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return [event.op, ...fields].join(' ');
+}
+
+type Pending = OutputPiece | Promise<OutputPiece>;
+
+export interface NotebookOptions {
+  backend: NotebookBackend;
+  imageMode: ImageMode;
+  columns: number;
+}
+
+export interface Notebook {
+  state: State;
+  dispatch: (action: Action) => void;
+  /** Queues code cells to run in order. */
+  submit: (cells: { code: string; title?: string }[]) => void;
+  /** The running cell, if any. */
+  running?: CellView;
+  /** Ticks while a cell runs, for spinners and elapsed times. */
+  now: number;
+}
+
+export function useNotebook({ backend, imageMode, columns }: NotebookOptions): Notebook {
+  const [state, dispatch] = useReducer(
+    reducer,
+    undefined,
+    (): State =>
+      initialState({
+        state: backend.kernelState(),
+        ...(backend.python ? { python: backend.python } : {}),
+        ...(backend.version ? { version: backend.version } : {}),
+        cwd: backend.cwd,
+        mode: backend.mode,
+        executionCount: 0,
+      }),
+  );
+  const pending = useRef(new Map<number, Pending[]>());
+  const busy = useRef(false);
+  const [now, setNow] = useState(() => Date.now());
+  const columnsRef = useRef(columns);
+  columnsRef.current = columns;
+
+  /** Moves every piece whose image is rendered, in order, into the state. */
+  const flush = useCallback(async (id: number, wait: boolean) => {
+    const queue = pending.current.get(id);
+    if (!queue?.length) return;
+    const ready: OutputPiece[] = [];
+    while (queue.length) {
+      const head = queue[0] as Pending;
+      if (head instanceof Promise) {
+        if (!wait) break;
+        ready.push(await head);
+      } else ready.push(head);
+      void queue.shift();
+    }
+    if (ready.length) dispatch({ type: 'output', id, pieces: mergeText(ready) });
+  }, []);
+
+  const onEvent = useCallback(
+    (id: number, event: OutputEvent) => {
+      const queue = pending.current.get(id) ?? [];
+      pending.current.set(id, queue);
+      const text = (stream: Extract<OutputPiece, { kind: 'text' }>['stream'], t: string) =>
+        queue.push({ kind: 'text', stream, text: t });
+      switch (event.kind) {
+        case 'stdout':
+        case 'stderr':
+          text(event.kind, event.text);
+          break;
+        case 'result':
+        case 'display': {
+          const markdown = (event as { markdown?: string }).markdown;
+          const body =
+            markdown ??
+            event.text ??
+            (event.json !== undefined ? JSON.stringify(event.json, null, 2) : undefined);
+          if (body !== undefined && !(event.images.length && body === '<img>')) {
+            text(event.kind === 'result' ? 'result' : 'stdout', body.endsWith('\n') ? body : `${body}\n`);
+          }
+          for (const image of event.images) {
+            if (imageMode === 'blocks' || imageMode === 'kitty' || imageMode === 'iterm') {
+              queue.push(
+                renderBlocks(image, Math.max(10, columnsRef.current - 4)).then((ansi) => ({
+                  kind: 'image',
+                  image,
+                  ansi,
+                })),
+              );
+            } else queue.push({ kind: 'text', stream: 'stdout', text: `${placeholder(image)}\n` });
+          }
+          break;
+        }
+        case 'error':
+          text('error', `${event.traceback.join('\n')}\n`);
+          break;
+        case 'status':
+          text('status', `${statusText(event.event)}\n`);
+          break;
+        case 'notice':
+          text('notice', `${event.text}\n`);
+          break;
+        case 'input_request':
+          void flush(id, true).then(() =>
+            dispatch({ type: 'input', id, prompt: { prompt: event.prompt, password: event.password } }),
+          );
+          break;
+        default:
+          break;
+      }
+    },
+    [flush, imageMode],
+  );
+
+  // Run the next queued cell when nothing runs.
+  const next = state.cells.find((c) => c.status === 'queued');
+  const running = state.cells.find((c) => c.status === 'running');
+  useEffect(() => {
+    if (!next || running || busy.current) return;
+    busy.current = true;
+    const id = next.id;
+    dispatch({ type: 'start', id, at: Date.now() });
+    const timer = setInterval(() => void flush(id, false), FLUSH_MS);
+    void backend
+      .runCell({ code: next.code, onEvent: (event) => onEvent(id, event) })
+      .catch((err: unknown) => {
+        const result = failedRun(err);
+        onEvent(id, { kind: 'notice', text: result.text });
+        return result;
+      })
+      .then(async (result) => {
+        clearInterval(timer);
+        await flush(id, true);
+        pending.current.delete(id);
+        const status = statusOf(result);
+        dispatch({
+          type: 'finish',
+          id,
+          status,
+          durationMs: result.durationMs,
+          executionCount: result.executionCount,
+        });
+        if (result.executionCount)
+          dispatch({ type: 'kernel', info: { executionCount: result.executionCount } });
+        if (status !== 'ok') {
+          dispatch({ type: 'skipRest', afterId: id });
+          if (status === 'killed') {
+            dispatch({
+              type: 'message',
+              text: 'The kernel was killed: its state is lost. A fresh kernel starts with the next cell.',
+            });
+          }
+        }
+        busy.current = false;
+      });
+    return undefined;
+  }, [next, running, backend, flush, onEvent]);
+
+  // Spinner and elapsed time while a cell runs; kernel state all along.
+  useEffect(() => {
+    const tick = setInterval(
+      () => {
+        if (running) setNow(Date.now());
+        const kernelState = backend.kernelState();
+        if (kernelState !== state.kernel.state) dispatch({ type: 'kernel', info: { state: kernelState } });
+      },
+      running ? 100 : 250,
+    );
+    return () => clearInterval(tick);
+  }, [running, backend, state.kernel.state]);
+
+  const submit = useCallback((cells: { code: string; title?: string }[]) => {
+    if (cells.length) dispatch({ type: 'submit', cells });
+  }, []);
+
+  return { state, dispatch, submit, ...(running ? { running } : {}), now };
+}
+
+/** Joins neighbouring text pieces of one stream, so the reducer appends once per stream. */
+function mergeText(pieces: OutputPiece[]): OutputPiece[] {
+  const out: OutputPiece[] = [];
+  for (const piece of pieces) {
+    const last = out.at(-1);
+    if (piece.kind === 'text' && last?.kind === 'text' && last.stream === piece.stream) {
+      out[out.length - 1] = { ...last, text: last.text + piece.text };
+    } else out.push(piece);
+  }
+  return out;
+}
+
+function failedRun(err: unknown): CellResult {
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    index: 0,
+    language: 'py',
+    status: 'error',
+    exitCode: 1,
+    durationMs: 0,
+    timedOut: false,
+    kernelKilled: false,
+    retried: false,
+    text: message,
+    images: [],
+    json: [],
+    statusEvents: [],
+    error: { ename: 'EvalError', evalue: message, traceback: [message] },
+    notices: [],
+  };
+}

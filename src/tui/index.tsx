@@ -1,0 +1,59 @@
+/**
+ * Starts the notebook in the terminal and owns its one shutdown path: unmount Ink (restoring the
+ * terminal), then shut the kernels down; SIGTERM and SIGHUP take the same path.
+ */
+import chalk from 'chalk';
+import { render } from 'ink';
+import type { Executor } from '../eval/executor.js';
+import { App } from './App.js';
+import { executorBackend } from './backend.js';
+import { historyPath } from './lib/history.js';
+import { type ImageMode, resolveImageMode } from './lib/images.js';
+
+export interface NotebookOptions {
+  cwd: string;
+  images: ImageMode;
+}
+
+const BRACKETED_PASTE_ON = '\x1b[?2004h';
+const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+
+export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
+  const backend = await executorBackend(executor, opts.cwd);
+  const color = chalk.level > 0;
+  const imageMode = resolveImageMode(opts.images, process.env, color);
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      process.stdout.write(BRACKETED_PASTE_OFF);
+      instance.unmount();
+      await backend.dispose();
+      finish();
+    })();
+    return stopping;
+  };
+  process.stdout.write(BRACKETED_PASTE_ON);
+  const instance = render(
+    <App
+      backend={backend}
+      imageMode={imageMode}
+      color={color}
+      historyFile={historyPath()}
+      onExit={() => void stop()}
+    />,
+    { exitOnCtrlC: false, patchConsole: false },
+  );
+  const onSignal = () => {
+    void stop().then(() => process.exit(143));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+  await finished;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGHUP', onSignal);
+  return 0;
+}

@@ -1,0 +1,43 @@
+/**
+ * Whether Enter should run the code or add a line, as IPython's terminal decides: more input is
+ * needed inside an open bracket or triple-quoted string, after a line ending in `:` or `\`, and
+ * while the last line is indented (a block is closed by an empty line).
+ */
+export function needsMoreInput(code: string): boolean {
+  if (!code.trim()) return false;
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < code.length; i++) {
+    const ch = code[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (code.startsWith(quote, i)) {
+        i += quote.length - 1;
+        quote = undefined;
+      } else if (ch === '\n' && quote.length === 1) quote = undefined;
+    } else if (ch === '#') {
+      while (i < code.length && code[i] !== '\n') i++;
+    } else if (ch === '"' || ch === "'") {
+      quote = code.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      i += quote.length - 1;
+    } else if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
+  }
+  if (depth > 0 || quote?.length === 3) return true;
+  const lines = code.split('\n');
+  const last = lines.at(-1) ?? '';
+  if (last.trim() === '') return false; // an empty line ends the cell
+  if (code.trimStart().startsWith('%%')) return true; // a cell magic's body ends with an empty line
+  const codePart = (line: string) => line.replace(/#.*$/, '').trimEnd();
+  const stripped = codePart(last);
+  if (stripped.endsWith(':') || stripped.endsWith('\\')) return true;
+  // Inside a block (some line opened one), an indented last line means the block goes on.
+  const inBlock = lines.some((line) => codePart(line).endsWith(':'));
+  return inBlock && /^\s/.test(last);
+}
+
+/** The indentation for a new line after `line`: the same, one level more after a `:`. */
+export function autoIndent(line: string): string {
+  const indent = /^\s*/.exec(line)?.[0] ?? '';
+  return line.replace(/#.*$/, '').trimEnd().endsWith(':') ? `${indent}    ` : indent;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { autoIndent, needsMoreInput } from '../../src/tui/lib/completeness.js';
+import { clampLine, hiddenLabel, preview } from '../../src/tui/lib/preview.js';
+
+describe('preview and clamp', () => {
+  it('clamps lines longer than 4000 characters and says how much is left out', () => {
+    expect(clampLine('x'.repeat(4000))).toBe('x'.repeat(4000));
+    expect(clampLine('x'.repeat(4500))).toBe(`${'x'.repeat(4000)}… [500 chars omitted]`);
+  });
+
+  it('shows the last 20 lines collapsed and all of them expanded', () => {
+    const lines = Array.from({ length: 25 }, (_, i) => `l${i}`);
+    expect(preview(lines, false)).toEqual({ lines: lines.slice(5), hidden: 5 });
+    expect(preview(lines, true)).toEqual({ lines, hidden: 0 });
+    expect(preview(lines.slice(0, 20), false)).toEqual({ lines: lines.slice(0, 20), hidden: 0 });
+    expect(hiddenLabel(5)).toBe('… 5 more lines (ctrl+o to expand)');
+    expect(hiddenLabel(1)).toBe('… 1 more line (ctrl+o to expand)');
+  });
+});
+
+describe('needsMoreInput', () => {
+  const more = [
+    'for i in range(3):',
+    'x = (1,',
+    'f(a,\n  b',
+    's = """abc',
+    'x = 1 + \\',
+    'if x:\n    y = 1',
+    '%%bash\necho hi',
+    'def f():  # c',
+  ];
+  const done = [
+    '1 + 1',
+    'x = (1,\n 2)',
+    'if x:\n    y = 1\n',
+    'def f():\n    return 1\nf()',
+    's = "a:"',
+    'x = 1  # ends with:',
+    '',
+  ];
+  for (const code of more)
+    it(`waits for more after ${JSON.stringify(code)}`, () => expect(needsMoreInput(code)).toBe(true));
+  for (const code of done) it(`runs ${JSON.stringify(code)}`, () => expect(needsMoreInput(code)).toBe(false));
+
+  it('indents after a colon and keeps the indentation otherwise', () => {
+    expect(autoIndent('for i in x:')).toBe('    ');
+    expect(autoIndent('    if y:  # note')).toBe('        ');
+    expect(autoIndent('    z = 1')).toBe('    ');
+  });
+});
