@@ -3,7 +3,7 @@
  * and queued cells, the prompt and the status line in the live region, kept shorter than the
  * terminal so Ink never repaints the whole screen.
  */
-import { Box, Static, useStdout } from 'ink';
+import { Box, Static, Text, useStdout } from 'ink';
 import type { ReactNode } from 'react';
 import { useMemo } from 'react';
 import type { NotebookBackend } from './backend.js';
@@ -48,7 +48,8 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
   const selected = state.selected !== undefined ? selectedCell(state)?.id : undefined;
 
   // The live region: running cell, queued cells, prompt (or input line), status line.
-  const promptRows = running?.input ? 1 : keys.search ? 1 : keys.editor.lines.length;
+  const editorRows = Math.max(3, rows - 10);
+  const promptRows = running?.input || keys.search ? 1 : Math.min(keys.editor.lines.length, editorRows);
   const queuedRows = Math.min(queued.length, QUEUED_SHOWN) + (queued.length > QUEUED_SHOWN ? 1 : 0);
   const liveBudget = Math.max(3, rows - 2 - promptRows - queuedRows - 1);
 
@@ -71,7 +72,9 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
             color={color}
           />
         ))}
-        {queued.length > QUEUED_SHOWN ? <Box>{`… ${queued.length - QUEUED_SHOWN} more queued`}</Box> : null}
+        {queued.length > QUEUED_SHOWN ? (
+          <Text dimColor>{`… ${queued.length - QUEUED_SHOWN} more queued`}</Text>
+        ) : null}
         {running?.input ? (
           <InputLine
             prompt={running.input.prompt}
@@ -83,6 +86,7 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
             editor={keys.editor}
             counter={state.kernel.executionCount + 1}
             color={color}
+            maxRows={editorRows}
             {...(keys.search ? { search: keys.search } : {})}
           />
         )}

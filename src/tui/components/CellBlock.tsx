@@ -85,7 +85,7 @@ export function CellBlock({ cell, maxRows, now, color, selected }: CellBlockProp
     cell.durationMs !== undefined
       ? formatElapsed(cell.durationMs)
       : cell.startedAt !== undefined && now !== undefined
-        ? formatElapsed(now - cell.startedAt)
+        ? formatElapsed(Math.max(0, now - cell.startedAt))
         : '';
   const glyph =
     cell.status === 'running' && now !== undefined

@@ -8,6 +8,8 @@ export interface EditorProps {
   editor: EditorState;
   counter: number;
   color: boolean;
+  /** At most this many rows: a long paste shows a window around the cursor. */
+  maxRows: number;
   /** Ctrl-R search in progress. */
   search?: { query: string; match?: string };
 }
@@ -23,7 +25,13 @@ function withCursor(line: string, col: number): ReactNode {
   );
 }
 
-export function Editor({ editor, counter, color, search }: EditorProps): ReactNode {
+/** The first line of the window of `size` lines that keeps `row` in view. */
+export function windowStart(total: number, row: number, size: number): number {
+  if (total <= size) return 0;
+  return Math.min(Math.max(0, row - size + 1), total - size);
+}
+
+export function Editor({ editor, counter, color, maxRows, search }: EditorProps): ReactNode {
   const prompt = `In [${counter}]: `;
   const more = `${' '.repeat(Math.max(0, prompt.length - 5))}...: `;
   if (search) {
@@ -34,14 +42,30 @@ export function Editor({ editor, counter, color, search }: EditorProps): ReactNo
       </Text>
     );
   }
+  const size = Math.max(1, maxRows);
+  const clipped = editor.lines.length > size;
+  // One row of the window is spent on the note of what is out of view.
+  const visible = clipped ? size - 1 : size;
+  const start = windowStart(editor.lines.length, editor.row, visible);
+  const lines = editor.lines.slice(start, start + visible);
+  const hiddenAbove = start;
+  const hiddenBelow = editor.lines.length - start - lines.length;
   return (
     <Box flexDirection="column">
-      {editor.lines.map((line, row) => (
-        <Text key={row} wrap="truncate-end">
-          <Text color="green">{row === 0 ? prompt : more}</Text>
-          {row === editor.row ? withCursor(line, editor.col) : highlightPython(line, color)}
+      {lines.map((line, i) => {
+        const row = start + i;
+        return (
+          <Text key={row} wrap="truncate-end">
+            <Text color="green">{row === 0 ? prompt : more}</Text>
+            {row === editor.row ? withCursor(line, editor.col) : highlightPython(line, color)}
+          </Text>
+        );
+      })}
+      {clipped ? (
+        <Text dimColor wrap="truncate-end">
+          {`${more}… ${editor.lines.length} lines (${hiddenAbove} above, ${hiddenBelow} below)`}
         </Text>
-      ))}
+      ) : null}
     </Box>
   );
 }

@@ -48,9 +48,26 @@ const PASTE_END = '[201~';
 
 export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }: KeysOptions): Keys {
   const { state, dispatch, submit, running } = notebook;
-  const [editor, setEditor] = useState(ed.emptyEditor);
-  const [inputValue, setInputValue] = useState('');
-  const [search, setSearch] = useState<{ query: string; index: number } | undefined>();
+  // Keys can arrive faster than React re-renders: handlers read the latest values from refs, and
+  // every change goes to the ref at once and to the state for the screen.
+  const [editor, setEditorState] = useState(ed.emptyEditor);
+  const editorRef = useRef(editor);
+  const setEditor = useCallback((next: ed.EditorState | ((e: ed.EditorState) => ed.EditorState)) => {
+    editorRef.current = typeof next === 'function' ? next(editorRef.current) : next;
+    setEditorState(editorRef.current);
+  }, []);
+  const [inputValue, setInputState] = useState('');
+  const inputRef = useRef('');
+  const setInputValue = useCallback((next: string) => {
+    inputRef.current = next;
+    setInputState(next);
+  }, []);
+  const [search, setSearchState] = useState<{ query: string; index: number } | undefined>();
+  const searchRef = useRef(search);
+  const setSearch = useCallback((next: { query: string; index: number } | undefined) => {
+    searchRef.current = next;
+    setSearchState(next);
+  }, []);
   const history = useRef<string[]>(historyFile ? loadHistory(historyFile) : []);
   const historyIndex = useRef<number | undefined>(undefined);
   const draft = useRef('');
@@ -116,7 +133,7 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       const cells = /^#\s*(%%|In\[)/m.test(code) ? splitCells(code) : [{ code }];
       submit(cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })));
     },
-    [historyFile, runCommand, submit],
+    [historyFile, runCommand, setEditor, submit],
   );
 
   const walkHistory = useCallback(
@@ -125,7 +142,7 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       if (!list.length) return;
       if (historyIndex.current === undefined) {
         if (delta > 0) return;
-        draft.current = ed.editorText(editor);
+        draft.current = ed.editorText(editorRef.current);
       }
       const from = historyIndex.current ?? list.length;
       const index = from + delta;
@@ -138,11 +155,14 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       historyIndex.current = index;
       setEditor(ed.fromText(list[index] as string));
     },
-    [editor],
+    [setEditor],
   );
 
   const onKey = useCallback(
     (input: string, key: Key) => {
+      const editor = editorRef.current;
+      const search = searchRef.current;
+      const inputValue = inputRef.current;
       // Bracketed paste: everything between the markers is text, newlines included.
       if (input === PASTE_START) {
         pasting.current = true;
@@ -193,8 +213,8 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
           });
           setInputValue('');
           dispatch({ type: 'input', id: running.id });
-        } else if (key.backspace || key.delete) setInputValue((v) => v.slice(0, -1));
-        else if (!key.ctrl && !key.meta && input) setInputValue((v) => v + input);
+        } else if (key.backspace || key.delete) setInputValue(inputValue.slice(0, -1));
+        else if (!key.ctrl && !key.meta && input) setInputValue(inputValue + input);
         return;
       }
 
@@ -290,11 +310,11 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       backend,
       clearScreen,
       dispatch,
-      editor,
-      inputValue,
       onExit,
       running,
-      search,
+      setEditor,
+      setInputValue,
+      setSearch,
       state.exitArmed,
       submitText,
       walkHistory,

@@ -152,6 +152,7 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
     busy.current = true;
     const id = next.id;
     dispatch({ type: 'start', id, at: Date.now() });
+    dispatch({ type: 'kernel', info: { state: 'busy' } });
     const timer = setInterval(() => void flush(id, false), FLUSH_MS);
     void backend
       .runCell({ code: next.code, onEvent: (event) => onEvent(id, event) })
@@ -172,8 +173,13 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
           durationMs: result.durationMs,
           executionCount: result.executionCount,
         });
-        if (result.executionCount)
-          dispatch({ type: 'kernel', info: { executionCount: result.executionCount } });
+        dispatch({
+          type: 'kernel',
+          info: {
+            state: backend.kernelState(),
+            ...(result.executionCount ? { executionCount: result.executionCount } : {}),
+          },
+        });
         if (status !== 'ok') {
           dispatch({ type: 'skipRest', afterId: id });
           if (status === 'killed') {

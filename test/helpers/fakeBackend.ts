@@ -1,0 +1,102 @@
+import type { CellResult, OutputEvent } from '../../src/eval/executor.js';
+import type { CellRun, NotebookBackend } from '../../src/tui/backend.js';
+import type { KernelStatus } from '../../src/tui/state/reducer.js';
+
+/** A recorded cell: the events the executor sent and how the cell ended. */
+export interface Fixture {
+  events: OutputEvent[];
+  result?: Partial<CellResult>;
+  /** Keep the cell running until the test calls finish() (or interrupt). */
+  hold?: boolean;
+}
+
+/** Replays fixtures by code, as the executor would have sent them. */
+export class FakeBackend implements NotebookBackend {
+  readonly cwd = '/home/user/project';
+  readonly mode = 'session';
+  readonly python = '/usr/bin/python3';
+  readonly version = '3.11.7';
+  state: KernelStatus = 'idle';
+  count = 0;
+  interrupts = 0;
+  inputs: string[] = [];
+  restarts = 0;
+  ran: string[] = [];
+  private release?: (result: Partial<CellResult>) => void;
+  private current?: CellRun;
+
+  constructor(private readonly fixtures: Record<string, Fixture> = {}) {}
+
+  async runCell(run: CellRun): Promise<CellResult> {
+    this.ran.push(run.code);
+    this.current = run;
+    const fixture = this.fixtures[run.code] ?? { events: [{ kind: 'stdout', text: `ran ${run.code}\n` }] };
+    this.state = 'busy';
+    run.onEvent({ kind: 'started' });
+    for (const event of fixture.events) run.onEvent(event);
+    const held = fixture.hold
+      ? await new Promise<Partial<CellResult>>((resolve) => (this.release = resolve))
+      : {};
+    this.state = 'idle';
+    const result = { ...fixture.result, ...held };
+    const ok = (result.status ?? 'ok') === 'ok' || result.status === 'error';
+    if (ok || result.status === 'cancelled') this.count++;
+    return {
+      index: 0,
+      language: 'py',
+      status: 'ok',
+      exitCode: 0,
+      executionCount: this.count,
+      durationMs: 12,
+      timedOut: false,
+      kernelKilled: false,
+      retried: false,
+      text: '',
+      images: [],
+      json: [],
+      statusEvents: [],
+      notices: [],
+      ...result,
+    };
+  }
+
+  /** Sends more events into the held cell. */
+  emit(event: OutputEvent) {
+    this.current?.onEvent(event);
+  }
+
+  finish(result: Partial<CellResult> = {}) {
+    this.release?.(result);
+    this.release = undefined;
+  }
+
+  interrupt() {
+    this.interrupts++;
+    this.emit({
+      kind: 'error',
+      ename: 'KeyboardInterrupt',
+      evalue: '',
+      traceback: [
+        'Traceback (most recent call last):',
+        '  Cell In[1], line 1, in <module>',
+        'KeyboardInterrupt',
+      ],
+    });
+    this.finish({ status: 'cancelled', exitCode: 130 });
+  }
+
+  sendInput(value: string) {
+    this.inputs.push(value);
+  }
+
+  async restart() {
+    this.restarts++;
+    this.count = 0;
+  }
+
+  kernelState() {
+    return this.state;
+  }
+
+  async dispose() {}
+}

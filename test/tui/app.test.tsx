@@ -1,0 +1,248 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/tui/App.js';
+import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
+import { type Harness, KEYS, mount } from '../helpers/ink.js';
+
+const mounted: Harness[] = [];
+afterEach(() => {
+  for (const h of mounted.splice(0)) h.unmount();
+});
+
+function start(fixtures: Record<string, Fixture> = {}, size: { columns?: number; rows?: number } = {}) {
+  const backend = new FakeBackend(fixtures);
+  let exited = 0;
+  const h = mount(<App backend={backend} imageMode="off" color={false} onExit={() => exited++} />, size);
+  mounted.push(h);
+  return { h, backend, exited: () => exited };
+}
+
+async function run(h: Harness, code: string) {
+  await h.type(code);
+  await h.press(KEYS.enter);
+}
+
+/** The screen with what changes from run to run (spinner frames, elapsed times) made constant. */
+const screen = (frame: string) =>
+  frame
+    .replace(/\s+$/gm, '')
+    .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, '⠿')
+    .replace(/\d+(\.\d+)? (ms|s)\b/g, 'N ms');
+
+/**
+ * The transcript as printed after the last re-print: in debug mode Ink keeps every static output,
+ * so a re-printed transcript (after Ctrl-O) follows the old one.
+ */
+const lastPrint = (frame: string, header: string) => frame.slice(frame.lastIndexOf(header));
+
+describe('notebook screen', () => {
+  it('shows a finished cell with counter, status, code and result', async () => {
+    const { h } = start({ '1+1': { events: [{ kind: 'result', text: '2', images: [] }] } });
+    await h.waitFor((f) => f.includes('In [1]:'));
+    await run(h, '1+1');
+    const frame = await h.waitFor((f) => f.includes('Out[1]: 2'));
+    await expect(screen(frame)).toMatchFileSnapshot('../../snapshots/cell-ok.txt');
+  });
+
+  const statuses: [string, Fixture, string][] = [
+    [
+      'error',
+      {
+        events: [
+          {
+            kind: 'error',
+            ename: 'ZeroDivisionError',
+            evalue: 'division by zero',
+            traceback: [
+              'Traceback (most recent call last):',
+              '  Cell In[1], line 1, in <module>',
+              '    1/0',
+              'ZeroDivisionError: division by zero',
+            ],
+          },
+        ],
+        result: { status: 'error', exitCode: 1 },
+      },
+      '✗ [1] error',
+    ],
+    ['cancelled', { events: [], result: { status: 'cancelled', exitCode: 130 } }, '⊘ [1] cancelled'],
+    [
+      'timed out',
+      {
+        events: [
+          { kind: 'notice', text: 'eval cell timed out after 1s; kernel interrupted but remains running.' },
+        ],
+        result: { status: 'cancelled', timedOut: true },
+      },
+      '⏱ [1] timed out',
+    ],
+    [
+      'kernel killed',
+      {
+        events: [{ kind: 'notice', text: 'The kernel did not respond to the interrupt and was killed.' }],
+        result: { status: 'cancelled', kernelKilled: true },
+      },
+      '☠ [1] kernel killed',
+    ],
+  ];
+  for (const [name, fixture, header] of statuses) {
+    it(`shows the ${name} status`, async () => {
+      const { h } = start({ cell: fixture });
+      await run(h, 'cell');
+      const frame = await h.waitFor((f) => f.includes(header), header);
+      await expect(screen(frame)).toMatchFileSnapshot(`../../snapshots/status-${name.replace(' ', '-')}.txt`);
+    });
+  }
+
+  it('shows queued and running cells, and skips the rest after a failure', async () => {
+    const { h, backend } = start({
+      'a = 1': { events: [], hold: true },
+      'raise ValueError': {
+        events: [{ kind: 'error', ename: 'ValueError', evalue: '', traceback: ['ValueError'] }],
+        result: { status: 'error' },
+      },
+      'b = 2': { events: [] },
+    });
+    await h.press(
+      `${KEYS.pasteStart}# %% first\na = 1\n# %% second\nraise ValueError\n# %% third\nb = 2\n${KEYS.pasteEnd}`,
+    );
+    await h.press(KEYS.enter);
+    const running = await h.waitFor(
+      (f) => f.includes('[*] first running') && f.includes('○ [ ] second queued'),
+    );
+    await expect(screen(running)).toMatchFileSnapshot('../../snapshots/paste-running.txt');
+    backend.finish();
+    const done = await h.waitFor((f) => f.includes('· [ ] third skipped'));
+    expect(backend.ran).toEqual(['a = 1', 'raise ValueError']);
+    await expect(screen(done)).toMatchFileSnapshot('../../snapshots/paste-done.txt');
+  });
+
+  it('collapses long output to its last 20 lines, and Ctrl-O expands and collapses it', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n');
+    const { h } = start({ long: { events: [{ kind: 'stdout', text: `${lines}\n` }] } });
+    await run(h, 'long');
+    const collapsed = await h.waitFor((f) => f.includes('… 10 more lines (ctrl+o to expand)'));
+    expect(collapsed).not.toContain('line 10\n');
+    expect(collapsed).toContain('line 11');
+    await h.press(KEYS.ctrlO);
+    const expanded = lastPrint(await h.waitFor((f) => lastPrint(f, '✓ [1]').includes('line 1\n')), '✓ [1]');
+    expect(expanded).not.toContain('more lines');
+    expect(expanded).toContain('line 30');
+    await h.press(KEYS.ctrlO);
+    const again = lastPrint(await h.waitFor((f) => lastPrint(f, '✓ [1]').includes('10 more lines')), '✓ [1]');
+    expect(again).not.toContain('line 10\n');
+  });
+
+  it('selects an earlier cell with Alt-Up for Ctrl-O', async () => {
+    const many = Array.from({ length: 25 }, (_, i) => `a${i}`).join('\n');
+    const { h } = start({
+      first: { events: [{ kind: 'stdout', text: `${many}\n` }] },
+      second: { events: [] },
+    });
+    await run(h, 'first');
+    await h.waitFor((f) => f.includes('5 more lines'));
+    await run(h, 'second');
+    await h.waitFor((f) => f.includes('[2] ok'));
+    await h.press(KEYS.altUp);
+    await h.waitFor((f) => f.includes('selected cell [1]'));
+    await h.press(KEYS.ctrlO);
+    const frame = lastPrint(await h.waitFor((f) => lastPrint(f, '✓ [1]').includes('a0\n')), '✓ [1]');
+    expect(frame).toContain('selected');
+    expect(frame).not.toContain('5 more lines');
+  });
+
+  it('clamps a line longer than 4000 characters', async () => {
+    const { h } = start({ wide: { events: [{ kind: 'stdout', text: `${'y'.repeat(5000)}\n` }] } });
+    await run(h, 'wide');
+    const frame = await h.waitFor((f) => f.includes('[1000 chars omitted]'));
+    expect(frame).not.toContain('y'.repeat(4001));
+  });
+
+  it('shows an image as a placeholder line when images are off', async () => {
+    const { h } = start({
+      plot: {
+        events: [{ kind: 'display', images: [{ mime: 'image/png', data: 'AAAA', width: 640, height: 480 }] }],
+      },
+    });
+    await run(h, 'plot');
+    await h.waitFor((f) => f.includes('[image 640×480 png]'));
+  });
+
+  it('Ctrl-C interrupts a running cell, then clears the prompt, then exits on the second press', async () => {
+    const { h, backend, exited } = start({ 'while True: pass': { events: [], hold: true } });
+    await run(h, 'while True: pass');
+    await h.waitFor((f) => f.includes('running'));
+    await h.press(KEYS.ctrlC);
+    expect(backend.interrupts).toBe(1);
+    await h.waitFor((f) => f.includes('⊘ [1] cancelled') && f.includes('KeyboardInterrupt'));
+    await h.type('half typed');
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => !f.includes('half typed'));
+    expect(exited()).toBe(0);
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => f.includes('Press Ctrl-C again to exit'));
+    await h.press(KEYS.ctrlC);
+    expect(exited()).toBe(1);
+  });
+
+  it('answers input() from the prompt', async () => {
+    const { h, backend } = start({
+      'name = input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },
+    });
+    await run(h, 'name = input()');
+    await h.waitFor((f) => f.includes('who?'));
+    await h.type('Ada');
+    await h.press(KEYS.enter);
+    expect(backend.inputs).toEqual(['Ada']);
+    backend.finish();
+    await h.waitFor((f) => f.includes('who? Ada') && f.includes('✓ [1] ok'));
+  });
+
+  it('runs Enter on a complete cell and adds a line to an open block', async () => {
+    const { h, backend } = start();
+    await run(h, 'for i in range(2):');
+    await h.waitFor((f) => f.includes('   ...:'));
+    await run(h, 'print(i)');
+    expect(backend.ran).toEqual([]);
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.ran.length === 1);
+    expect(backend.ran).toEqual(['for i in range(2):\n    print(i)']);
+  });
+
+  it('walks the history with Up and Down', async () => {
+    const { h } = start();
+    await run(h, 'first = 1');
+    await run(h, 'second = 2');
+    await h.waitFor((f) => f.includes('[2] ok'));
+    await h.press(KEYS.up);
+    await h.waitFor((f) => /In \[3\]: second = \d?/.test(f));
+    await h.press(KEYS.up);
+    await h.waitFor((f) => /In \[3\]: first = /.test(f));
+    await h.press(KEYS.down);
+    await h.press(KEYS.down);
+    await h.waitFor((f) => /In \[3\]:\n/.test(f));
+  });
+
+  it('shows /help and answers an unknown command', async () => {
+    const { h } = start();
+    await run(h, '/help');
+    await h.waitFor((f) => f.includes('/restart           restart the kernel'));
+    await run(h, '/nope');
+    await h.waitFor((f) => f.includes('Unknown command /nope. Type /help for the list.'));
+  });
+
+  it('lays the live region out again on resize, keeping it shorter than the terminal', async () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `row ${i}`).join('\n');
+    const { h, backend } = start(
+      { stream: { events: [{ kind: 'stdout', text: `${lines}\n` }], hold: true } },
+      { rows: 30 },
+    );
+    await run(h, 'stream');
+    await h.waitFor((f) => f.includes('row 99'));
+    const liveHeight = () => h.frame().trimEnd().split('\n').length;
+    expect(liveHeight()).toBeLessThan(30);
+    h.stdout.resize(60, 12);
+    await h.waitFor(() => liveHeight() < 12, 'a live region under 12 rows');
+    await expect(screen(h.frame())).toMatchFileSnapshot('../../snapshots/resized-live.txt');
+    backend.finish();
+  });
+});
