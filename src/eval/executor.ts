@@ -299,6 +299,11 @@ export class Session {
     return this.entry.kernel;
   }
 
+  /** Starts the kernel now instead of at the first cell (a front end that shows its state). */
+  async start(): Promise<void> {
+    await this.executor.kernelFor(this.entry, []);
+  }
+
   /** Answers the running cell's input() request. */
   sendInput(value: string): void {
     this.entry.kernel?.sendInput(value);

@@ -15,6 +15,8 @@ export interface NotebookBackend {
   readonly mode: string;
   readonly python?: string;
   readonly version?: string;
+  /** Starts the kernel (without running a cell); rejects with the reason it cannot start. */
+  start(): Promise<void>;
   /** Runs one cell; resolves with its result (never rejects for Python errors). */
   runCell(run: CellRun): Promise<CellResult>;
   /** Interrupts the running cell (the executor escalates to a kill after 5 s). */
@@ -34,6 +36,7 @@ export async function executorBackend(executor: Executor, cwd: string): Promise<
     mode: session.mode,
     python: session.python.executable,
     version: session.python.version.join('.'),
+    start: () => session.start(),
     async runCell({ code, onEvent }) {
       const [result] = await session.run([{ language: 'py', code }], {
         allowStdin: true,

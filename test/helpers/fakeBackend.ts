@@ -27,6 +27,10 @@ export class FakeBackend implements NotebookBackend {
 
   constructor(private readonly fixtures: Record<string, Fixture> = {}) {}
 
+  async start() {
+    this.state = 'idle';
+  }
+
   async runCell(run: CellRun): Promise<CellResult> {
     this.ran.push(run.code);
     this.current = run;

@@ -321,7 +321,11 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
     ],
   );
 
-  useInput(onKey);
+  // The latest handler, called through a stable function: a key that arrives after a render but
+  // before React re-subscribed must still see that render's state.
+  const latest = useRef(onKey);
+  latest.current = onKey;
+  useInput(useCallback((input: string, key: Key) => latest.current(input, key), []));
 
   const match = search && search.index >= 0 ? history.current[search.index] : undefined;
   return {

@@ -144,6 +144,18 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
     [flush, imageMode],
   );
 
+  /** Starts a kernel now, so the status line shows it ready (or why it is not). */
+  const startKernel = useCallback(() => {
+    dispatch({ type: 'kernel', info: { state: 'starting' } });
+    backend.start().then(
+      () => dispatch({ type: 'kernel', info: { state: backend.kernelState(), executionCount: 0 } }),
+      (err: unknown) => {
+        dispatch({ type: 'kernel', info: { state: 'dead' } });
+        dispatch({ type: 'info', text: `The Python kernel could not be started: ${(err as Error).message}` });
+      },
+    );
+  }, [backend]);
+
   // Run the next queued cell when nothing runs.
   const next = state.cells.find((c) => c.status === 'queued');
   const running = state.cells.find((c) => c.status === 'running');
@@ -184,15 +196,19 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
           dispatch({ type: 'skipRest', afterId: id });
           if (status === 'killed') {
             dispatch({
-              type: 'message',
-              text: 'The kernel was killed: its state is lost. A fresh kernel starts with the next cell.',
+              type: 'info',
+              text: 'The kernel was killed: its state is lost. A fresh kernel is starting.',
             });
+            startKernel();
           }
         }
         busy.current = false;
       });
     return undefined;
-  }, [next, running, backend, flush, onEvent]);
+  }, [next, running, backend, flush, onEvent, startKernel]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount
+  useEffect(() => startKernel(), []);
 
   // Spinner and elapsed time while a cell runs; kernel state all along.
   useEffect(() => {

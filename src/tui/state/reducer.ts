@@ -146,7 +146,7 @@ export function reducer(state: State, action: Action): State {
         return action.prompt ? { ...rest, input: action.prompt } : rest;
       });
     case 'finish':
-      return updateCell(state, action.id, (c) => {
+      return updateCell({ ...state, message: undefined }, action.id, (c) => {
         const { input: _, ...rest } = c;
         return {
           ...rest,

@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { groupAlive, pidAlive } from '../helpers/kernel.js';
+import { openNotebook, type Screen } from '../helpers/pty.js';
+
+const open: Screen[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.kill();
+});
+
+async function start(args: string[] = [], opts = {}) {
+  const s = openNotebook(args, opts);
+  open.push(s);
+  await s.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
+  return s;
+}
+
+const PASTE = (text: string) => `\x1b[200~${text}\x1b[201~`;
+
+describe('the notebook in a terminal', () => {
+  it('starts, runs 1+1 and shows 2', async () => {
+    const s = await start();
+    expect(s.text()).toMatch(/● idle │ Python 3\.\d+\.\d+ │ .+ │ session │ \[0\]/);
+    await s.run('1+1');
+    await s.waitFor((t) => t.includes('Out[1]: 2') && t.includes('In [2]:'));
+  });
+
+  it('runs a pasted three-cell script as three cells', async () => {
+    const s = await start();
+    s.write(
+      PASTE('# %% one\na = 1\nprint("first", a)\n# %% two\nb = a + 1\n# %% three\nprint("sum", a + b)\n'),
+    );
+    await s.waitFor((t) => t.includes('# %% three'), 'the paste in the editor');
+    s.write('\r');
+    const screen = await s.waitFor((t) => t.includes('sum 3') && t.includes('In [4]:'));
+    expect(screen).toContain('✓ [1] one ok');
+    expect(screen).toContain('✓ [2] two ok');
+    expect(screen).toContain('✓ [3] three ok');
+  });
+
+  it('lists names with %who and reads the environment with %env', async () => {
+    const s = await start();
+    await s.run('alpha = 1; beta = "b"');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('%who');
+    await s.waitFor((t) => /alpha\s+beta/.test(t));
+    await s.run('%env OMP_E2E=yes');
+    await s.waitFor((t) => t.includes('env: OMP_E2E=yes'));
+    await s.run('%env OMP_E2E');
+    await s.waitFor((t) => t.includes("Out[4]: 'yes'"));
+  });
+
+  it('Ctrl-C stops an endless loop; the prompt comes back and the state is kept', async () => {
+    const s = await start();
+    await s.run('kept = 42');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('while True: pass');
+    await s.waitFor((t) => t.includes('running'));
+    s.write('\x03');
+    await s.waitFor(
+      (t) => t.includes('KeyboardInterrupt') && t.includes('⊘ [2] cancelled') && t.includes('In [3]:'),
+    );
+    await s.run('kept');
+    await s.waitFor((t) => t.includes('Out[3]: 42'));
+  });
+
+  it('Ctrl-C on a cell that ignores SIGINT ends in a killed kernel and a fresh one', async () => {
+    const s = await start();
+    await s.run('lost = 1');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    // One line that ignores SIGINT and then loops forever in C.
+    await s.run(
+      'import itertools, signal; signal.signal(signal.SIGINT, signal.SIG_IGN); any(itertools.repeat(0))',
+    );
+    await s.waitFor((t) => t.includes('running'));
+    s.write('\x03');
+    await s.waitFor((t) => t.includes('kernel killed') && t.includes('state is lost'), 'the kill', 20_000);
+    await s.run('"lost" in globals()');
+    await s.waitFor((t) => t.includes('Out[1]: False'));
+  });
+
+  it('shows an image cell as half blocks with --images blocks', async () => {
+    const s = await start(['--images', 'blocks']);
+    // A 4×4 red PNG, built with the standard library.
+    await s.run(
+      'import zlib, struct, base64; raw = b"".join(b"\\x00" + b"\\xff\\x00\\x00" * 4 for _ in range(4)); ' +
+        'chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d)); ' +
+        'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""); ' +
+        'display({"image/png": base64.b64encode(png).decode()}, raw=True)',
+    );
+    const screen = await s.waitFor((t) => t.includes('In [2]:'));
+    expect(screen).toMatch(/[▀▄█]/);
+  });
+
+  it('answers input() typed at the prompt', async () => {
+    const s = await start();
+    await s.run('name = input("who? ")');
+    await s.waitFor((t) => t.includes('who?') && t.includes('running'));
+    await s.run('Ada');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('name.upper()');
+    await s.waitFor((t) => t.includes("Out[2]: 'ADA'"));
+  });
+
+  it('lays out again on resize', async () => {
+    const s = await start([], { columns: 100, rows: 30 });
+    await s.run('print("before resize")');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    s.resize(70, 20);
+    await s.run('print("after resize")');
+    const screen = await s.waitFor((t) => t.includes('after resize') && t.includes('In [3]:'));
+    expect(screen.split('\n').every((line) => line.length <= 70)).toBe(true);
+  });
+
+  it('exits on Ctrl-D and leaves no kernel behind', async () => {
+    const s = await start();
+    await s.run('import os; os.getpid()');
+    const screen = await s.waitFor((t) => /Out\[1\]: \d+/.test(t));
+    const kernelPid = Number(/Out\[1\]: (\d+)/.exec(screen)?.[1]);
+    expect(pidAlive(kernelPid)).toBe(true);
+    s.write('\x04');
+    const { exitCode } = await s.exited;
+    expect(exitCode).toBe(0);
+    expect(pidAlive(kernelPid)).toBe(false);
+    expect(groupAlive(kernelPid)).toBe(false);
+  });
+});

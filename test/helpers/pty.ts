@@ -1,0 +1,79 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pty from '@lydell/node-pty';
+import xterm from '@xterm/headless';
+import { BIN } from './cli.js';
+
+export interface Screen {
+  /** The visible screen, one line per row, trailing spaces removed. */
+  text: () => string;
+  waitFor: (predicate: (screen: string) => boolean, what?: string, timeoutMs?: number) => Promise<string>;
+  /** Types text, pauses, and presses Enter (text and Enter in one write would arrive as a paste). */
+  run: (code: string) => Promise<void>;
+  write: (data: string) => void;
+  resize: (columns: number, rows: number) => void;
+  exited: Promise<{ exitCode: number; signal?: number }>;
+  pid: number;
+  kill: () => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** bin/omp-eval.js in a real pseudo-terminal, its output fed to a headless terminal emulator. */
+export function openNotebook(
+  args: string[] = [],
+  opts: { columns?: number; rows?: number; env?: NodeJS.ProcessEnv } = {},
+): Screen {
+  const columns = opts.columns ?? 100;
+  const rows = opts.rows ?? 30;
+  const term = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true, convertEol: true });
+  const home = mkdtempSync(join(tmpdir(), 'omp-e2e-'));
+  const child = pty.spawn(process.execPath, [BIN, ...args], {
+    name: 'xterm-256color',
+    cols: columns,
+    rows,
+    cwd: process.cwd(),
+    env: {
+      ...process.env,
+      CI: 'false',
+      TERM: 'xterm-256color',
+      FORCE_COLOR: '1',
+      OMP_EVAL_HISTORY: join(home, 'history.json'),
+      ...opts.env,
+    } as Record<string, string>,
+  });
+  child.onData((data) => term.write(data));
+  const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => child.onExit(resolve));
+  const text = () => {
+    const buffer = term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < term.rows; i++)
+      lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+    return lines.join('\n').replace(/\s+$/, '');
+  };
+  return {
+    text,
+    async waitFor(predicate, what = 'screen', timeoutMs = 15_000) {
+      const until = Date.now() + timeoutMs;
+      while (!predicate(text())) {
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${text()}`);
+        await sleep(25);
+      }
+      return text();
+    },
+    async run(code) {
+      child.write(code);
+      await sleep(80);
+      child.write('\r');
+    },
+    write: (data) => child.write(data),
+    resize(c, r) {
+      child.resize(c, r);
+      term.resize(c, r);
+    },
+    exited,
+    pid: child.pid,
+    kill: () => child.kill(),
+  };
+}
