@@ -26,6 +26,7 @@ export function StatusLine({ kernel, message }: { kernel: KernelInfo; message?: 
       <Text dimColor>
         {' │ '}
         {kernel.version ? `Python ${kernel.version}` : 'Python'}
+        {kernel.python ? ` (${shortPath(kernel.python)})` : ''}
         {' │ '}
         {shortPath(kernel.cwd)}
         {' │ '}
