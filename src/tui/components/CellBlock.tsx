@@ -122,6 +122,8 @@ export function CellBlock({ cell, maxRows, now, color, selected }: CellBlockProp
     hidden = rows.length - shown.length;
   } else {
     ({ items: shown, hidden } = tail(rows, cell.expanded));
+    // Rows not kept in memory count as hidden too (the marker row stands for them).
+    if (hidden && cell.output.omitted) hidden += cell.output.omitted - 1;
   }
   const firstResult = shown.findIndex((r) => r.kind === 'text' && r.stream === 'result');
   return (
