@@ -90,7 +90,11 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
             {...(keys.search ? { search: keys.search } : {})}
           />
         )}
-        <StatusLine kernel={state.kernel} {...(state.message ? { message: state.message } : {})} />
+        <StatusLine
+          kernel={state.kernel}
+          columns={columns}
+          {...(state.message ? { message: state.message } : {})}
+        />
       </Box>
     </>
   );

@@ -13,32 +13,39 @@ const STATE_COLOR: Record<string, string> = {
   none: 'gray',
 };
 
+const HINTS = '/help · ctrl+o expand · ctrl+c interrupt';
+
 export function shortPath(path: string): string {
   const home = homedir();
   return path === home ? '~' : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-export function StatusLine({ kernel, message }: { kernel: KernelInfo; message?: string }): ReactNode {
-  const state = kernel.state === 'none' ? 'no kernel' : kernel.state;
+export function StatusLine({
+  kernel,
+  message,
+  columns,
+}: {
+  kernel: KernelInfo;
+  message?: string;
+  columns: number;
+}): ReactNode {
+  const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
+  const version = kernel.version ? `Python ${kernel.version}` : 'Python';
+  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode} │ [${kernel.executionCount}]  `;
+  const right = message ?? HINTS;
+  // The interpreter's path only when the message still fits beside it.
+  const path = kernel.python ? ` (${shortPath(kernel.python)})` : '';
+  const withPath = state.length + 3 + version.length + path.length + tail.length + right.length <= columns;
   return (
     <Text wrap="truncate-end">
-      <Text color={STATE_COLOR[kernel.state] ?? 'gray'}>● {state}</Text>
+      <Text color={STATE_COLOR[kernel.state] ?? 'gray'}>{state}</Text>
       <Text dimColor>
         {' │ '}
-        {kernel.version ? `Python ${kernel.version}` : 'Python'}
-        {kernel.python ? ` (${shortPath(kernel.python)})` : ''}
-        {' │ '}
-        {shortPath(kernel.cwd)}
-        {' │ '}
-        {kernel.mode}
-        {' │ '}[{kernel.executionCount}]
+        {version}
+        {withPath ? path : ''}
+        {tail}
       </Text>
-      <Text>{'  '}</Text>
-      {message ? (
-        <Text color="yellow">{message}</Text>
-      ) : (
-        <Text dimColor>/help · ctrl+o expand · ctrl+c interrupt</Text>
-      )}
+      {message ? <Text color="yellow">{message}</Text> : <Text dimColor>{HINTS}</Text>}
     </Text>
   );
 }
