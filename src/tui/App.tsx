@@ -5,7 +5,7 @@
  */
 import { Box, Static, Text, useStdout } from 'ink';
 import type { ReactNode } from 'react';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { NotebookBackend } from './backend.js';
 import { CellBlock } from './components/CellBlock.js';
 import { Editor, InputLine } from './components/Editor.js';
@@ -13,7 +13,8 @@ import { StatusLine } from './components/StatusLine.js';
 import { useKeys } from './hooks/useKeys.js';
 import { useNotebook } from './hooks/useNotebook.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
-import type { ImageMode } from './lib/images.js';
+import { type ImageMode, nativeImage } from './lib/images.js';
+import { rowsOf } from './state/output.js';
 import { FINISHED, selectedCell } from './state/reducer.js';
 
 export interface AppProps {
@@ -43,6 +44,19 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
     () => state.cells.filter((c) => c.id >= state.shownFrom && (FINISHED.has(c.status) || c.kind === 'info')),
     [state.cells, state.shownFrom],
   );
+  // Native image protocols cannot live inside Ink's frame: once a cell is printed, its images
+  // are written after it, outside the frame.
+  const drawn = useRef(new Set<number>());
+  useEffect(() => {
+    if (imageMode !== 'kitty' && imageMode !== 'iterm') return;
+    for (const cell of finished) {
+      if (drawn.current.has(cell.id)) continue;
+      drawn.current.add(cell.id);
+      for (const row of rowsOf(cell.output)) {
+        if (row.kind === 'image') stdout.write(nativeImage(row.image, imageMode, Math.min(columns - 2, 80)));
+      }
+    }
+  }, [finished, imageMode, stdout, columns]);
   const running = state.cells.find((c) => c.status === 'running');
   const queued = state.cells.filter((c) => c.status === 'queued');
   const selected = state.selected !== undefined ? selectedCell(state)?.id : undefined;

@@ -246,3 +246,22 @@ describe('notebook screen', () => {
     backend.finish();
   });
 });
+
+describe('native image protocols', () => {
+  it('writes an iTerm2 inline image after the printed cell, outside the frame', async () => {
+    const backend = new FakeBackend({
+      plot: {
+        events: [
+          { kind: 'display', images: [{ mime: 'image/png', data: 'iVBORw0KGgo=', width: 4, height: 4 }] },
+        ],
+      },
+    });
+    const h = mount(<App backend={backend} imageMode="iterm" color={true} onExit={() => {}} />);
+    mounted.push(h);
+    await h.type('plot');
+    await h.press(KEYS.enter);
+    await h.waitFor((f) => f.includes('[image 4×4 png]'));
+    const native = h.stdout.writes.find((w) => w.includes('\x1b]1337;File=inline=1'));
+    expect(native).toContain(':iVBORw0KGgo=\x07');
+  });
+});

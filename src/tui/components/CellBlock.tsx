@@ -62,6 +62,7 @@ function RowView({
 }) {
   const wrap = live ? 'truncate-end' : 'wrap';
   if (row.kind === 'image') return <Text wrap={wrap}>{row.ansi ?? placeholder(row.image)}</Text>;
+  // (In kitty/iTerm2 mode the placeholder stays, and the image itself is drawn below the cell.)
   const text = clampLine(row.text);
   if (row.stream === 'result' && first && counter !== undefined) {
     return (

@@ -111,7 +111,10 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
             text(event.kind === 'result' ? 'result' : 'stdout', body.endsWith('\n') ? body : `${body}\n`);
           }
           for (const image of event.images) {
-            if (imageMode === 'blocks' || imageMode === 'kitty' || imageMode === 'iterm') {
+            if (imageMode === 'kitty' || imageMode === 'iterm') {
+              // Drawn through the terminal's own protocol once the cell is printed (see App).
+              queue.push({ kind: 'image', image });
+            } else if (imageMode === 'blocks') {
               queue.push(
                 renderBlocks(image, Math.max(10, columnsRef.current - 4)).then((ansi) => ({
                   kind: 'image',
