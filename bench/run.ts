@@ -6,6 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PythonKernel } from '../src/eval/kernel.js';
 import { resolvePython, which } from '../src/eval/runtime.js';
+import { displayBench } from './display.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -191,6 +192,8 @@ async function main() {
     ratio: `${(gbMs / 1000).toFixed(1)} s, ${Math.round(1024 / (gbMs / 1000))} MiB/s`,
     target: 'bounded',
   });
+
+  rows.push(...(await displayBench()));
 
   const cols: (keyof Row)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
   const head: Row = {

@@ -1,10 +1,23 @@
 /**
- * MIME bundle → outputs: the text to show, image payloads with their pixel size, JSON data and
- * status events. Text precedence follows the spec: markdown, then plain, then HTML.
+ * MIME bundle → outputs: the text to show (and its markdown, when it has one), at most one image
+ * with its pixel size, JSON data and status events.
+ *
+ * Text precedence follows the spec, `text/markdown` > `text/plain` > `text/html`, with one
+ * exception: a `text/plain` that is only the runner's `repr()` of an object that also offered HTML
+ * (the frame says `plainIsRepr`, e.g. a pandas DataFrame) ranks below the HTML, which is shown as
+ * markdown (tables stay tables). Payloads too large to show are left out with a notice.
  */
+import { createRequire } from 'node:module';
+import type TurndownService from 'turndown';
 import type { MimeBundle } from './protocol.js';
 
 export const STATUS_MIME = 'application/x-omp-status';
+/** Base64 characters of the largest image that is passed on (12 MiB of PNG or JPEG). */
+export const IMAGE_LIMIT = 16 * 1024 * 1024;
+/** Characters of HTML converted to markdown; the rest is cut (about 35 ms at the limit). */
+export const HTML_LIMIT = 64 * 1024;
+/** Characters of JSON shown as text for a bundle that has nothing else to show. */
+const JSON_TEXT_LIMIT = 64 * 1024;
 
 export interface ImageOutput {
   mime: 'image/png' | 'image/jpeg';
@@ -19,10 +32,20 @@ export interface StatusEvent {
   [key: string]: unknown;
 }
 
+export interface RenderOptions {
+  /** The bundle's text/plain is only repr() of the object (the frame's `plainIsRepr`). */
+  plainIsRepr?: boolean;
+}
+
 export interface RenderedOutput {
+  /** What a plain-text reader sees: the chosen text form (markdown source for markdown and HTML). */
   text?: string;
+  /** Set when the text is markdown (from text/markdown or converted HTML): renderMarkdown() it. */
+  markdown?: string;
   images: ImageOutput[];
   json?: unknown;
+  /** The MIME types the bundle carried. */
+  mimeTypes: string[];
   bundle: MimeBundle;
 }
 
@@ -48,6 +71,205 @@ export function imageSize(mime: string, base64: string): { width: number; height
   return undefined;
 }
 
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const kilobytes = (bytes: number) => `${Math.round(bytes / 1e3)} kB`;
+
+// ---------------------------------------------------------------------------------------------
+// HTML → markdown: turndown, with a table rule of our own (GFM tables; row and column spans are
+// expanded, several header rows merged) since turndown's core keeps no tables.
+// ---------------------------------------------------------------------------------------------
+
+// Private-use characters mark cells and rows in turndown's output for the table rule to parse.
+const CELL = '\uE000';
+const CELL_END = '\uE001';
+const ROW = '\uE002';
+const CAPTION = '\uE003';
+const MARKERS = /[\uE000-\uE003]/g;
+
+interface Cell {
+  text: string;
+  header: boolean;
+  colspan: number;
+  rowspan: number;
+}
+
+const require = createRequire(import.meta.url);
+let service: TurndownService | undefined;
+
+/** Loaded on first use: turndown and its DOM cost about 30 ms to import. */
+function turndown(): TurndownService {
+  if (service) return service;
+  const Turndown = require('turndown') as typeof TurndownService;
+  const td = new Turndown({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '*',
+  });
+  td.remove(['style', 'script', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'iframe', 'object']);
+  const span = (el: HTMLElement, name: string) => {
+    const n = Number.parseInt(el.getAttribute(name) ?? '1', 10);
+    return Number.isFinite(n) ? Math.min(Math.max(n, 1), 1000) : 1;
+  };
+  td.addRule('ompCell', {
+    filter: ['th', 'td'],
+    replacement: (content, node) => {
+      const el = node as HTMLElement;
+      const kind = el.nodeName === 'TH' ? 'h' : 'd';
+      return `${CELL}${kind}${span(el, 'colspan')},${span(el, 'rowspan')}:${content}${CELL_END}`;
+    },
+  });
+  td.addRule('ompRow', {
+    filter: 'tr',
+    replacement: (content, node) => `${ROW}${node.parentNode?.nodeName === 'THEAD' ? 'h' : 'b'}${content}\n`,
+  });
+  td.addRule('ompCaption', {
+    filter: 'caption',
+    replacement: (content) => `${CAPTION}${content}${CELL_END}`,
+  });
+  td.addRule('ompTable', {
+    filter: 'table',
+    replacement: (content) => `\n\n${tableMarkdown(content)}\n\n`,
+  });
+  service = td;
+  return td;
+}
+
+/** One line of a table cell: no line breaks, pipes escaped. */
+const cellLine = (text: string) =>
+  text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
+
+const NUMERIC = /^([-+]?(\d[\d,_]*\.?\d*|\.\d+)([eE][-+]?\d+)?%?|[-+]?inf|nan|NaN|NaT|None|<NA>|\.\.\.|…)$/;
+
+/** The GFM table for the table rule's marked-up content. */
+function tableMarkdown(content: string): string {
+  let caption = '';
+  const rows: { head: boolean; cells: Cell[] }[] = [];
+  const cellRe = /\uE000([hd])(\d+),(\d+):([\s\S]*?)\uE001/g;
+  for (const part of content.split(ROW)) {
+    const cap = part.indexOf(CAPTION);
+    if (cap >= 0) caption = cellLine(part.slice(cap + 1, part.indexOf(CELL_END, cap)));
+    if (!part || (part[0] !== 'h' && part[0] !== 'b')) continue;
+    const cells: Cell[] = [];
+    for (const m of part.matchAll(cellRe)) {
+      cells.push({
+        header: m[1] === 'h',
+        colspan: Number(m[2]),
+        rowspan: Number(m[3]),
+        text: cellLine(m[4] ?? ''),
+      });
+    }
+    if (cells.length) rows.push({ head: part[0] === 'h', cells });
+  }
+  if (!rows.length) return caption;
+  // Header rows: those in <thead>, else leading rows of <th> only, else the first row.
+  let heads = rows.findIndex((r) => !r.head);
+  if (heads < 0) heads = rows.length;
+  if (heads === 0) {
+    while (heads < rows.length && rows[heads]?.cells.every((c) => c.header)) heads++;
+    if (heads === 0) heads = 1;
+  }
+  const grid = expandSpans(rows.map((r, i) => ({ cells: r.cells, repeat: i < heads })));
+  const width = Math.max(...grid.map((r) => r.length));
+  const fill = (r: string[]) => Array.from({ length: width }, (_, i) => r[i] ?? '');
+  const headRows = grid.slice(0, heads).map(fill);
+  const body = grid.slice(heads).map(fill);
+  const header = Array.from({ length: width }, (_, i) => {
+    const parts: string[] = [];
+    for (const r of headRows) {
+      const t = r[i] ?? '';
+      if (t && parts.at(-1) !== t) parts.push(t);
+    }
+    return parts.join(' / ');
+  });
+  const align = Array.from({ length: width }, (_, i) => {
+    const values = body.map((r) => r[i] ?? '').filter((t) => t !== '');
+    return values.length > 0 && values.every((t) => NUMERIC.test(t)) ? '---:' : '---';
+  });
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const table = [line(header), line(align), ...body.map(line)].join('\n');
+  return caption ? `**${caption}**\n\n${table}` : table;
+}
+
+/**
+ * Rows of cells with their spans → a grid. A cell spanning several rows is blank in the rows
+ * below it (as pandas prints a sparse index); a cell spanning several columns is repeated in header
+ * rows (so merged headers read "A / x") and blank after its first column elsewhere.
+ */
+function expandSpans(rows: { cells: Cell[]; repeat: boolean }[]): string[][] {
+  const carry: number[] = []; // rows still covered by a rowspan, by column
+  const grid: string[][] = [];
+  for (const row of rows) {
+    const out: string[] = [];
+    let col = 0;
+    const skipCovered = () => {
+      while ((carry[col] ?? 0) > 0) {
+        out[col] = '';
+        carry[col] = (carry[col] ?? 1) - 1;
+        col++;
+      }
+    };
+    for (const cell of row.cells) {
+      skipCovered();
+      for (let k = 0; k < cell.colspan; k++) {
+        out[col + k] = k === 0 || row.repeat ? cell.text : '';
+        if (cell.rowspan > 1) carry[col + k] = cell.rowspan - 1;
+      }
+      col += cell.colspan;
+    }
+    while (col < carry.length) {
+      if ((carry[col] ?? 0) > 0) {
+        out[col] = '';
+        carry[col] = (carry[col] ?? 1) - 1;
+      }
+      col++;
+    }
+    grid.push(Array.from(out, (t) => t ?? ''));
+  }
+  return grid;
+}
+
+/**
+ * HTML → markdown. HTML beyond `limit` characters is cut at a row or tag boundary and the
+ * markdown ends with a notice saying how much was left out.
+ */
+export function htmlToMarkdown(html: string, limit = HTML_LIMIT): string {
+  let source = html;
+  let notice = '';
+  if (source.length > limit) {
+    const head = source.slice(0, limit);
+    let cut = head.toLowerCase().lastIndexOf('</tr>');
+    cut = cut >= 0 ? cut + 5 : head.lastIndexOf('>') + 1;
+    if (cut <= 0) cut = limit;
+    const moreRows = countRows(source, cut);
+    notice =
+      `[output cut for display: the first ${kilobytes(cut)} of ${megabytes(source.length)} of HTML are shown` +
+      `${moreRows > 0 ? `; ${moreRows.toLocaleString('en-US')} more table rows are not` : ''}]`;
+    source = source.slice(0, cut);
+  }
+  source = source.replace(MARKERS, '');
+  let markdown: string;
+  try {
+    markdown = turndown().turndown(source);
+  } catch {
+    markdown = htmlToText(source);
+  }
+  markdown = markdown.replace(MARKERS, '').trim();
+  return notice ? `${markdown}\n\n${notice}` : markdown;
+}
+
+/** `<tr>` tags from `from` on. */
+function countRows(html: string, from: number): number {
+  const re = /<tr[\s>]/gi;
+  re.lastIndex = from;
+  let n = 0;
+  while (re.exec(html)) n++;
+  return n;
+}
+
 /** A plain-text reading of HTML: tags dropped, block ends as newlines, entities decoded. */
 export function htmlToText(html: string): string {
   return html
@@ -66,6 +288,20 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
+/** A line for an SVG image: its size from the width/height attributes or the viewBox. */
+function svgText(svg: string): string {
+  const tag = svg.match(/<svg\b[^>]*>/i)?.[0] ?? '';
+  const attr = (name: string) => tag.match(new RegExp(`\\b${name}\\s*=\\s*["']([^"']*)["']`, 'i'))?.[1];
+  let width = attr('width');
+  let height = attr('height');
+  const box = attr('viewBox')
+    ?.trim()
+    .split(/[\s,]+/);
+  if ((!width || !height) && box?.length === 4) [width, height] = [box[2], box[3]];
+  const size = width && height ? ` ${width.replace(/px$/, '')}×${height.replace(/px$/, '')}` : '';
+  return `[SVG image${size}]`;
+}
+
 export function statusEvent(bundle: MimeBundle): StatusEvent | undefined {
   const status = bundle[STATUS_MIME];
   if (!status || typeof status !== 'object' || typeof (status as StatusEvent).op !== 'string')
@@ -73,19 +309,57 @@ export function statusEvent(bundle: MimeBundle): StatusEvent | undefined {
   return status as StatusEvent;
 }
 
-export function renderBundle(bundle: MimeBundle): RenderedOutput {
-  const out: RenderedOutput = { images: [], bundle };
+export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): RenderedOutput {
+  const mimeTypes = Object.keys(bundle);
+  const out: RenderedOutput = { images: [], mimeTypes, bundle };
   const str = (mime: string) => (typeof bundle[mime] === 'string' ? (bundle[mime] as string) : undefined);
+  const notices: string[] = [];
+
   const markdown = str('text/markdown');
   const plain = str('text/plain');
   const html = str('text/html');
-  out.text = markdown ?? plain ?? (html !== undefined ? htmlToText(html) : undefined);
+  if (markdown !== undefined) {
+    out.text = out.markdown = markdown;
+  } else if (html !== undefined && (plain === undefined || options.plainIsRepr)) {
+    const converted = htmlToMarkdown(html);
+    if (converted || plain === undefined) out.text = out.markdown = converted;
+  }
+  if (out.text === undefined && plain !== undefined) out.text = plain;
+
+  // One image per bundle: PNG when there is one (PIL offers PNG and JPEG of the same picture).
   for (const mime of ['image/png', 'image/jpeg'] as const) {
     const data = str(mime);
-    if (data) out.images.push({ mime, data, ...imageSize(mime, data) });
+    if (!data) continue;
+    const size = imageSize(mime, data);
+    if (data.length > IMAGE_LIMIT) {
+      const dims = size ? ` ${size.width}×${size.height}` : '';
+      notices.push(
+        `[${mime.slice(6)} image${dims} of ${megabytes((data.length * 3) / 4)} not shown: ` +
+          `images over ${megabytes((IMAGE_LIMIT * 3) / 4)} are left out]`,
+      );
+    } else {
+      out.images.push({ mime, data, ...size });
+    }
+    break;
   }
   if ('application/json' in bundle) out.json = bundle['application/json'];
-  if (out.text === undefined && str('image/svg+xml')) out.text = '[SVG image]';
-  if (out.text === undefined && str('text/latex')) out.text = str('text/latex');
+  if (out.text === undefined && out.images.length === 0) {
+    const svg = str('image/svg+xml');
+    const latex = str('text/latex');
+    if (svg !== undefined) out.text = svgText(svg);
+    else if (latex !== undefined) out.text = latex;
+    else if (out.json !== undefined) {
+      const json = JSON.stringify(out.json, null, 2) ?? '';
+      out.text =
+        json.length > JSON_TEXT_LIMIT
+          ? `${json.slice(0, JSON_TEXT_LIMIT)}\n[JSON cut for display: ${megabytes(json.length)} in all]`
+          : json;
+    }
+  }
+  if (notices.length) {
+    const tail = notices.join('\n');
+    out.text = out.text ? `${out.text}\n${tail}` : tail;
+    if (out.markdown !== undefined) out.markdown = `${out.markdown}\n\n${tail}`;
+  }
   return out;
 }

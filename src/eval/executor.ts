@@ -35,7 +35,22 @@ export type CellStatus = 'ok' | 'error' | 'cancelled' | 'skipped';
 export type OutputEvent =
   | { kind: 'started' }
   | { kind: 'stdout' | 'stderr'; text: string }
-  | { kind: 'display' | 'result'; text?: string; images: ImageOutput[]; json?: unknown }
+  | {
+      kind: 'display' | 'result';
+      /** The bundle's text as plain text (for markdown and HTML: the markdown source). */
+      text?: string;
+      /** Set when `text` is markdown (text/markdown, or HTML converted): renderMarkdown() it. */
+      markdown?: string;
+      /** At most one image (PNG preferred). */
+      images: ImageOutput[];
+      json?: unknown;
+      /** The MIME types the bundle carried. */
+      mimeTypes?: string[];
+      /** display(obj, display_id=...): later outputs with `update` replace this one. */
+      displayId?: string;
+      /** This output replaces the earlier one with the same displayId. */
+      update?: boolean;
+    }
   | { kind: 'error'; ename: string; evalue: string; traceback: string[] }
   | { kind: 'status'; event: StatusEvent }
   | { kind: 'input_request'; prompt: string; password: boolean }
@@ -514,15 +529,26 @@ export class Session {
             emit({ kind: 'status', event: status });
             break;
           }
-          const out = renderBundle(frame.bundle);
+          // Fields beyond the typed frame: see the README's "Rich output".
+          const extra = frame as typeof frame & {
+            displayId?: unknown;
+            update?: unknown;
+            plainIsRepr?: unknown;
+          };
+          const out = renderBundle(frame.bundle, { plainIsRepr: extra.plainIsRepr === true });
           collected.images.push(...out.images);
           if (out.json !== undefined) collected.json.push(out.json);
           if (out.text !== undefined) sink.push(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
+          const displayId = typeof extra.displayId === 'string' ? extra.displayId : undefined;
           emit({
             kind: frame.type,
             images: out.images,
+            mimeTypes: out.mimeTypes,
             ...(out.text !== undefined ? { text: out.text } : {}),
+            ...(out.markdown !== undefined ? { markdown: out.markdown } : {}),
             ...(out.json !== undefined ? { json: out.json } : {}),
+            ...(displayId !== undefined ? { displayId } : {}),
+            ...(displayId !== undefined && extra.update === true ? { update: true } : {}),
           });
           break;
         }

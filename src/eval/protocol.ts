@@ -33,7 +33,16 @@ export type Request = ExecuteRequest | ExitRequest | InputReplyRequest;
 export type Frame =
   | { type: 'started'; id: string }
   | { type: 'stdout' | 'stderr'; id: string | null; data: string }
-  | { type: 'display' | 'result'; id: string | null; bundle: MimeBundle }
+  | {
+      type: 'display' | 'result';
+      id: string | null;
+      bundle: MimeBundle;
+      /** display(obj, display_id=...): a later frame with `update` replaces this output. */
+      displayId?: string;
+      update?: boolean;
+      /** text/plain is only the object's default repr(), and it offers a richer form. */
+      plainIsRepr?: boolean;
+    }
   | { type: 'error'; id: string | null; ename: string; evalue: string; traceback: string[] }
   | { type: 'input_request'; id: string; prompt: string; password: boolean }
   | {

@@ -527,7 +527,9 @@ class _Stdin(io.TextIOBase):
 
 
 # ---------------------------------------------------------------------------
-# Rich output: MIME bundles from _repr_*_ methods.
+# Rich output: MIME bundles from _repr_*_ methods, matplotlib figures, plotly.
+# Nothing here imports matplotlib, PIL, pandas or plotly: they are looked up in
+# sys.modules, so only cells that already use them pay for them.
 # ---------------------------------------------------------------------------
 
 _REPR_METHODS = (
@@ -539,6 +541,17 @@ _REPR_METHODS = (
     ("application/json", "_repr_json_", (dict, list)),
     ("text/latex", "_repr_latex_", str),
 )
+_BINARY_MIMES = frozenset(("image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"))
+_BUNDLE_VALUE_CAP = 32 * 1024 * 1024  # characters; keeps every frame far below the host's cap
+_IMAGE_CAP = 16 * 1024 * 1024  # base64 characters (12 MiB of image): the host shows no larger image
+_IMPLICIT_JSON_CAP = 8 * 1024 * 1024  # display() of a dict or list adds its JSON up to this size
+
+
+class _Bundle(dict):
+    """A MIME bundle. `plain_is_repr` marks a text/plain that is only the runner's repr() of the
+    object (not a text form the object offered): the host ranks it below HTML and markdown."""
+
+    plain_is_repr = False
 
 
 def _warn(text):
@@ -555,21 +568,44 @@ def _repr_method(obj, name):
     return method if callable(method) else None
 
 
-def _bundle_value(mime, value):
-    if isinstance(value, tuple) and len(value) == 2:
-        value = value[0]  # (data, metadata)
-    if isinstance(value, (bytes, bytearray)):
-        if not mime.startswith("image/"):
-            return value.decode("utf-8", "replace")
-        import base64
+def _b64(data):
+    import base64
 
-        return base64.b64encode(bytes(value)).decode("ascii")
+    return base64.b64encode(bytes(data)).decode("ascii")
+
+
+def _bundle_value(mime, value, from_repr=True):
+    if from_repr and isinstance(value, tuple) and len(value) == 2:
+        value = value[0]  # a repr method's (data, metadata)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        if mime in _BINARY_MIMES:
+            return _b64(value)
+        return bytes(value).decode("utf-8", "replace")
     return value
 
 
+def _mb(chars):
+    return "%.1f MB" % (chars / 1e6)
+
+
 def _format_bundle(obj, include=None, exclude=None):
-    bundle = {}
     kind = type(obj).__name__
+    bundle = _special_bundle(obj)
+    if bundle is None:
+        bundle = _repr_bundle(obj, kind, include, exclude)
+    if include or exclude:
+        for mime in list(bundle):
+            if (include and mime not in include) or (exclude and mime in exclude):
+                del bundle[mime]
+    return _bounded_bundle(bundle, kind)
+
+
+def _repr_bundle(obj, kind, include, exclude):
+    bundle = _Bundle()
+    if _repr_method(obj, "_ipython_canary_method_should_not_exist_") is not None:
+        # It answers every attribute (a mock, a proxy): its "repr methods" are not (IPython's test).
+        bundle["text/plain"] = _safe_repr(obj)
+        return bundle
     method = _repr_method(obj, "_repr_mimebundle_")
     if method is not None:
         try:
@@ -601,24 +637,29 @@ def _format_bundle(obj, include=None, exclude=None):
             continue
         bundle[mime] = value
     if "text/plain" not in bundle:
-        try:
-            bundle["text/plain"] = repr(obj)
-        except Exception as exc:
-            _warn("repr() of %s raised %s: %s" % (kind, type(exc).__name__, exc))
-            bundle["text/plain"] = "<%s object at %#x>" % (kind, id(obj))
-    return _bounded_bundle(bundle, kind)
+        bundle["text/plain"] = _safe_repr(obj)
+        bundle.plain_is_repr = True
+    return bundle
 
 
-_BUNDLE_VALUE_CAP = 32 * 1024 * 1024  # characters; keeps every frame far below the host's cap
+def _safe_repr(obj):
+    try:
+        return repr(obj)
+    except Exception as exc:
+        kind = type(obj).__name__
+        _warn("repr() of %s raised %s: %s" % (kind, type(exc).__name__, exc))
+        return "<%s object at %#x>" % (kind, id(obj))
 
 
 def _bounded_bundle(bundle, kind):
     for mime, value in list(bundle.items()):
-        if isinstance(value, str) and len(value) > _BUNDLE_VALUE_CAP:
-            if mime.startswith("image/"):
-                _warn("%s: %s output of %d characters dropped (too large)" % (kind, mime, len(value)))
-                del bundle[mime]
-                continue
+        if isinstance(value, str) and mime.startswith("image/") and len(value) > _IMAGE_CAP:
+            _warn(
+                "%s: %s output of %s dropped: images over %s are not sent"
+                % (kind, mime, _mb(len(value) * 3 // 4), _mb(_IMAGE_CAP * 3 // 4))
+            )
+            del bundle[mime]
+        elif isinstance(value, str) and len(value) > _BUNDLE_VALUE_CAP:
             half = _BUNDLE_VALUE_CAP // 2
             bundle[mime] = "%s\n… [%d characters omitted] …\n%s" % (
                 value[:half],
@@ -627,38 +668,301 @@ def _bounded_bundle(bundle, kind):
             )
         elif mime == "application/json":
             try:
-                json.dumps(value, allow_nan=False)
+                size = len(json.dumps(value, allow_nan=False))
             except (TypeError, ValueError, RecursionError) as exc:
                 _warn("%s: %s data is not JSON (%s); dropped" % (kind, mime, type(exc).__name__))
+                del bundle[mime]
+                continue
+            if size > _BUNDLE_VALUE_CAP:
+                _warn("%s: %s data of %s dropped (too large)" % (kind, mime, _mb(size)))
                 del bundle[mime]
     return bundle
 
 
+def _json_fits(value):
+    """True if value encodes as strict JSON of a reasonable size (display() of a dict or list)."""
+    try:
+        return len(json.dumps(value, allow_nan=False)) <= _IMPLICIT_JSON_CAP
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _special_bundle(obj):
+    """Bundles for objects whose own repr methods do not suit a terminal: matplotlib figures (no
+    PNG repr) and plotly figures (megabytes of HTML and JSON)."""
+    modules = sys.modules
+    figure = modules.get("matplotlib.figure")
+    if figure is not None and isinstance(obj, figure.Figure):
+        return _figure_bundle(obj)
+    if "plotly" in modules and _is_plotly_figure(obj):
+        return _plotly_bundle(obj)
+    return None
+
+
+# ---- matplotlib ------------------------------------------------------------
+
+os.environ.setdefault("MPLBACKEND", "Agg")  # figures render off-screen (the host sets it too)
+_NON_INTERACTIVE_BACKENDS = frozenset(("agg", "cairo", "pdf", "pgf", "ps", "svg", "template"))
+_shown_figures = {}  # id → figure shown by display() or as a result in the running cell
+
+
+def _figure_bundle(fig):
+    """A figure as PNG (at its own size and dpi) with its repr as text. An empty figure is text
+    only, as in IPython."""
+    _shown_figures[id(fig)] = fig
+    bundle = _Bundle()
+    if fig.axes or fig.lines or fig.images or fig.texts or fig.patches:
+        try:
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png")
+            bundle["image/png"] = _b64(buf.getbuffer())
+        except Exception as exc:
+            _warn("the figure could not be drawn: %s: %s" % (type(exc).__name__, _safe_str(exc)))
+    bundle["text/plain"] = _safe_repr(fig)
+    return bundle
+
+
+def _non_interactive(pyplot):
+    try:
+        return str(pyplot.get_backend()).lower() in _NON_INTERACTIVE_BACKENDS
+    except Exception:
+        return False
+
+
+def _flush_figures(explicit=False):
+    """Emits every open pyplot figure as a PNG display and closes it: after every cell, and where
+    plt.show() is called (explicit). After the cell, a figure the cell already showed (display(),
+    or as its result) is closed without being shown again."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    try:
+        managers = sys.modules["matplotlib._pylab_helpers"].Gcf.get_all_fig_managers()
+    except Exception:
+        return
+    if not managers or not _non_interactive(pyplot):
+        return
+    for manager in managers:
+        fig = manager.canvas.figure
+        try:
+            if explicit or id(fig) not in _shown_figures:
+                _publish_display(_figure_bundle(fig))
+        finally:
+            pyplot.close(fig)
+
+
+def _after_cell_figures():
+    try:
+        _flush_figures()
+    finally:
+        _shown_figures.clear()
+
+
+def _patch_pyplot(pyplot):
+    """plt.show() shows the open figures at that point of the cell's output (with a
+    non-interactive backend; an interactive one keeps its own show)."""
+    original = getattr(pyplot, "show", None)
+    if original is None or getattr(original, "_omp_show", False):
+        return
+
+    def show(*args, **kwargs):
+        if not _non_interactive(pyplot):
+            return original(*args, **kwargs)
+        _flush_figures(explicit=True)
+        return None
+
+    show._omp_show = True
+    show.__wrapped__ = original
+    show.__doc__ = original.__doc__
+    pyplot.show = show
+
+
+class _PatchOnLoad(object):
+    """Wraps a module's loader to run a patch after the module has executed."""
+
+    def __init__(self, loader, patch):
+        self._loader = loader
+        self._patch = patch
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        try:
+            self._patch(module)
+        except Exception as exc:
+            _diag("could not patch %s: %r" % (module.__name__, exc))
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _PyplotImportHook(object):
+    """A meta path finder that answers for matplotlib.pyplot only: it lets the usual finders find
+    it and patches plt.show() once it is loaded. Costs nothing until a cell imports pyplot."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "matplotlib.pyplot":
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchOnLoad(spec.loader, _patch_pyplot)
+                return spec
+        return None
+
+
+# ---- plotly ----------------------------------------------------------------
+
+
+def _is_plotly_figure(obj):
+    module = getattr(type(obj), "__module__", "") or ""
+    return module.split(".", 1)[0] == "plotly" and hasattr(obj, "to_image") and hasattr(obj, "data")
+
+
+def _plotly_bundle(fig):
+    """A static PNG when kaleido is installed, and always a short summary: a plotly figure's own
+    HTML and JSON run to megabytes and show nothing in a terminal."""
+    import importlib.util
+
+    bundle = _Bundle()
+    summary = _plotly_summary(fig)
+    if importlib.util.find_spec("kaleido") is not None:
+        try:
+            bundle["image/png"] = _bundle_value("image/png", fig.to_image(format="png"))
+        except Exception as exc:
+            summary += " (no static image: %s: %s)" % (type(exc).__name__, _safe_str(exc))
+    else:
+        summary += " (install kaleido for a static image)"
+    bundle["text/plain"] = summary
+    return bundle
+
+
+def _plotly_summary(fig):
+    try:
+        traces = list(fig.data)
+    except Exception:
+        traces = []
+    parts = []
+    for trace in traces[:6]:
+        text = str(getattr(trace, "type", None) or type(trace).__name__.lower())
+        name = getattr(trace, "name", None)
+        if name:
+            text += " %r" % (name,)
+        for axis in ("x", "y", "values", "z"):
+            try:
+                n = len(getattr(trace, axis))
+            except Exception:
+                continue
+            text += " (%d points)" % n
+            break
+        parts.append(text)
+    if len(traces) > 6:
+        parts.append("%d more" % (len(traces) - 6))
+    summary = "Plotly figure: %d trace%s" % (len(traces), "" if len(traces) == 1 else "s")
+    if parts:
+        summary += ": " + ", ".join(parts)
+    try:
+        title = fig.layout.title.text
+    except Exception:
+        title = None
+    if title:
+        summary += "; title %r" % (str(title),)
+    return summary
+
+
+# ---- display() ---------------------------------------------------------------
+
+
+class DisplayHandle(object):
+    """A display that later output can replace: display(obj, display_id=True) returns one."""
+
+    def __init__(self, display_id=None):
+        if display_id is None:
+            import uuid
+
+            display_id = uuid.uuid4().hex
+        self.display_id = display_id
+
+    def __repr__(self):
+        return "<DisplayHandle display_id=%s>" % self.display_id
+
+    def display(self, obj, **kwargs):
+        display(obj, display_id=self.display_id, **kwargs)
+
+    def update(self, obj, **kwargs):
+        update_display(obj, display_id=self.display_id, **kwargs)
+
+
 def display(*objs, **kwargs):
-    """Shows each object under the running cell, as Jupyter's display() does."""
+    """Shows each object under the running cell, as Jupyter's display() does: display(obj, ...,
+    raw=False, include=None, exclude=None, display_id=None, update=False). With a display_id
+    (True for a new one) it returns a DisplayHandle; update=True replaces that display."""
     raw = kwargs.get("raw", False)
     include = kwargs.get("include")
     exclude = kwargs.get("exclude")
+    display_id = kwargs.get("display_id")
+    transient = kwargs.get("transient")
+    if display_id is None and isinstance(transient, dict):
+        display_id = transient.get("display_id")
+    update = bool(kwargs.get("update", False))
+    if display_id is True:
+        display_id = DisplayHandle().display_id
+    if update and display_id is None:
+        raise TypeError("display(update=True) needs a display_id")
+    if display_id is not None:
+        display_id = str(display_id)
     for obj in objs:
         if raw:
             if not isinstance(obj, dict):
                 raise TypeError("display(raw=True) takes MIME bundles (dicts), got %s" % type(obj).__name__)
-            bundle = dict(obj)
+            bundle = _Bundle((str(k), _bundle_value(str(k), v, False)) for k, v in obj.items())
+            bundle = _bounded_bundle(bundle, "raw bundle")
         else:
             bundle = _format_bundle(obj, include, exclude)
-        _publish_display(bundle)
+            if (
+                isinstance(obj, (dict, list))
+                and "application/json" not in bundle
+                and (not include or "application/json" in include)
+                and (not exclude or "application/json" not in exclude)
+                and _json_fits(obj)
+            ):
+                bundle["application/json"] = obj
+        if bundle:
+            _publish_display(bundle, display_id=display_id, update=update)
+    return DisplayHandle(display_id) if display_id is not None and not update else None
+
+
+def update_display(obj, **kwargs):
+    """Replaces the display that has this display_id: update_display(obj, display_id=...)."""
+    if kwargs.get("display_id") is None:
+        raise TypeError("update_display() needs a display_id")
+    kwargs["update"] = True
+    display(obj, **kwargs)
 
 
 # %%capture collects display bundles here instead of sending them (innermost capture last).
 _display_captures = []
 
 
-def _publish_display(bundle, kind="display"):
+def _publish_display(bundle, kind="display", display_id=None, update=False):
     if _display_captures:
         _display_captures[-1].append(bundle)
         return
+    frame = {"type": kind, "id": _current_id, "bundle": bundle}
+    if display_id is not None:
+        frame["displayId"] = display_id
+        if update:
+            frame["update"] = True
+    if getattr(bundle, "plain_is_repr", False) and ("text/html" in bundle or "text/markdown" in bundle):
+        frame["plainIsRepr"] = True  # only where it can change what the host shows
     _drain()
-    _send({"type": kind, "id": _current_id, "bundle": bundle})
+    _send(frame)
 
 
 # ---------------------------------------------------------------------------
@@ -960,7 +1264,10 @@ def _run_cell(request):
             _in_cell = True
             _send({"type": "started", "id": _current_id})
             _apply_context(request)
-            _execute(code, filename, _exec_count if store else 0, not silent)
+            try:
+                _execute(code, filename, _exec_count if store else 0, not silent)
+            finally:
+                _after_cell_figures()  # open matplotlib figures, even after an error (as Jupyter)
         finally:
             _in_cell = False
     except KeyboardInterrupt:
@@ -1054,6 +1361,8 @@ def _current_id_cleanup():
 
 
 builtins.display = display
+builtins.update_display = update_display
+sys.meta_path.insert(0, _PyplotImportHook())
 builtins.input = input
 sys.stdin = sys.__stdin__ = _Stdin()
 signal.signal(signal.SIGINT, _on_sigint)

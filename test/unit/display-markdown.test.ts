@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { MARKDOWN_LIMIT, planColumns, renderMarkdown } from '../../src/eval/markdown.js';
+
+const ESC = String.fromCharCode(27);
+const visible = (s: string) => [...s.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')].length;
+
+const DOC = `# Report
+
+Some **bold** and *italic* text with \`inline: code\` and a [link](https://example.com) that goes on for a while so that the paragraph has to wrap at the width we give it.
+
+## Steps
+
+- first item
+- second item
+  - nested item
+
+1. one
+2. two
+
+\`\`\`python
+def f(x):
+    return x + 1
+\`\`\`
+
+> a quote
+
+| name | value |
+| --- | ---: |
+| alpha | 1 |
+| beta | 22 |
+`;
+
+describe('renderMarkdown', () => {
+  it('renders headings, wrapped paragraphs, lists, code, quotes and tables at the width', () => {
+    expect(renderMarkdown(DOC, 40, { color: false })).toBe(
+      [
+        '# Report',
+        '',
+        'Some bold and italic text with inline:',
+        'code and a link (https://example.com)',
+        'that goes on for a while so that the',
+        'paragraph has to wrap at the width we',
+        'give it.',
+        '',
+        '## Steps',
+        '',
+        '  * first item',
+        '  * second item',
+        '    * nested item',
+        '',
+        '  1. one',
+        '  2. two',
+        '',
+        '  def f(x):',
+        '      return x + 1',
+        '',
+        '  a quote',
+        '',
+        '┌───────┬───────┐',
+        '│ name  │ value │',
+        '├───────┼───────┤',
+        '│ alpha │     1 │',
+        '│ beta  │    22 │',
+        '└───────┴───────┘',
+      ].join('\n'),
+    );
+  });
+
+  it('styles with ANSI when colour is on, and writes no escape at all when it is off', () => {
+    const coloured = renderMarkdown('## Head\n\n**bold** `code`\n\n```python\nx = 1\n```', 40, {
+      color: true,
+    });
+    expect(coloured).toContain(`${ESC}[1m## Head`);
+    expect(coloured).toContain(`${ESC}[1mbold${ESC}[22m`);
+    const plain = renderMarkdown(
+      `## Head\n\n**bold** text ${ESC}]0;title\u0007 \n\n\`\`\`python\nx = 1${ESC}[31m\n\`\`\``,
+      40,
+      {
+        color: false,
+      },
+    );
+    expect(plain).not.toContain(ESC);
+    expect(plain).toContain('bold text ]0;title');
+    expect(plain).toContain('  x = 1[31m');
+  });
+
+  it('fits a wide table into the width: column blocks that repeat the index column', () => {
+    const header = `|  | ${Array.from({ length: 12 }, (_, i) => `column_${i}`).join(' | ')} |`;
+    const rule = `| ---: | ${Array.from({ length: 12 }, () => '---:').join(' | ')} |`;
+    const rows = [0, 1].map(
+      (r) => `| ${r} | ${Array.from({ length: 12 }, (_, i) => `${r}.${i}0000`).join(' | ')} |`,
+    );
+    const out = renderMarkdown([header, rule, ...rows].join('\n'), 60, { color: false });
+    const lines = out.split('\n');
+    expect(Math.max(...lines.map(visible))).toBeLessThanOrEqual(60);
+    for (let i = 0; i < 12; i++) expect(out).toContain(`column_${i}`);
+    const tables = out.split('\n\n');
+    expect(tables.length).toBeGreaterThan(2);
+    for (const table of tables) expect(table).toMatch(/│ 1 │ +1\.\d+0000 │/);
+  });
+
+  it('wraps a long cell instead of overflowing', () => {
+    const long = 'word '.repeat(40).trim();
+    const out = renderMarkdown(`| key | text |\n| --- | --- |\n| a | ${long} |`, 50, { color: false });
+    const lines = out.split('\n');
+    expect(Math.max(...lines.map(visible))).toBeLessThanOrEqual(50);
+    expect(lines.length).toBeGreaterThan(6);
+    expect(out.replace(/[│\s]+/g, ' ')).toContain('word word word');
+  });
+
+  it('renders at most MARKDOWN_LIMIT characters, with a notice, quickly', () => {
+    const line = '- an item of a very long list\n';
+    const md = line.repeat(Math.ceil((MARKDOWN_LIMIT * 3) / line.length));
+    renderMarkdown('warm', 80, { color: false });
+    const started = performance.now();
+    const out = renderMarkdown(md, 80, { color: false });
+    expect(performance.now() - started).toBeLessThan(1000);
+    const notice = out.split('\n').at(-1) as string;
+    expect(notice).toMatch(/^\[[\d,]+ more characters of markdown not rendered\]$/);
+    const omitted = Number(notice.replace(/\D/g, ''));
+    expect(omitted).toBeGreaterThan(md.length - MARKDOWN_LIMIT - 1);
+    expect(omitted).toBeLessThan(md.length - MARKDOWN_LIMIT + line.length);
+  });
+});
+
+describe('planColumns', () => {
+  it('keeps a table that fits whole, with its natural widths', () => {
+    expect(planColumns([5, 7, 9], 40)).toEqual([{ columns: [0, 1, 2] }]);
+  });
+
+  it('splits a wide table into blocks no wider than the width, each with the first column', () => {
+    const blocks = planColumns([4, 12, 12, 12, 12, 12], 40);
+    expect(blocks.map((b) => b.columns)).toEqual([
+      [0, 1, 2],
+      [0, 3, 4],
+      [0, 5],
+    ]);
+    for (const b of blocks) {
+      const widths = b.widths ?? [];
+      expect(widths.reduce((a, c) => a + c, 0) + widths.length + 1).toBeLessThanOrEqual(40);
+    }
+  });
+
+  it('narrows a column too wide for the terminal', () => {
+    const [block] = planColumns([6, 200], 50);
+    expect(block?.columns).toEqual([0, 1]);
+    const widths = block?.widths ?? [];
+    expect(widths.reduce((a, c) => a + c, 0) + widths.length + 1).toBeLessThanOrEqual(50);
+  });
+});
