@@ -3,7 +3,9 @@
  * finished cells above the prompt, and while a cell streams 200,000 lines; bytes written to the
  * terminal per second and the notebook process's own CPU while streaming.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pty from '@lydell/node-pty';
 import xterm from '@xterm/headless';

@@ -276,7 +276,7 @@ describe('magics: shell commands and interrupts', () => {
   it('Ctrl-C stops !cmd with its process group, and nothing is left running', async () => {
     const k = await startKernel();
     let ready = false;
-    const pending = run(k, '!echo ready; sleep 30 & sleep 30; echo never', {
+    const pending = run(k, '!echo ready; sleep 30.017 & sleep 30.017; echo never', {
       onFrame: (f) => {
         if (f.type === 'stdout' && f.data.includes('ready')) ready = true;
       },
@@ -290,7 +290,7 @@ describe('magics: shell commands and interrupts', () => {
     const sleepers = execFileSync('ps', ['-eo', 'pid,ppid,args'])
       .toString()
       .split('\n')
-      .filter((l) => l.includes('sleep 30'))
+      .filter((l) => l.includes('sleep 30.017'))
       .map((l) => Number(l.trim().split(/\s+/)[0]))
       .filter((pid) => pidAlive(pid));
     expect(sleepers).toEqual([]);

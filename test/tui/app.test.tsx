@@ -265,3 +265,17 @@ describe('native image protocols', () => {
     expect(native).toContain(':iVBORw0KGgo=\x07');
   });
 });
+
+describe('rich text', () => {
+  it('renders markdown output (a table) for the terminal', async () => {
+    const { h } = start({
+      frame: {
+        events: [{ kind: 'result', images: [], text: 'df', markdown: '| a | b |\n|---|---|\n| 1 | 2 |\n' }],
+      },
+    });
+    await run(h, 'frame');
+    const frame = await h.waitFor((f) => f.includes('[1] ok'));
+    expect(frame).toMatch(/│\s*a\s*│\s*b\s*│/);
+    expect(frame).toMatch(/│\s*1\s*│\s*2\s*│/);
+  });
+});

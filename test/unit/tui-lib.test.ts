@@ -48,3 +48,20 @@ describe('needsMoreInput', () => {
     expect(autoIndent('    z = 1')).toBe('    ');
   });
 });
+
+describe('history file', () => {
+  it('keeps entries across runs, newest last, and never replaces a device file', async () => {
+    const { mkdtempSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { addToHistory, loadHistory, searchHistory } = await import('../../src/tui/lib/history.js');
+    const file = join(mkdtempSync(join(tmpdir(), 'omp-hist-')), 'h.json');
+    let h = addToHistory([], 'a = 1', file);
+    h = addToHistory(h, 'b = 2', file);
+    h = addToHistory(h, 'a = 1', file);
+    expect(loadHistory(file)).toEqual(['b = 2', 'a = 1']);
+    expect(searchHistory(h, 'b')).toBe(0);
+    addToHistory([], 'x', '/dev/null');
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+  });
+});

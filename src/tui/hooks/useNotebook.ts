@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { CellResult, OutputEvent } from '../../eval/executor.js';
+import { renderMarkdown } from '../../eval/markdown.js';
 import type { NotebookBackend } from '../backend.js';
 import { type ImageMode, placeholder, renderBlocks } from '../lib/images.js';
 import {
@@ -102,11 +103,11 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
           break;
         case 'result':
         case 'display': {
-          const markdown = (event as { markdown?: string }).markdown;
+          // Markdown (and HTML, converted) is rendered for the terminal: headings, lists, tables.
           const body =
-            markdown ??
-            event.text ??
-            (event.json !== undefined ? JSON.stringify(event.json, null, 2) : undefined);
+            event.markdown !== undefined
+              ? renderMarkdown(event.markdown, Math.max(20, columnsRef.current - 2))
+              : (event.text ?? (event.json !== undefined ? JSON.stringify(event.json, null, 2) : undefined));
           if (body !== undefined && !(event.images.length && body === '<img>')) {
             text(event.kind === 'result' ? 'result' : 'stdout', body.endsWith('\n') ? body : `${body}\n`);
           }

@@ -1,7 +1,7 @@
 /**
  * Input history, kept across runs in the user's data directory (one JSON array of cells).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -22,11 +22,20 @@ export function loadHistory(path: string): string[] {
   }
 }
 
+/** Only a regular file (or none) is replaced: never a device such as /dev/null, or a link. */
+function isReplaceable(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return true;
+  }
+}
+
 /** Adds an entry (dropping an identical previous one) and saves; saving errors are ignored. */
 export function addToHistory(history: string[], entry: string, path?: string): string[] {
   if (!entry.trim()) return history;
   const next = [...history.filter((h) => h !== entry), entry].slice(-HISTORY_LIMIT);
-  if (path) {
+  if (path && isReplaceable(path)) {
     try {
       mkdirSync(dirname(path), { recursive: true });
       const tmp = `${path}.${process.pid}.tmp`;
