@@ -29,10 +29,12 @@ async function main() {
     name: 'xterm-256color',
     cols: columns,
     rows,
-    env: { ...process.env, CI: 'false', FORCE_COLOR: '1', OMP_EVAL_HISTORY: '/dev/null' } as Record<
-      string,
-      string
-    >,
+    env: {
+      ...process.env,
+      CI: 'false',
+      FORCE_COLOR: '1',
+      OMP_EVAL_HISTORY: join(mkdtempSync(join(tmpdir(), 'omp-bench-')), 'history.json'),
+    } as Record<string, string>,
   });
   let bytes = 0;
   let pendingWrite = Promise.resolve();

@@ -40,7 +40,6 @@ class FakeStdin extends EventEmitter {
 }
 
 export const stripAnsi = (text: string) =>
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences
   text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g, '');
 
 export interface Harness {
