@@ -9,7 +9,14 @@ import { realpathSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { type ImageOutput, renderBundle, type StatusEvent, statusEvent } from './display.js';
-import { type CellError, type CellOutcome, describeExit, type KernelExit, PythonKernel } from './kernel.js';
+import {
+  type CellError,
+  type CellOutcome,
+  type Completion,
+  describeExit,
+  type KernelExit,
+  PythonKernel,
+} from './kernel.js';
 import { OutputSink, type SinkLimits, type Truncation } from './outputSink.js';
 import type { Frame } from './protocol.js';
 import { type ResolvedPython, resolvePython } from './runtime.js';
@@ -317,6 +324,14 @@ export class Session {
   /** Starts the kernel now instead of at the first cell (a front end that shows its state). */
   async start(): Promise<void> {
     await this.executor.kernelFor(this.entry, []);
+  }
+
+  /** Completions from the kernel for the name before `cursor` (none while a cell runs). */
+  complete(code: string, cursor: number): Promise<Completion> {
+    return (
+      this.entry.kernel?.complete(code, cursor) ??
+      Promise.resolve({ matches: [], start: cursor, end: cursor })
+    );
   }
 
   /** Answers the running cell's input() request. */

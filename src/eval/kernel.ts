@@ -65,6 +65,13 @@ export interface KernelExit {
   stderrTail: string;
 }
 
+export interface Completion {
+  matches: string[];
+  /** The text from start to end (the name before the cursor) is what a match replaces. */
+  start: number;
+  end: number;
+}
+
 export interface CellError {
   ename: string;
   evalue: string;
@@ -307,6 +314,12 @@ export class PythonKernel extends EventEmitter {
   }
 
   private onFrame(frame: Frame) {
+    if (frame.type === 'complete_reply') {
+      const waiting = this.completions.get(frame.id);
+      this.completions.delete(frame.id);
+      waiting?.({ matches: frame.matches, start: frame.start, end: frame.end });
+      return;
+    }
     const cell = this.current;
     if (!cell || frame.id !== cell.request.id) {
       this.emit('background', frame);
@@ -436,6 +449,29 @@ export class PythonKernel extends EventEmitter {
 
   resumeOutput(): void {
     if (this.outputPauses > 0 && --this.outputPauses === 0) this.child?.stdout.resume();
+  }
+
+  private readonly completions = new Map<string, (c: Completion) => void>();
+
+  /**
+   * Completions for the name before `cursor`. Only an idle kernel answers (cells run on the same
+   * thread); otherwise, or after `timeoutMs` (jedi's first import is slow), there are none.
+   */
+  complete(code: string, cursor: number, timeoutMs = 3000): Promise<Completion> {
+    const none: Completion = { matches: [], start: cursor, end: cursor };
+    if (this._state !== 'idle') return Promise.resolve(none);
+    const id = `${this.name}-complete${++this.cellSeq}`;
+    return new Promise<Completion>((resolve) => {
+      const timer = setTimeout(() => {
+        this.completions.delete(id);
+        resolve(none);
+      }, timeoutMs);
+      this.completions.set(id, (completion) => {
+        clearTimeout(timer);
+        resolve(completion);
+      });
+      this.write({ type: 'complete', id, code, cursor });
+    });
   }
 
   /** Answers the running cell's input_request. */

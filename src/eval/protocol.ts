@@ -27,7 +27,13 @@ export interface InputReplyRequest {
   id: string;
   value: string;
 }
-export type Request = ExecuteRequest | ExitRequest | InputReplyRequest;
+export interface CompleteRequest {
+  type: 'complete';
+  id: string;
+  code: string;
+  cursor: number;
+}
+export type Request = ExecuteRequest | ExitRequest | InputReplyRequest | CompleteRequest;
 
 /** `id` is null for output that happened between cells (background threads) and protocol errors. */
 export type Frame =
@@ -45,6 +51,7 @@ export type Frame =
     }
   | { type: 'error'; id: string | null; ename: string; evalue: string; traceback: string[] }
   | { type: 'input_request'; id: string; prompt: string; password: boolean }
+  | { type: 'complete_reply'; id: string; matches: string[]; start: number; end: number }
   | {
       type: 'done';
       id: string;
@@ -85,6 +92,14 @@ export function validateFrame(value: unknown): Frame | string {
       return isString(v.id) && isString(v.prompt)
         ? ({ ...v, password: v.password === true } as Frame)
         : 'input_request frame needs id and prompt';
+    case 'complete_reply':
+      return isString(v.id) &&
+        Array.isArray(v.matches) &&
+        v.matches.every(isString) &&
+        typeof v.start === 'number' &&
+        typeof v.end === 'number'
+        ? (v as Frame)
+        : 'complete_reply frame needs id, matches, start and end';
     case 'done':
       return isString(v.id) &&
         (v.status === 'ok' || v.status === 'error') &&

@@ -512,12 +512,28 @@ def input(prompt=""):  # noqa: A001 - replaces the builtin on purpose
     return _input(prompt)
 
 
+def _getpass(prompt="Password: ", stream=None):
+    """getpass.getpass in a cell: the front end asks, and hides what is typed."""
+    return _input(prompt, password=True)
+
+
+def _patch_getpass():
+    module = sys.modules.get("getpass")
+    if module is not None and module.getpass is not _getpass:
+        module.getpass = _getpass
+
+
 class _Stdin(io.TextIOBase):
     def readable(self):
         return True
 
     def readline(self, size=-1):
-        return _input("") + "\n"
+        # getpass imported in this very cell falls back to reading stdin: still hide the answer.
+        caller = sys._getframe(1)
+        password = caller.f_globals.get("__name__") == "getpass" or (
+            caller.f_back is not None and caller.f_back.f_globals.get("__name__") == "getpass"
+        )
+        return _input("", password=password) + "\n"
 
     def read(self, size=-1):
         return self.readline()
@@ -1246,6 +1262,7 @@ def _run_cell(request):
     silent = bool(request.get("silent", False))
     store = bool(request.get("storeHistory", not silent)) and not silent
     _restore_io()
+    _patch_getpass()
     _drain()  # background output from threads belongs before this cell
     if "asyncio" in sys.modules:
         _event_loop()
@@ -1321,6 +1338,60 @@ def _exit():
     os._exit(0)
 
 
+_COMPLETE_TOKEN = None
+
+
+def _complete(request):
+    """Completions for the name before the cursor: jedi when it is installed, else rlcompleter
+    over the user's namespace. Answered between cells only (the main thread runs them)."""
+    global _COMPLETE_TOKEN
+    request_id = request.get("id")
+    code = request.get("code", "")
+    cursor = request.get("cursor", len(code) if isinstance(code, str) else 0)
+    if not isinstance(code, str) or not isinstance(cursor, int):
+        _protocol_error("complete needs code (a string) and cursor (an integer)", request_id)
+        return
+    import re
+
+    if _COMPLETE_TOKEN is None:
+        _COMPLETE_TOKEN = re.compile(r"[\w.]*$")
+    before = code[:cursor]
+    token = _COMPLETE_TOKEN.search(before).group(0)
+    matches = []
+    try:
+        import jedi  # noqa: F401 - optional
+
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1)
+        names = jedi.Interpreter(code, [_user_ns]).complete(line, column)
+        prefix = token.rsplit(".", 1)[0] + "." if "." in token else ""
+        matches = [prefix + c.name for c in names]
+    except Exception:
+        import rlcompleter
+
+        completer = rlcompleter.Completer(_user_ns)
+        for state in range(500):
+            try:
+                match = completer.complete(token, state)
+            except Exception:
+                break
+            if match is None:
+                break
+            matches.append(match)
+    # jedi also offers case-insensitive and fuzzy matches: keep what extends the typed name.
+    seen = set()
+    unique = [m for m in matches if m.startswith(token) and not (m in seen or seen.add(m))]
+    _send(
+        {
+            "type": "complete_reply",
+            "id": request_id,
+            "matches": unique[:200],
+            "start": cursor - len(token),
+            "end": cursor,
+        }
+    )
+
+
 def _serve():
     while True:
         request = _next_request()
@@ -1335,6 +1406,9 @@ def _serve():
         if kind == "input_reply":
             continue  # a reply that arrived after its cell ended
         request_id = request.get("id")
+        if kind == "complete":
+            _complete(request)
+            continue
         if kind != "execute":
             _protocol_error("unknown request type %r" % (kind,), request_id if isinstance(request_id, str) else None)
             continue

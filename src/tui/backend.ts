@@ -3,6 +3,7 @@
  * fake that replays recorded events, and runs against the executor through this adapter.
  */
 import type { CellResult, Executor, OutputEvent, Session } from '../eval/executor.js';
+import type { Completion } from '../eval/kernel.js';
 import type { KernelStatus } from './state/reducer.js';
 
 export interface CellRun {
@@ -21,6 +22,8 @@ export interface NotebookBackend {
   runCell(run: CellRun): Promise<CellResult>;
   /** Interrupts the running cell (the executor escalates to a kill after 5 s). */
   interrupt(): void;
+  /** Completions for the name before `cursor` (none while a cell runs). */
+  complete(code: string, cursor: number): Promise<Completion>;
   /** Answers input() in the running cell. */
   sendInput(value: string): void;
   /** Restarts the kernel: state is lost. */
@@ -47,6 +50,7 @@ export async function executorBackend(executor: Executor, cwd: string): Promise<
       return result as CellResult;
     },
     interrupt: () => session.interrupt(),
+    complete: (code, cursor) => session.complete(code, cursor),
     sendInput: (value) => session.sendInput(value),
     restart: () => session.restart(),
     kernelState: () => session.kernel?.state ?? 'none',

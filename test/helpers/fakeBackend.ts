@@ -89,6 +89,18 @@ export class FakeBackend implements NotebookBackend {
     this.finish({ status: 'cancelled', exitCode: 130 });
   }
 
+  /** Names the fake kernel completes from. */
+  names = ['print', 'prod', 'value_one', 'value_two'];
+
+  async complete(code: string, cursor: number) {
+    const token = /[\w.]*$/.exec(code.slice(0, cursor))?.[0] ?? '';
+    return {
+      matches: this.names.filter((n) => n.startsWith(token)),
+      start: cursor - token.length,
+      end: cursor,
+    };
+  }
+
   sendInput(value: string) {
     this.inputs.push(value);
   }

@@ -39,8 +39,7 @@ class FakeStdin extends EventEmitter {
   }
 }
 
-export const stripAnsi = (text: string) =>
-  text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g, '');
+export const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g, '');
 
 export interface Harness {
   stdout: FakeStdout;

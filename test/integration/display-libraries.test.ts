@@ -139,9 +139,16 @@ describe('matplotlib', () => {
       ].join('\n'),
     );
     expect(stderr).toBe(''); // no "FigureCanvasAgg is non-interactive" warning
-    const order = frames
-      .filter((f) => f.type !== 'started' && f.type !== 'done')
-      .map((f) => (f.type === 'stdout' ? f.data : f.type === 'display' ? png(f.bundle).width : f.type));
+    const order: (string | number)[] = [];
+    for (const f of frames) {
+      if (f.type === 'started' || f.type === 'done') continue;
+      const item = f.type === 'stdout' ? f.data : f.type === 'display' ? png(f.bundle).width : f.type;
+      // Output may arrive in one frame or several, depending on timing: join neighbouring text.
+      const last = order.at(-1);
+      if (typeof item === 'string' && typeof last === 'string' && f.type === 'stdout')
+        order[order.length - 1] = last + item;
+      else order.push(item);
+    }
     expect(order).toEqual(['before\n', 30, 'after\nend\n', 60]);
   });
 

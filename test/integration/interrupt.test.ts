@@ -141,3 +141,43 @@ describe('kernel: stdin', () => {
     expect(result?.['text/plain']).toBe("('one', 'two')");
   });
 });
+
+describe('kernel: completion and getpass', () => {
+  it('completes names from the user namespace and attributes of modules', async () => {
+    const k = await startKernel();
+    await run(k, 'value_one = 1\nvalue_two = 2\nimport os');
+    const names = await k.complete('x = valu', 8);
+    expect(names).toEqual({ matches: ['value_one', 'value_two'], start: 4, end: 8 });
+    const attrs = await k.complete('os.pat', 6);
+    expect(attrs.matches).toContain('os.path');
+    expect(attrs.start).toBe(0);
+  });
+
+  it('answers no completions while a cell runs', async () => {
+    const k = await startKernel();
+    const running = run(k, 'import time\ntime.sleep(0.5)');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await k.complete('pri', 3)).toEqual({ matches: [], start: 3, end: 3 });
+    await running;
+  });
+
+  it('asks for getpass answers with password set, whether getpass was imported before or in the cell', async () => {
+    const k = await startKernel();
+    const requests: Frame[] = [];
+    const answer = (f: Frame) => {
+      if (f.type === 'input_request') {
+        requests.push(f);
+        k.sendInput('s3cret');
+      }
+    };
+    const same = await run(k, 'import getpass\ngetpass.getpass("Token: ")', {
+      allowStdin: true,
+      onFrame: answer,
+    });
+    expect(same.result?.['text/plain']).toBe("'s3cret'");
+    const later = await run(k, 'getpass.getpass("Again: ")', { allowStdin: true, onFrame: answer });
+    expect(later.result?.['text/plain']).toBe("'s3cret'");
+    expect(requests.map((r) => r.type === 'input_request' && r.password)).toEqual([true, true]);
+    expect(requests[1]).toMatchObject({ prompt: 'Again: ' });
+  });
+});

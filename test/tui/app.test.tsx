@@ -279,3 +279,23 @@ describe('rich text', () => {
     expect(frame).toMatch(/│\s*1\s*│\s*2\s*│/);
   });
 });
+
+describe('completion', () => {
+  it('Tab completes the common prefix from the kernel and lists the choices', async () => {
+    const { h } = start();
+    await h.type('x = valu');
+    await h.press('\t');
+    const frame = await h.waitFor((f) => f.includes('In [1]: x = value_'));
+    expect(frame).toContain('value_one  value_two');
+    await h.type('o');
+    await h.press('\t');
+    await h.waitFor((f) => f.includes('In [1]: x = value_one'));
+  });
+
+  it('Tab after whitespace indents', async () => {
+    const { h } = start();
+    await h.press('\t');
+    await h.type('y');
+    await h.waitFor((f) => f.includes('In [1]:     y'));
+  });
+});

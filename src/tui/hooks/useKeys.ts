@@ -299,7 +299,30 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       if (key.home) return setEditor(ed.home(editor));
       if (key.end) return setEditor(ed.end(editor));
       if (key.backspace || key.delete) return setEditor(ed.backspace(editor));
-      if (key.tab) return setEditor(ed.insert(editor, '    '));
+      if (key.tab) {
+        const line = editor.lines[editor.row] ?? '';
+        const before = line.slice(0, editor.col);
+        if (!/[\w.]$/.test(before)) return setEditor(ed.insert(editor, '    '));
+        const text = ed.editorText(editor);
+        const cursor = editor.lines.slice(0, editor.row).reduce((n, l) => n + l.length + 1, 0) + editor.col;
+        void backend.complete(text, cursor).then(({ matches, start, end }) => {
+          if (!matches.length) return dispatch({ type: 'message', text: 'no completions' });
+          const common = matches.reduce((a, b) => {
+            let i = 0;
+            while (i < a.length && a[i] === b[i]) i++;
+            return a.slice(0, i);
+          });
+          const typed = end - start;
+          if (common.length > typed) setEditor((e) => ed.insert(e, common.slice(typed)));
+          if (matches.length > 1)
+            dispatch({
+              type: 'message',
+              text: matches.slice(0, 12).join('  ') + (matches.length > 12 ? '  …' : ''),
+            });
+          else dispatch({ type: 'message' });
+        });
+        return;
+      }
       if (key.escape || key.meta) return;
       if (input) {
         // Several characters at once without bracketed paste: a paste all the same.
