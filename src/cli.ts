@@ -20,6 +20,7 @@ interface GlobalFlags {
   kernelMode?: 'session' | 'per-call';
   timeout?: number;
   images: ImageMode;
+  passEnv?: string[];
 }
 
 function seconds(value: string): number {
@@ -49,6 +50,11 @@ program
     ]),
   )
   .option('--timeout <seconds>', 'timeout per cell (default: none for scripts, 30 for the tool)', seconds)
+  .option(
+    '--pass-env <name>',
+    'pass this host variable to the kernel although the filter drops it (repeatable)',
+    (name: string, previous: string[] = []) => [...previous, name],
+  )
   .addOption(
     new Option('--images <mode>', 'how the notebook shows images')
       .choices(['auto', 'kitty', 'iterm', 'blocks', 'off'])
@@ -62,6 +68,7 @@ function settingsFrom(flags: GlobalFlags): Settings {
   if (flags.python) overrides['python.interpreter'] = flags.python;
   if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
   if (flags.timeout !== undefined) overrides['eval.timeout'] = flags.timeout;
+  if (flags.passEnv?.length) overrides['env.pass'] = flags.passEnv;
   return loadSettings(overrides);
 }
 

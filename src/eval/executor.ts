@@ -261,6 +261,7 @@ export class Executor {
       cwd: entry.cwd,
       resolved: entry.python,
       hostEnv: this.hostEnv,
+      passEnv: this.settings['env.pass'],
       ...(this.opts.kernelEnv ? { env: this.opts.kernelEnv } : {}),
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),

@@ -36,6 +36,8 @@ export interface KernelOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Entries set in the kernel's os.environ at init, after filtering. */
   env?: Record<string, string>;
+  /** Host variables passed through although the filter would drop them (--pass-env). */
+  passEnv?: readonly string[];
   startTimeoutMs?: number;
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;
@@ -124,6 +126,19 @@ const DEATH_MESSAGES: Record<KernelExit['reason'], (detail?: string) => string> 
 const EXIT_DRAIN_MS = 250;
 let nextKernelId = 1;
 
+/** Kernels whose process has not ended: killed with their groups if the host exits first. */
+const live = new Set<PythonKernel>();
+let exitHookInstalled = false;
+
+function killLiveKernelsOnExit() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // 'exit' handlers must be synchronous: signals are.
+  process.on('exit', () => {
+    for (const kernel of live) kernel.killNow();
+  });
+}
+
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export function describeExit(exit: Pick<KernelExit, 'code' | 'signal'>): string {
@@ -206,12 +221,14 @@ export class PythonKernel extends EventEmitter {
     const runner = ensureRunnerFile();
     const child = spawn(this.python.executable, ['-u', runner], {
       cwd,
-      env: kernelEnv(hostEnv, this.python),
+      env: kernelEnv(hostEnv, this.python, this.opts.passEnv),
       detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
     this.child = child;
+    live.add(this);
+    killLiveKernelsOnExit();
     this.exited = new Promise<KernelExit>((resolve) => {
       child.once('close', (code, signal) => resolve(this.onClose(code, signal)));
       // 'close' waits for every copy of the pipes; a process the kernel forked may hold them
@@ -514,7 +531,13 @@ export class PythonKernel extends EventEmitter {
     return this.child?.pid ? groupAlive(this.child.pid) : false;
   }
 
+  /** SIGKILL to the kernel's whole group, now (for the host's last moments). */
+  killNow(): void {
+    this.killGroup('SIGKILL');
+  }
+
   private onClose(code: number | null, signal: NodeJS.Signals | null): KernelExit {
+    live.delete(this);
     const tail = this.splitter.end();
     if (tail?.trim()) this.emit('noise', tail, 'unterminated line at exit');
     const exit: KernelExit = {

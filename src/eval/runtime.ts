@@ -85,19 +85,42 @@ export const ENV_DENYLIST: ReadonlySet<string> = new Set([
   'GH_TOKEN',
 ]);
 
-/** The environment a kernel starts with: allowlisted host variables plus the kernel's own settings. */
-export function filterEnv(host: NodeJS.ProcessEnv): Record<string, string> {
+/** Names that look like credentials: dropped even when allowed, unless passed explicitly. */
+export function looksLikeCredential(name: string): boolean {
+  const upper = name.toUpperCase();
+  return (
+    upper.endsWith('_API_KEY') ||
+    upper.includes('_SECRET') ||
+    upper.endsWith('_TOKEN') ||
+    upper.includes('PASSWORD')
+  );
+}
+
+/**
+ * The environment a kernel starts with: allowlisted host variables (minus credentials), plus
+ * the names in `pass`, which the user asked for explicitly.
+ */
+export function filterEnv(host: NodeJS.ProcessEnv, pass: readonly string[] = []): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(host)) {
-    if (value === undefined || ENV_DENYLIST.has(key)) continue;
+    if (value === undefined) continue;
+    if (pass.includes(key)) {
+      env[key] = value;
+      continue;
+    }
+    if (ENV_DENYLIST.has(key) || looksLikeCredential(key)) continue;
     if (ENV_ALLOWLIST.has(key) || ENV_ALLOW_PREFIXES.some((p) => key.startsWith(p))) env[key] = value;
   }
   return env;
 }
 
 /** Adds what every kernel needs on top of the filtered environment. */
-export function kernelEnv(host: NodeJS.ProcessEnv, python: ResolvedPython): Record<string, string> {
-  const env = filterEnv(host);
+export function kernelEnv(
+  host: NodeJS.ProcessEnv,
+  python: ResolvedPython,
+  pass: readonly string[] = [],
+): Record<string, string> {
+  const env = filterEnv(host, pass);
   if (python.binDir) env.PATH = env.PATH ? `${python.binDir}${delimiter}${env.PATH}` : python.binDir;
   env.PYTHONUNBUFFERED = '1';
   env.PYTHONIOENCODING = 'utf-8';

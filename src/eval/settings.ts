@@ -16,6 +16,8 @@ export interface Settings {
   'eval.js': boolean;
   /** Default cell timeout in seconds. */
   'eval.timeout': number;
+  /** Host variables passed to kernels although the environment filter would drop them. */
+  'env.pass': string[];
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -23,6 +25,7 @@ export const DEFAULT_SETTINGS: Settings = {
   'eval.py': true,
   'eval.js': true,
   'eval.timeout': DEFAULT_TIMEOUT_S,
+  'env.pass': [],
 };
 
 export class SettingsError extends Error {
@@ -69,6 +72,18 @@ const VALIDATORS: Record<keyof Settings, Validator> = {
   },
   'eval.py': expectBoolean,
   'eval.js': expectBoolean,
+  'env.pass': (value, where) => {
+    const names = typeof value === 'string' ? [value] : value;
+    if (
+      Array.isArray(names) &&
+      names.every((n) => typeof n === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n))
+    ) {
+      return names;
+    }
+    throw new SettingsError(
+      `${where} must be a list of environment variable names, got ${JSON.stringify(value)}`,
+    );
+  },
   'eval.timeout': (value, where) => {
     const n = typeof value === 'string' && value.trim() ? Number(value) : value;
     if (typeof n === 'number' && Number.isFinite(n) && n > 0) return clampTimeout(n);
@@ -127,7 +142,11 @@ export function readConfigFile(path: string): Partial<Settings> {
 
 export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessEnv = process.env): Settings {
   const file = readConfigFile(configPath(env));
-  return { ...DEFAULT_SETTINGS, ...file, ...validateSettings({ ...flags }, 'flags') };
+  const fromFlags = validateSettings({ ...flags }, 'flags');
+  const settings = { ...DEFAULT_SETTINGS, ...file, ...fromFlags };
+  // Names to pass add up: the file's and the flags'.
+  settings['env.pass'] = [...new Set([...(file['env.pass'] ?? []), ...(fromFlags['env.pass'] ?? [])])];
+  return settings;
 }
 
 /** Which backends the eval tool exposes: the settings, each overridden by its own env flag. */

@@ -1219,6 +1219,34 @@ def _finish_init(code):
     global _prelude
     _prelude = code
     _hidden_names.update(_user_ns)
+    _guard_host()
+
+
+def _guard_host():
+    """The kernel must not outlive its host, even when the host is SIGKILLed while a cell spins in
+    C code that never releases the GIL (no thread of ours could run then). A tiny shell loop in
+    the kernel's process group watches the host and kills the group, and the kernel's session
+    where pkill exists, when the host is gone. Only when the kernel leads its own group (the
+    host started it detached), never for a runner started by hand."""
+    host = os.getppid()
+    group = os.getpgrp()
+    if os.name != "posix" or host <= 1 or group != os.getpid():
+        return
+    import subprocess
+
+    script = (
+        "while kill -0 %d 2>/dev/null; do sleep 0.5; done; "
+        "pkill -KILL -s %d 2>/dev/null; kill -KILL -%d" % (host, os.getsid(0), group)
+    )
+    try:
+        subprocess.Popen(
+            ["/bin/sh", "-c", script],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        _diag("cannot watch the host process: %s" % exc)
 
 
 def _apply_context(request):

@@ -213,6 +213,21 @@ describe('omp-eval tool: failures stay JSON', () => {
   });
 });
 
+describe('--pass-env', () => {
+  it('passes a variable the credential filter would drop, only when asked', async () => {
+    const cell = JSON.stringify({
+      cells: [{ language: 'py', code: 'import os\nos.environ.get("PI_SERVICE_TOKEN")' }],
+    });
+    const env = { PI_SERVICE_TOKEN: 'abc123' };
+    const dropped = JSON.parse((await cli(['tool'], { input: cell, env })).stdout);
+    expect(dropped.text).toBe('(no output)');
+    const passed = JSON.parse(
+      (await cli(['--pass-env', 'PI_SERVICE_TOKEN', 'tool'], { input: cell, env })).stdout,
+    );
+    expect(passed.text).toBe("'abc123'");
+  });
+});
+
 describe('omp-eval setup python --check', () => {
   it('rejects a --cwd that is not a directory', async () => {
     const r = await cli(['--cwd', '/etc/hostname', 'setup', 'python', '--check']);

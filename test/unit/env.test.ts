@@ -55,3 +55,29 @@ describe('filterEnv', () => {
     ).toMatchObject({ MPLBACKEND: 'svg', PATH: '/usr/bin' });
   });
 });
+
+describe('credentials', () => {
+  it('drops names that look like credentials, even with an allowed prefix, unless passed', async () => {
+    const { filterEnv, looksLikeCredential } = await import('../../src/eval/runtime.js');
+    const host = {
+      PATH: '/bin',
+      PI_SERVICE_TOKEN: 't',
+      PI_DB_PASSWORD: 'p',
+      PI_APP_SECRET_KEY: 's',
+      PI_MY_API_KEY: 'k',
+      PI_HARMLESS: 'h',
+      CUSTOM_VAR: 'c',
+    };
+    expect(filterEnv(host)).toEqual({ PATH: '/bin', PI_HARMLESS: 'h' });
+    expect(filterEnv(host, ['PI_SERVICE_TOKEN', 'CUSTOM_VAR', 'OPENAI_API_KEY'])).toEqual({
+      PATH: '/bin',
+      PI_HARMLESS: 'h',
+      PI_SERVICE_TOKEN: 't',
+      CUSTOM_VAR: 'c',
+    });
+    expect(
+      ['GITHUB_TOKEN', 'aws_secret_access_key', 'Password', 'X_API_KEY'].every(looksLikeCredential),
+    ).toBe(true);
+    expect(['TOKENIZERS_PARALLELISM', 'PATH', 'SECRETARY'].some(looksLikeCredential)).toBe(false);
+  });
+});

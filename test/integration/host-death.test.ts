@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { groupAlive, pidAlive, waitFor } from '../helpers/kernel.js';
+
+/** A host process that starts a kernel, runs `code`, prints the kernel's pid, and waits. */
+function hostWith(code: string) {
+  const script = `
+    import { PythonKernel } from '${new URL('../../dist/src/eval/kernel.js', import.meta.url).pathname}';
+    const k = await PythonKernel.start({});
+    void k.execute(${JSON.stringify(code)});
+    setTimeout(() => process.stdout.write(String(k.pid) + '\\n'), 300);
+    setInterval(() => {}, 1000);
+  `;
+  // The compiled client (npm test builds before it runs vitest).
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const pid = new Promise<number>((resolve) =>
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+  );
+  return { child, pid };
+}
+
+describe('kernels never outlive their host', () => {
+  const cases: [string, string][] = [
+    ['a tight Python loop', 'while True: pass'],
+    ['a loop in C that holds the GIL', 'import itertools\nany(itertools.repeat(0))'],
+    [
+      'time.sleep with a child process',
+      'import subprocess, time\nsubprocess.Popen(["sleep", "1000"])\ntime.sleep(100)',
+    ],
+  ];
+  for (const [name, code] of cases) {
+    it(`a SIGKILLed host takes its kernel along within 2 s: ${name}`, async () => {
+      const { child, pid } = hostWith(code);
+      const kernel = await pid;
+      expect(pidAlive(kernel)).toBe(true);
+      child.kill('SIGKILL');
+      const killedAt = Date.now();
+      await waitFor(() => !groupAlive(kernel), 4000, 'the kernel group to be gone');
+      expect(Date.now() - killedAt).toBeLessThan(2000);
+    });
+  }
+});
+
+describe('a host that exits without shutting its kernels down', () => {
+  it('kills them on its way out (process exit handler)', async () => {
+    const script = `
+      import { PythonKernel } from '${new URL('../../dist/src/eval/kernel.js', import.meta.url).pathname}';
+      const k = await PythonKernel.start({});
+      void k.execute('import time\\ntime.sleep(100)');
+      setTimeout(() => { process.stdout.write(String(k.pid) + '\\n'); process.exit(0); }, 300);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const kernel = await new Promise<number>((resolve) =>
+      child.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+    );
+    await new Promise((resolve) => child.once('close', resolve));
+    // At once: the shell guard in the kernel would take up to 0.5 s.
+    await waitFor(() => !groupAlive(kernel), 150, 'the kernel to be gone when the host exited');
+  });
+});
