@@ -139,7 +139,9 @@ function killLiveKernelsOnExit() {
   });
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+// Referenced timers: an unreferenced one awaited at the end of a program lets Node exit with the
+// await unsettled (exit code 13).
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function describeExit(exit: Pick<KernelExit, 'code' | 'signal'>): string {
   if (exit.signal) return `signal ${exit.signal}`;
@@ -584,7 +586,15 @@ export class PythonKernel extends EventEmitter {
   shutdown(): Promise<KernelExit> {
     if (this.shuttingDown) return this.shuttingDown;
     const grace = this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
-    const within = (ms: number) => Promise.race([this.exited.then(() => true), delay(ms).then(() => false)]);
+    /** True when the kernel exits within `ms`; the timer does not outlive the answer. */
+    const within = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms);
+        void this.exited.then(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
     this.shuttingDown = (async () => {
       if (!this.child) {
         this._state = 'dead';
