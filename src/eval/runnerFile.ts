@@ -67,8 +67,25 @@ export function runnerCacheDir(base = tmpdir()): string {
   } catch {
     // exists already: checked below
   }
-  cacheDir = isPrivate(preferred, 'dir') ? preferred : mkdtempSync(join(base, 'omp-python-runner-'));
+  if (isPrivate(preferred, 'dir')) {
+    cacheDir = preferred;
+  } else {
+    cacheDir = mkdtempSync(join(base, 'omp-python-runner-'));
+    logSecurity(`${preferred} is not a private directory of this user; the runner is cached in ${cacheDir}`);
+  }
   return cacheDir;
+}
+
+/**
+ * Where the cache's security events go: a tampered file or directory is never used, and the
+ * case is reported (stderr by default; tests and embedding hosts can replace it).
+ */
+export let logSecurity = (message: string): void => {
+  process.stderr.write(`omp-eval: warning: ${message}\n`);
+};
+
+export function setSecurityLogger(logger: (message: string) => void): void {
+  logSecurity = logger;
 }
 
 function writeAtomically(file: string, content: string) {
@@ -101,11 +118,24 @@ export function ensureRunnerFile(sources = getKernelSources(), base = runnerCach
   } catch {
     // exists already
   }
-  if (!isPrivate(dir, 'dir')) throw new Error(`the runner directory ${dir} is not private to this user`);
+  if (!isPrivate(dir, 'dir')) {
+    logSecurity(`${dir} is not a private directory of this user; using a fresh one`);
+    return ensureRunnerFile(sources, mkdtempSync(join(base, 'omp-python-runner-')));
+  }
   for (const [name, content] of Object.entries(sources)) {
     const file = join(dir, name);
-    const intact = isPrivate(file, 'file') && readFileSync(file, 'utf8') === content;
-    if (!intact) writeAtomically(file, content);
+    let present = true;
+    try {
+      lstatSync(file);
+    } catch {
+      present = false;
+    }
+    const intact = present && isPrivate(file, 'file') && readFileSync(file, 'utf8') === content;
+    if (!intact) {
+      if (present)
+        logSecurity(`${file} was not the expected file (a link, another owner, or other content); replaced`);
+      writeAtomically(file, content);
+    }
   }
   return join(dir, 'runner.py');
 }

@@ -132,7 +132,11 @@ describe('interpreter resolution', () => {
 
 describe('runner file cache', () => {
   it('writes the kernel files once per content, privately, and replaces a tampered copy', async () => {
-    const { ensureRunnerFile, getKernelSources } = await import('../../src/eval/runnerFile.js');
+    const { ensureRunnerFile, getKernelSources, setSecurityLogger } = await import(
+      '../../src/eval/runnerFile.js'
+    );
+    const logged: string[] = [];
+    setSecurityLogger((m) => logged.push(m));
     const base = mkdtempSync(join(tmpdir(), 'omp-cache-'));
     chmodSync(base, 0o700);
     const sources = getKernelSources();
@@ -150,5 +154,25 @@ describe('runner file cache', () => {
     expect(readFileSync(magics, 'utf8')).toBe(sources['magics.py']);
     const other = ensureRunnerFile({ ...sources, 'runner.py': 'print(1)\n' }, base);
     expect(dirname(other)).not.toBe(dirname(runner));
+    expect(logged).toEqual([
+      expect.stringMatching(/runner\.py was not the expected file .*; replaced/),
+      expect.stringMatching(/magics\.py was not the expected file .*; replaced/),
+    ]);
+    // A cache directory that others can write to is not used at all.
+    const shared = mkdtempSync(join(tmpdir(), 'omp-shared-'));
+    chmodSync(shared, 0o777);
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256');
+    for (const name of Object.keys(sources).sort())
+      hash
+        .update(name)
+        .update('\0')
+        .update(sources[name] as string);
+    const exposed = join(shared, hash.digest('hex').slice(0, 16));
+    mkdirSync(exposed, { mode: 0o777 });
+    chmodSync(exposed, 0o777);
+    const safe = ensureRunnerFile(sources, shared);
+    expect(dirname(safe)).not.toBe(exposed);
+    expect(logged.at(-1)).toMatch(/is not a private directory of this user; using a fresh one/);
   });
 });
