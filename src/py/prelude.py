@@ -1,7 +1,7 @@
-"""Helpers loaded into every omp-eval kernel, once per process.
+"""Helpers loaded into every omp-eval kernel, once per process (and again after %reset).
 
-The host sends this file as the kernel's silent init cell. Everything it defines lives in the
-user namespace, so names are few and underscored unless they are meant for the user.
+The host sends this file as the kernel's init cell. Its names live in the user namespace but
+are hidden from %who and %whos; those meant for the user have plain names.
 """
 if "__omp_prelude__" not in globals():
     __omp_prelude__ = True
@@ -11,3 +11,121 @@ if "__omp_prelude__" not in globals():
         payload = dict(data)
         payload["op"] = op
         display({"application/x-omp-status": payload}, raw=True)
+
+    def env(key=None, value=None):
+        """env() lists the environment (a dict), env(KEY) reads one variable (None when unset),
+        env(KEY, VALUE) sets it, as %env does."""
+        import os
+
+        if key is None:
+            return dict(os.environ)
+        if value is None:
+            return os.environ.get(key)
+        os.environ[str(key)] = str(value)
+        return str(value)
+
+    def read(path, offset=0, limit=None):
+        """The text of a file: `limit` lines from line `offset` (0-based), all of them by default."""
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.readlines()
+        chosen = lines[offset : None if limit is None else offset + limit]
+        _emit_status("read", path=str(path), lines=len(chosen), total=len(lines))
+        return "".join(chosen)
+
+    def write(path, text):
+        """Writes text to a file (replacing it); returns the number of characters written."""
+        with open(path, "w", encoding="utf-8") as handle:
+            count = handle.write(text)
+        _emit_status("write", path=str(path), chars=count)
+        return count
+
+    def append(path, text):
+        """Appends text to a file; returns the number of characters written."""
+        with open(path, "a", encoding="utf-8") as handle:
+            count = handle.write(text)
+        _emit_status("append", path=str(path), chars=count)
+        return count
+
+    def tree(path=".", max_depth=2):
+        """A directory tree as text, `max_depth` levels deep, hidden entries left out."""
+        import os
+
+        lines = [str(path)]
+        count = 0
+
+        def walk(folder, depth, prefix):
+            nonlocal count
+            try:
+                names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
+            except OSError as exc:
+                lines.append(prefix + "[" + exc.strerror + "]")
+                return
+            for i, name in enumerate(names):
+                last = i == len(names) - 1
+                full = os.path.join(folder, name)
+                is_dir = os.path.isdir(full)
+                lines.append(prefix + ("└── " if last else "├── ") + name + ("/" if is_dir else ""))
+                count += 1
+                if is_dir and depth < max_depth:
+                    walk(full, depth + 1, prefix + ("    " if last else "│   "))
+
+        walk(path, 1, "")
+        _emit_status("tree", path=str(path), entries=count)
+        return "\n".join(lines)
+
+    def diff(a, b, context=3):
+        """A unified diff of two texts, or of two files when both are existing paths."""
+        import difflib
+        import os
+
+        names = ("a", "b")
+        if all(isinstance(x, str) and "\n" not in x and os.path.isfile(x) for x in (a, b)):
+            names = (a, b)
+            with open(a, encoding="utf-8", errors="replace") as fa, open(b, encoding="utf-8", errors="replace") as fb:
+                a, b = fa.read(), fb.read()
+        lines = list(
+            difflib.unified_diff(
+                a.splitlines(True), b.splitlines(True), fromfile=names[0], tofile=names[1], n=context
+            )
+        )
+        _emit_status("diff", changed=sum(1 for line in lines if line[:1] in "+-") - 2 * bool(lines))
+        return "".join(lines)
+
+    def log(message):
+        """A progress line under the running cell."""
+        _emit_status("log", message=str(message))
+
+    def phase(title):
+        """Marks the start of a phase of the cell's work."""
+        _emit_status("phase", title=str(title))
+
+    def parallel(thunks, concurrency=None):
+        """Runs the callables on worker threads (at most `concurrency` at once, default one per
+        callable up to 16) and returns their results in input order; the first failure is raised.
+        Output and status events of the workers belong to the running cell."""
+        import concurrent.futures
+        import contextvars
+
+        thunks = list(thunks)
+        if not thunks:
+            return []
+        workers = concurrency or min(16, len(thunks))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="omp-parallel") as pool:
+            futures = [pool.submit(contextvars.copy_context().run, thunk) for thunk in thunks]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+
+    def pipeline(items, *stages, concurrency=None):
+        """Passes every item through the stages in order (each stage a function of one value),
+        items in parallel; returns the results in input order."""
+
+        def through(item):
+            for stage in stages:
+                item = stage(item)
+            return item
+
+        return parallel([(lambda item=item: through(item)) for item in items], concurrency)
