@@ -111,7 +111,11 @@ program.action(async () => {
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   await withExecutor(flags, (executor) =>
     interactive
-      ? runNotebook(executor, { cwd: flags.cwd, images: flags.images })
+      ? runNotebook(executor, {
+          cwd: flags.cwd,
+          images: flags.images,
+          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+        })
       : runRepl(executor, { cwd: flags.cwd }),
   );
 });

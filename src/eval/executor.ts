@@ -105,6 +105,11 @@ export interface RunOptions {
    * pass false: nothing is kept and no artifact file is written.
    */
   collectOutput?: boolean;
+  /**
+   * Run a cell again in a new kernel when the kernel died under it on its own (default true, as
+   * the eval tool does). A notebook passes false: re-running user code repeats its side effects.
+   */
+  retryOnDeath?: boolean;
 }
 
 export interface SessionOptions {
@@ -164,6 +169,8 @@ export function checkCwd(cwd: string): string {
 }
 
 interface Entry {
+  /** Listeners of output that kernels of this entry sent between cells. */
+  background: Set<(frame: Frame) => void>;
   key: string;
   cwd: string;
   python: ResolvedPython;
@@ -216,7 +223,7 @@ export class Executor {
     }
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { key, cwd, python, owners: 0, lock: Promise.resolve() };
+      entry = { key, cwd, python, owners: 0, lock: Promise.resolve(), background: new Set() };
       this.entries.set(key, entry);
     }
     entry.owners++;
@@ -271,6 +278,9 @@ export class Executor {
       await kernel.shutdown();
       throw new ExecutorError('the executor was disposed while the kernel was starting');
     }
+    kernel.on('background', (frame: Frame) => {
+      for (const listener of entry.background) listener(frame);
+    });
     entry.kernel = kernel;
     return kernel;
   }
@@ -325,6 +335,12 @@ export class Session {
   /** Starts the kernel now instead of at the first cell (a front end that shows its state). */
   async start(): Promise<void> {
     await this.executor.kernelFor(this.entry, []);
+  }
+
+  /** Output the kernel sends between cells (threads of earlier cells); returns an unsubscribe. */
+  onBackground(listener: (frame: Frame) => void): () => void {
+    this.entry.background.add(listener);
+    return () => this.entry.background.delete(listener);
   }
 
   /** Completions from the kernel for the name before `cursor` (none while a cell runs). */
@@ -447,7 +463,7 @@ export class Session {
     let outcome = await run();
     let retried = false;
     // A kernel that died on its own is retried once; one that died from our interrupt is not.
-    if (outcome.outcome.exit?.reason === 'died' && !outcome.interrupted) {
+    if (outcome.outcome.exit?.reason === 'died' && !outcome.interrupted && options.retryOnDeath !== false) {
       const first = outcome.outcome.exit;
       const notice = `The Python kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
       notices.push(notice);

@@ -4,7 +4,7 @@
  *
  * States: starting → idle ⇄ busy → interrupting → (idle | dead); any state → dead.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { statSync } from 'node:fs';
 import { groupAlive, signalGroup } from './processGroup.js';
@@ -231,6 +231,7 @@ export class PythonKernel extends EventEmitter {
     this.child = child;
     live.add(this);
     killLiveKernelsOnExit();
+    this.guardHost(child.pid);
     this.exited = new Promise<KernelExit>((resolve) => {
       child.once('close', (code, signal) => resolve(this.onClose(code, signal)));
       // 'close' waits for every copy of the pipes; a process the kernel forked may hold them
@@ -476,7 +477,7 @@ export class PythonKernel extends EventEmitter {
    * Completions for the name before `cursor`. Only an idle kernel answers (cells run on the same
    * thread); otherwise, or after `timeoutMs` (jedi's first import is slow), there are none.
    */
-  complete(code: string, cursor: number, timeoutMs = 3000): Promise<Completion> {
+  complete(code: string, cursor: number, timeoutMs = 2000): Promise<Completion> {
     const none: Completion = { matches: [], start: cursor, end: cursor };
     if (this._state !== 'idle') return Promise.resolve(none);
     const id = `${this.name}-complete${++this.cellSeq}`;
@@ -484,6 +485,8 @@ export class PythonKernel extends EventEmitter {
       const timer = setTimeout(() => {
         this.completions.delete(id);
         resolve(none);
+        // User code (a slow __dir__) holds the kernel: interrupt the completion, not a cell.
+        if (!this.current?.started) this.signalRunner('SIGINT');
       }, timeoutMs);
       this.completions.set(id, (completion) => {
         clearTimeout(timer);
@@ -533,9 +536,37 @@ export class PythonKernel extends EventEmitter {
     return this.child?.pid ? groupAlive(this.child.pid) : false;
   }
 
+  private guard?: ChildProcess;
+
+  /**
+   * The kernel must not outlive this host, even when the host is SIGKILLed while a cell spins in
+   * C code holding the GIL (no thread of the kernel could act then). A tiny shell loop in a
+   * session of its own watches this process and, once it is gone, kills the kernel's group and
+   * session. POSIX only; it is stopped with the kernel.
+   */
+  private guardHost(pid: number | undefined) {
+    if (!pid || process.platform === 'win32') return;
+    const script =
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ` +
+      `kill -KILL -${pid} 2>/dev/null; pkill -KILL -s ${pid} 2>/dev/null`;
+    try {
+      this.guard = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
+      this.guard.on('error', () => {}); // no /bin/sh: the exit handler still covers normal exits
+      this.guard.unref();
+    } catch {
+      // as above
+    }
+  }
+
+  private stopGuard() {
+    if (this.guard?.pid) signalGroup(this.guard.pid, 'SIGKILL');
+    this.guard = undefined;
+  }
+
   /** SIGKILL to the kernel's whole group, now (for the host's last moments). */
   killNow(): void {
     this.killGroup('SIGKILL');
+    this.stopGuard();
   }
 
   private onClose(code: number | null, signal: NodeJS.Signals | null): KernelExit {
@@ -573,6 +604,7 @@ export class PythonKernel extends EventEmitter {
       this.finish(cell, outcome);
     }
     this.current = undefined;
+    this.stopGuard();
     // A kernel that died on its own may leave its cells' children behind.
     if (!this.shuttingDown) void this.reapGroup(this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
     this.emit('exit', exit);

@@ -1219,36 +1219,10 @@ def _finish_init(code):
     global _prelude
     _prelude = code
     _hidden_names.update(_user_ns)
-    # Off the start-up path: the kernel is ready first, the guard comes a moment later.
-    threading.Thread(target=_guard_host, args=(0.05,), name="omp-guard", daemon=True).start()
+    import warnings  # loaded at interpreter start-up already
 
-
-def _guard_host(delay=0.0):
-    """The kernel must not outlive its host, even when the host is SIGKILLed while a cell spins in
-    C code that never releases the GIL (no thread of ours could run then). A tiny shell loop in
-    the kernel's process group watches the host and kills the group, and the kernel's session
-    where pkill exists, when the host is gone. Only when the kernel leads its own group (the
-    host started it detached), never for a runner started by hand."""
-    time.sleep(delay)
-    host = os.getppid()
-    group = os.getpgrp()
-    if os.name != "posix" or host <= 1 or group != os.getpid():
-        return
-    import subprocess
-
-    script = (
-        "while kill -0 %d 2>/dev/null; do sleep 0.5; done; "
-        "pkill -KILL -s %d 2>/dev/null; kill -KILL -%d" % (host, os.getsid(0), group)
-    )
-    try:
-        subprocess.Popen(
-            ["/bin/sh", "-c", script],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError as exc:
-        _diag("cannot watch the host process: %s" % exc)
+    # getpass imported in a cell warns that it cannot hide input: the front end hides it.
+    warnings.filterwarnings("ignore", message="Can not control echo on the terminal")
 
 
 def _apply_context(request):
@@ -1371,10 +1345,38 @@ def _exit():
 _COMPLETE_TOKEN = None
 
 
+def _completions(code, before, token):
+    try:
+        import jedi  # noqa: F401 - optional
+
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1)
+        names = jedi.Interpreter(code, [_user_ns]).complete(line, column)
+        prefix = token.rsplit(".", 1)[0] + "." if "." in token else ""
+        return [prefix + c.name for c in names]
+    except KeyboardInterrupt:
+        raise
+    except Exception:
+        import rlcompleter
+
+        matches = []
+        completer = rlcompleter.Completer(_user_ns)
+        for state in range(500):
+            try:
+                match = completer.complete(token, state)
+            except Exception:
+                break
+            if match is None:
+                break
+            matches.append(match)
+        return matches
+
+
 def _complete(request):
     """Completions for the name before the cursor: jedi when it is installed, else rlcompleter
-    over the user's namespace. Answered between cells only (the main thread runs them)."""
-    global _COMPLETE_TOKEN
+    over the user's namespace. Answered between cells only (the main thread runs them). User code
+    runs here too (__dir__, properties), so an interrupt stops it like a cell."""
+    global _COMPLETE_TOKEN, _in_cell, _deferred_interrupt
     request_id = request.get("id")
     code = request.get("code", "")
     cursor = request.get("cursor", len(code) if isinstance(code, str) else 0)
@@ -1388,26 +1390,14 @@ def _complete(request):
     before = code[:cursor]
     token = _COMPLETE_TOKEN.search(before).group(0)
     matches = []
+    _deferred_interrupt = False
+    _in_cell = True
     try:
-        import jedi  # noqa: F401 - optional
-
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1)
-        names = jedi.Interpreter(code, [_user_ns]).complete(line, column)
-        prefix = token.rsplit(".", 1)[0] + "." if "." in token else ""
-        matches = [prefix + c.name for c in names]
-    except Exception:
-        import rlcompleter
-
-        completer = rlcompleter.Completer(_user_ns)
-        for state in range(500):
-            try:
-                match = completer.complete(token, state)
-            except Exception:
-                break
-            if match is None:
-                break
-            matches.append(match)
+        matches = _completions(code, before, token)
+    except KeyboardInterrupt:
+        matches = []
+    finally:
+        _in_cell = False
     # jedi also offers case-insensitive and fuzzy matches: keep what extends the typed name.
     seen = set()
     unique = [m for m in matches if m.startswith(token) and not (m in seen or seen.add(m))]

@@ -26,6 +26,9 @@ export interface AppProps {
 }
 
 const QUEUED_SHOWN = 3;
+/** Clears the screen but not the scroll-back (the user's shell history stays). */
+const CLEAR_SCREEN = '\x1b[2J\x1b[H';
+const RESIZE_SETTLE_MS = 120;
 
 export function App({ backend, imageMode, color, historyFile, onExit }: AppProps): ReactNode {
   const { columns, rows } = useTerminalSize();
@@ -37,7 +40,7 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
     backend,
     ...(historyFile ? { historyFile } : {}),
     onExit,
-    clearScreen: () => stdout.write('\x1b[2J\x1b[3J\x1b[H'),
+    clearScreen: () => stdout.write(CLEAR_SCREEN),
   });
 
   const finished = useMemo(
@@ -57,6 +60,21 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
       }
     }
   }, [finished, imageMode, stdout, columns]);
+  // After a resize, Ink's frame no longer matches what is on screen: print it all again.
+  const { dispatch } = notebook;
+  const firstSize = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: columns and rows are what it reacts to
+  useEffect(() => {
+    if (firstSize.current) {
+      firstSize.current = false;
+      return undefined;
+    }
+    const timer = setTimeout(() => {
+      stdout.write(CLEAR_SCREEN);
+      dispatch({ type: 'reprint' });
+    }, RESIZE_SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [columns, rows, stdout, dispatch]);
   const running = state.cells.find((c) => c.status === 'running');
   const queued = state.cells.filter((c) => c.status === 'queued');
   const selected = state.selected !== undefined ? selectedCell(state)?.id : undefined;
@@ -101,6 +119,7 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
             counter={state.kernel.executionCount + 1}
             color={color}
             maxRows={editorRows}
+            columns={columns}
             {...(keys.search ? { search: keys.search } : {})}
           />
         )}

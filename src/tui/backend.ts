@@ -24,6 +24,8 @@ export interface NotebookBackend {
   interrupt(): void;
   /** Completions for the name before `cursor` (none while a cell runs). */
   complete(code: string, cursor: number): Promise<Completion>;
+  /** Output sent between cells (threads of earlier cells); returns an unsubscribe function. */
+  onBackground(listener: (stream: 'stdout' | 'stderr', text: string) => void): () => void;
   /** Answers input() in the running cell. */
   sendInput(value: string): void;
   /** Restarts the kernel: state is lost. */
@@ -32,7 +34,16 @@ export interface NotebookBackend {
   dispose(): Promise<void>;
 }
 
-export async function executorBackend(executor: Executor, cwd: string): Promise<NotebookBackend> {
+export interface BackendOptions {
+  cwd: string;
+  /** Seconds per cell; undefined for none. */
+  timeout?: number;
+}
+
+export async function executorBackend(
+  executor: Executor,
+  { cwd, timeout }: BackendOptions,
+): Promise<NotebookBackend> {
   const session: Session = await executor.session({ id: 'notebook', cwd });
   return {
     cwd: session.cwd,
@@ -43,20 +54,26 @@ export async function executorBackend(executor: Executor, cwd: string): Promise<
     async runCell({ code, onEvent }) {
       const [result] = await session.run([{ language: 'py', code }], {
         allowStdin: true,
-        defaultTimeout: null,
+        defaultTimeout: timeout ?? null,
         collectOutput: false,
+        retryOnDeath: false,
         onEvent: (_, event) => onEvent(event),
       });
       return result as CellResult;
     },
     interrupt: () => session.interrupt(),
     complete: (code, cursor) => session.complete(code, cursor),
+    onBackground: (listener) =>
+      session.onBackground((frame) => {
+        if (frame.type === 'stdout' || frame.type === 'stderr') listener(frame.type, frame.data);
+      }),
     sendInput: (value) => session.sendInput(value),
     restart: () => session.restart(),
     kernelState: () => session.kernel?.state ?? 'none',
     async dispose() {
-      await session.release();
+      // Disposing first stops a running cell; releasing first would wait for it to end.
       await executor.dispose();
+      await session.release();
     },
   };
 }

@@ -13,13 +13,19 @@ import { type ImageMode, resolveImageMode } from './lib/images.js';
 export interface NotebookOptions {
   cwd: string;
   images: ImageMode;
+  /** Seconds per cell (--timeout); none by default. */
+  timeout?: number;
 }
 
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
-  const backend = await executorBackend(executor, opts.cwd);
+  const backend = await executorBackend(executor, {
+    cwd: opts.cwd,
+    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+  });
+  if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;
   const imageMode = resolveImageMode(opts.images, process.env, color);
   let finish!: () => void;

@@ -94,7 +94,8 @@ describe('the notebook in a terminal', () => {
   it('answers input() typed at the prompt', async () => {
     const s = await start();
     await s.run('name = input("who? ")');
-    await s.waitFor((t) => t.includes('who?') && t.includes('running'));
+    // The input line itself (the code line above also contains "who?").
+    await s.waitFor((t) => t.split('\n').some((line) => line.startsWith('who?')));
     await s.run('Ada');
     await s.waitFor((t) => t.includes('In [2]:'));
     await s.run('name.upper()');
@@ -109,6 +110,23 @@ describe('the notebook in a terminal', () => {
     await s.run('print("after resize")');
     const screen = await s.waitFor((t) => t.includes('after resize') && t.includes('In [3]:'));
     expect(screen.split('\n').every((line) => line.length <= 70)).toBe(true);
+  });
+
+  it('/exit while a cell runs quits at once and leaves no kernel behind', async () => {
+    const s = await start();
+    await s.run('import os, time; print(os.getpid(), flush=True); time.sleep(1000)');
+    const screen = await s.waitFor((t) => /^\d+$/m.test(t) && t.includes('running'));
+    const kernelPid = Number(/^(\d+)$/m.exec(screen)?.[1]);
+    await s.run('/exit');
+    const { exitCode } = await s.exited;
+    expect(exitCode).toBe(0);
+    expect(pidAlive(kernelPid)).toBe(false);
+  });
+
+  it('applies --timeout to cells', async () => {
+    const s = await start(['--timeout', '1']);
+    await s.run('import time; time.sleep(5)');
+    await s.waitFor((t) => t.includes('timed out') && t.includes('In [2]:'));
   });
 
   it('exits on Ctrl-D and leaves no kernel behind', async () => {

@@ -101,6 +101,20 @@ export class FakeBackend implements NotebookBackend {
     };
   }
 
+  private backgroundListeners = new Set<(stream: 'stdout' | 'stderr', text: string) => void>();
+
+  onBackground(listener: (stream: 'stdout' | 'stderr', text: string) => void) {
+    this.backgroundListeners.add(listener);
+    return () => {
+      this.backgroundListeners.delete(listener);
+    };
+  }
+
+  /** Output from a thread of an earlier cell, between cells. */
+  background(text: string) {
+    for (const l of this.backgroundListeners) l('stdout', text);
+  }
+
   sendInput(value: string) {
     this.inputs.push(value);
   }

@@ -16,14 +16,14 @@ const py = (code: string, extra: Record<string, unknown> = {}) => ({
 describe('eval tool: sessions', () => {
   it('keeps state from call to call of one session until the executor is disposed', async () => {
     const ex = makeExecutor();
-    const first = await runEvalTool({ cells: [py('log = ["a"]')] }, { executor: ex, id: 'agent-1' });
+    const first = await runEvalTool({ cells: [py('journal = ["a"]')] }, { executor: ex, id: 'agent-1' });
     expect(first.isError).toBe(false);
     const second = await runEvalTool(
-      { cells: [py('log.append("b")\nlog')] },
+      { cells: [py('journal.append("b")\njournal')] },
       { executor: ex, id: 'agent-1' },
     );
     expect(second.text).toBe("['a', 'b']");
-    const other = await runEvalTool({ cells: [py('log')] }, { executor: ex, id: 'agent-2' });
+    const other = await runEvalTool({ cells: [py('journal')] }, { executor: ex, id: 'agent-2' });
     expect(other.cells[0]?.error?.ename).toBe('NameError');
     const pids = ex.kernels.map((k) => k.pid as number);
     expect(pids).toHaveLength(2);
@@ -149,5 +149,38 @@ describe('output sink failures do not take the host down', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe('notebook-facing executor options', () => {
+  it('retryOnDeath: false reports a death without running the cell again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-noretry-'));
+    const counter = join(dir, 'count');
+    writeFileSync(counter, '');
+    const ex = makeExecutor();
+    const s = await ex.session();
+    const [r] = await s.run(
+      [py(`open(${JSON.stringify(counter)}, "a").write("x")\nimport os\nos._exit(4)`)],
+      {
+        retryOnDeath: false,
+      },
+    );
+    expect(readFileSync(counter, 'utf8')).toBe('x');
+    expect(r).toMatchObject({ status: 'error', retried: false, exitCode: 4 });
+    expect(r?.notices).toEqual(['The Python kernel died (exit code 4).']);
+  });
+
+  it('stops a completion that user code holds up, and the kernel keeps its state', async () => {
+    const ex = makeExecutor();
+    const s = await ex.session();
+    await s.run([
+      py('import time\nclass Hang:\n    def __dir__(self):\n        time.sleep(1000)\nh = Hang()\nkept = 7'),
+    ]);
+    const started = Date.now();
+    expect(await s.complete('h.x', 3)).toEqual({ matches: [], start: 3, end: 3 });
+    expect(Date.now() - started).toBeLessThan(4000);
+    const [r] = await s.run([py('kept')]);
+    expect(r?.text).toBe('7\n');
+    expect(r?.kernelKilled).toBe(false);
   });
 });

@@ -81,7 +81,7 @@ describe('notebook screen', () => {
         events: [{ kind: 'notice', text: 'The kernel did not respond to the interrupt and was killed.' }],
         result: { status: 'cancelled', kernelKilled: true },
       },
-      '☠ [1] kernel killed',
+      '☠ [ ] kernel killed',
     ],
   ];
   for (const [name, fixture, header] of statuses) {
@@ -297,5 +297,64 @@ describe('completion', () => {
     await h.press('\t');
     await h.type('y');
     await h.waitFor((f) => f.includes('In [1]:     y'));
+  });
+});
+
+describe('fixes from trying it out', () => {
+  it('a burst of Backspaces deletes characters instead of inserting DEL', async () => {
+    const { h, backend } = start();
+    await h.type('x=123');
+    await h.press('\x7f\x7f');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.ran.length === 1);
+    expect(backend.ran).toEqual(['x=1']);
+  });
+
+  it('shows output of background threads between cells as a block of its own', async () => {
+    const { h, backend } = start();
+    await h.waitFor((f) => f.includes('In [1]:'));
+    backend.background('late line from a thread\n');
+    const frame = await h.waitFor((f) => f.includes('late line from a thread'));
+    expect(frame).not.toContain('✓ [ ] ok');
+  });
+
+  it('puts Out[n]: on its own line above a result of several rows', async () => {
+    const { h } = start({ table: { events: [{ kind: 'result', images: [], text: 'row one\nrow two' }] } });
+    await run(h, 'table');
+    const frame = await h.waitFor((f) => f.includes('row two'));
+    expect(frame).toContain('Out[1]:\nrow one\nrow two');
+  });
+
+  it('follows %cd on the status line', async () => {
+    const { h } = start({ cd: { events: [{ kind: 'status', event: { op: 'cd', path: '/srv/data' } }] } });
+    await run(h, 'cd');
+    await h.waitFor((f) => f.includes('│ /srv/data │'));
+  });
+
+  it('drops a completion that arrives after the text changed', async () => {
+    const { h, backend } = start();
+    let answer!: (c: { matches: string[]; start: number; end: number }) => void;
+    backend.complete = () => new Promise((resolve) => (answer = resolve));
+    await h.type('s.al');
+    await h.press('\t');
+    await h.press('\x15'); // Ctrl-U
+    await h.type('print(1)');
+    answer({ matches: ['s.alpha_value'], start: 0, end: 4 });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.frame()).toContain('In [1]: print(1)');
+    expect(h.frame()).not.toContain('pha_value');
+  });
+
+  it('runs a decorator line only with its function, and dedents after return', async () => {
+    const { h, backend } = start();
+    await run(h, '@staticmethod');
+    expect(backend.ran).toEqual([]);
+    await h.waitFor((f) => f.includes('...:'));
+    await run(h, 'def f():');
+    await run(h, 'return 1');
+    await h.waitFor((f) => /\.\.\.:\s*$/m.test(f.split('\n').slice(-3).join('\n')));
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.ran.length === 1);
+    expect(backend.ran[0]).toBe('@staticmethod\ndef f():\n    return 1');
   });
 });

@@ -65,3 +65,53 @@ describe('history file', () => {
     expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 });
+
+describe('saving the session', () => {
+  it('writes a # %% script and an nbformat 4 notebook with clean outputs', async () => {
+    const { toNotebook, toScript } = await import('../../src/tui/lib/save.js');
+    const { appendText, emptyOutput } = await import('../../src/tui/state/output.js');
+    let output = appendText(emptyOutput(), 'stdout', 'hello\n');
+    output = appendText(output, 'status', 'cd path=/tmp\n');
+    output = appendText(output, 'result', '\x1b[31mrow 1\x1b[0m\nrow 2\n');
+    const ok = {
+      id: 1,
+      code: 'print("hello")\ndf',
+      status: 'ok' as const,
+      executionCount: 3,
+      output,
+      expanded: false,
+    };
+    const failed = {
+      id: 2,
+      code: '1/0',
+      status: 'error' as const,
+      executionCount: 4,
+      output: appendText(
+        emptyOutput(),
+        'error',
+        'Traceback (most recent call last):\nZeroDivisionError: division by zero\n',
+      ),
+      expanded: false,
+    };
+    expect(toScript([ok, failed])).toBe('# %%\nprint("hello")\ndf\n\n# %%\n1/0\n');
+    const nb = JSON.parse(toNotebook([ok, failed]));
+    expect(nb.nbformat).toBe(4);
+    expect(nb.cells[0].outputs).toEqual([
+      { output_type: 'stream', name: 'stdout', text: ['hello\n'] },
+      {
+        output_type: 'execute_result',
+        execution_count: 3,
+        data: { 'text/plain': ['row 1\n', 'row 2'] },
+        metadata: {},
+      },
+    ]);
+    expect(nb.cells[1].outputs).toEqual([
+      {
+        output_type: 'error',
+        ename: 'ZeroDivisionError',
+        evalue: 'division by zero',
+        traceback: ['Traceback (most recent call last):', 'ZeroDivisionError: division by zero'],
+      },
+    ]);
+  });
+});

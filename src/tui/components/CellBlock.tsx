@@ -81,6 +81,16 @@ function RowView({
 
 export function CellBlock({ cell, maxRows, now, color, selected }: CellBlockProps): ReactNode {
   const live = maxRows !== undefined;
+  if (cell.kind === 'info') {
+    // The notebook's own messages (help, restarts, background output): just the text.
+    return (
+      <Box flexDirection="column">
+        {rowsOf(cell.output).map((row, i) => (
+          <RowView key={`i${i}`} row={row} live={false} first={false} />
+        ))}
+      </Box>
+    );
+  }
   const status = STATUS[cell.status];
   const elapsed =
     cell.durationMs !== undefined
@@ -127,6 +137,9 @@ export function CellBlock({ cell, maxRows, now, color, selected }: CellBlockProp
     if (hidden && cell.output.omitted) hidden += cell.output.omitted - 1;
   }
   const firstResult = shown.findIndex((r) => r.kind === 'text' && r.stream === 'result');
+  // A result of several rows (a table, a long repr) starts under its Out[n]: label, as in IPython.
+  const resultRows = shown.filter((r) => r.kind === 'text' && r.stream === 'result').length;
+  const outOnOwnLine = firstResult !== -1 && resultRows > 1 && cell.executionCount !== undefined;
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
@@ -149,13 +162,15 @@ export function CellBlock({ cell, maxRows, now, color, selected }: CellBlockProp
         </Text>
       ) : null}
       {shown.map((row, i) => (
-        <RowView
-          key={`o${i}`}
-          row={row}
-          live={live}
-          counter={cell.executionCount}
-          first={i === firstResult}
-        />
+        <Box key={`o${i}`} flexDirection="column">
+          {outOnOwnLine && i === firstResult ? <Text color="red">Out[{cell.executionCount}]:</Text> : null}
+          <RowView
+            row={row}
+            live={live}
+            counter={cell.executionCount}
+            first={i === firstResult && !outOnOwnLine}
+          />
+        </Box>
       ))}
     </Box>
   );

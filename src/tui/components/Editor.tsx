@@ -10,6 +10,8 @@ export interface EditorProps {
   color: boolean;
   /** At most this many rows: a long paste shows a window around the cursor. */
   maxRows: number;
+  /** The terminal's width: a line longer than it scrolls sideways to keep the cursor in view. */
+  columns: number;
   /** Ctrl-R search in progress. */
   search?: { query: string; match?: string };
 }
@@ -31,7 +33,17 @@ export function windowStart(total: number, row: number, size: number): number {
   return Math.min(Math.max(0, row - size + 1), total - size);
 }
 
-export function Editor({ editor, counter, color, maxRows, search }: EditorProps): ReactNode {
+/** The part of a line that fits in `width` columns and shows column `col`, with `…` where cut. */
+export function horizontalWindow(line: string, col: number, width: number): { text: string; col: number } {
+  if (line.length < width) return { text: line, col };
+  const start = Math.max(0, Math.min(col - Math.floor(width * 0.7), line.length - width + 2));
+  const visible = line.slice(start, start + width - 2);
+  const left = start > 0 ? '…' : '';
+  const right = start + width - 2 < line.length ? '…' : '';
+  return { text: `${left}${visible}${right}`, col: col - start + left.length };
+}
+
+export function Editor({ editor, counter, color, maxRows, columns, search }: EditorProps): ReactNode {
   const prompt = `In [${counter}]: `;
   const more = `${' '.repeat(Math.max(0, prompt.length - 5))}...: `;
   if (search) {
@@ -57,7 +69,12 @@ export function Editor({ editor, counter, color, maxRows, search }: EditorProps)
         return (
           <Text key={row} wrap="truncate-end">
             <Text color="green">{row === 0 ? prompt : more}</Text>
-            {row === editor.row ? withCursor(line, editor.col) : highlightPython(line, color)}
+            {row === editor.row
+              ? (() => {
+                  const view = horizontalWindow(line, editor.col, Math.max(10, columns - prompt.length - 1));
+                  return withCursor(view.text, view.col);
+                })()
+              : highlightPython(line, color)}
           </Text>
         );
       })}

@@ -43,6 +43,12 @@ export interface Keys {
   search?: { query: string; match?: string };
 }
 
+/** Text as typed or pasted: newlines as `\n`, other control characters dropped. */
+function typable(input: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
+  return input.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+}
+
 const PASTE_START = '[200~';
 const PASTE_END = '[201~';
 
@@ -84,10 +90,9 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
           break;
         case 'restart':
           dispatch({ type: 'message', text: 'Restarting the kernel…' });
-          void backend.restart().then(() => {
+          void notebook.restart().then(() => {
             dispatch({ type: 'info', text: 'Kernel restarted: its state was lost.' });
             dispatch({ type: 'message' });
-            dispatch({ type: 'kernel', info: { executionCount: 0 } });
           });
           break;
         case 'clear':
@@ -115,7 +120,7 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
           dispatch({ type: 'info', text: `Unknown command /${name ?? ''}. Type /help for the list.` });
       }
     },
-    [backend, clearScreen, dispatch, onExit, state.cells],
+    [backend, clearScreen, dispatch, notebook, onExit, state.cells],
   );
 
   const submitText = useCallback(
@@ -173,7 +178,14 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
         return;
       }
       if (pasting.current) {
-        setEditor((e) => ed.insert(e, key.return ? '\n' : input.replace(/\r\n?/g, '\n')));
+        setEditor((e) => ed.insert(e, key.return ? '\n' : typable(input)));
+        return;
+      }
+      // Several Backspaces in one burst arrive as one string of DEL characters.
+      if (input.length > 1 && /^[\x7f\b]+$/.test(input)) {
+        let next = editorRef.current;
+        for (let i = 0; i < input.length; i++) next = ed.backspace(next);
+        setEditor(next);
         return;
       }
 
@@ -306,6 +318,8 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
         const text = ed.editorText(editor);
         const cursor = editor.lines.slice(0, editor.row).reduce((n, l) => n + l.length + 1, 0) + editor.col;
         void backend.complete(text, cursor).then(({ matches, start, end }) => {
+          // Typing went on meanwhile: this answer is about text that is gone.
+          if (editorRef.current !== editor) return;
           if (!matches.length) return dispatch({ type: 'message', text: 'no completions' });
           const common = matches.reduce((a, b) => {
             let i = 0;
@@ -326,7 +340,7 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       if (key.escape || key.meta) return;
       if (input) {
         // Several characters at once without bracketed paste: a paste all the same.
-        setEditor(ed.insert(editor, input.replace(/\r\n?/g, '\n')));
+        setEditor(ed.insert(editor, typable(input)));
       }
     },
     [

@@ -19,6 +19,10 @@ import {
 } from '../state/reducer.js';
 
 export const FLUSH_MS = 50;
+/** Images get at most this many rows (two pixels each) of the terminal. */
+export const IMAGE_ROWS = 16;
+/** Output of background threads is gathered this long into one block. */
+const BACKGROUND_MS = 100;
 
 export function statusOf(result: CellResult): CellStatus {
   if (result.status === 'ok') return 'ok';
@@ -46,6 +50,7 @@ export interface NotebookOptions {
 export interface Notebook {
   state: State;
   dispatch: (action: Action) => void;
+  restart: () => Promise<void>;
   /** Queues code cells to run in order. */
   submit: (cells: { code: string; title?: string }[]) => void;
   /** The running cell, if any. */
@@ -108,7 +113,9 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
             event.markdown !== undefined
               ? renderMarkdown(event.markdown, Math.max(20, columnsRef.current - 2))
               : (event.text ?? (event.json !== undefined ? JSON.stringify(event.json, null, 2) : undefined));
-          if (body !== undefined && !(event.images.length && body === '<img>')) {
+          // Beside an image, a default repr (<Figure size 640x480 ...>) says nothing more.
+          const reprOnly = event.images.length > 0 && body !== undefined && /^<[^\n]*>\s*$/.test(body);
+          if (body !== undefined && !reprOnly) {
             text(event.kind === 'result' ? 'result' : 'stdout', body.endsWith('\n') ? body : `${body}\n`);
           }
           for (const image of event.images) {
@@ -117,7 +124,7 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
               queue.push({ kind: 'image', image });
             } else if (imageMode === 'blocks') {
               queue.push(
-                renderBlocks(image, Math.max(10, columnsRef.current - 4)).then((ansi) => ({
+                renderBlocks(image, Math.max(10, columnsRef.current - 4), IMAGE_ROWS).then((ansi) => ({
                   kind: 'image',
                   image,
                   ansi,
@@ -132,6 +139,9 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
           break;
         case 'status':
           text('status', `${statusText(event.event)}\n`);
+          if (event.event.op === 'cd' && typeof event.event.path === 'string') {
+            dispatch({ type: 'kernel', info: { cwd: event.event.path } });
+          }
           break;
         case 'notice':
           text('notice', `${event.text}\n`);
@@ -182,29 +192,27 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
         await flush(id, true);
         pending.current.delete(id);
         const status = statusOf(result);
+        // A dead or killed kernel's count belongs to the cell before: this cell has none.
+        const died = status === 'killed' || result.error?.ename === 'KernelDied';
+        const executionCount = died ? undefined : result.executionCount;
         dispatch({
           type: 'finish',
           id,
           status,
           durationMs: result.durationMs,
-          executionCount: result.executionCount,
+          ...(executionCount ? { executionCount } : {}),
         });
         dispatch({
           type: 'kernel',
-          info: {
-            state: backend.kernelState(),
-            ...(result.executionCount ? { executionCount: result.executionCount } : {}),
-          },
+          info: { state: backend.kernelState(), ...(executionCount ? { executionCount } : {}) },
         });
-        if (status !== 'ok') {
-          dispatch({ type: 'skipRest', afterId: id });
-          if (status === 'killed') {
-            dispatch({
-              type: 'info',
-              text: 'The kernel was killed: its state is lost. A fresh kernel is starting.',
-            });
-            startKernel();
-          }
+        if (status !== 'ok') dispatch({ type: 'skipRest', afterId: id });
+        if (died) {
+          dispatch({
+            type: 'info',
+            text: `The kernel ${status === 'killed' ? 'was killed' : 'died'}: its state is lost. A fresh kernel is starting.`,
+          });
+          startKernel();
         }
         busy.current = false;
       });
@@ -227,11 +235,36 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
     return () => clearInterval(tick);
   }, [running, backend, state.kernel.state]);
 
+  // Output that threads of earlier cells print between cells: a block of its own.
+  useEffect(() => {
+    let buffered = '';
+    let timer: NodeJS.Timeout | undefined;
+    const unsubscribe = backend.onBackground((_, text) => {
+      buffered += text;
+      timer ??= setTimeout(() => {
+        dispatch({ type: 'info', text: buffered.replace(/\n$/, ''), stream: 'stdout' });
+        buffered = '';
+        timer = undefined;
+      }, BACKGROUND_MS);
+    });
+    return () => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [backend]);
+
+  /** Restarts the kernel now: state is lost, counts start again. */
+  const restart = useCallback(async () => {
+    await backend.restart();
+    dispatch({ type: 'kernel', info: { executionCount: 0 } });
+    startKernel();
+  }, [backend, startKernel]);
+
   const submit = useCallback((cells: { code: string; title?: string }[]) => {
     if (cells.length) dispatch({ type: 'submit', cells });
   }, []);
 
-  return { state, dispatch, submit, ...(running ? { running } : {}), now };
+  return { state, dispatch, submit, restart, ...(running ? { running } : {}), now };
 }
 
 /** Joins neighbouring text pieces of one stream, so the reducer appends once per stream. */

@@ -31,13 +31,21 @@ export function needsMoreInput(code: string): boolean {
   const codePart = (line: string) => line.replace(/#.*$/, '').trimEnd();
   const stripped = codePart(last);
   if (stripped.endsWith(':') || stripped.endsWith('\\')) return true;
+  if (stripped.trimStart().startsWith('@')) return true; // a decorator: its def follows
   // Inside a block (some line opened one), an indented last line means the block goes on.
   const inBlock = lines.some((line) => codePart(line).endsWith(':'));
   return inBlock && /^\s/.test(last);
 }
 
-/** The indentation for a new line after `line`: the same, one level more after a `:`. */
+/**
+ * The indentation for a new line after `line`: the same, one level more after a `:`, one level
+ * less after a statement that ends its block (`pass`, `return`, `break`, `continue`, `raise`).
+ */
 export function autoIndent(line: string): string {
   const indent = /^\s*/.exec(line)?.[0] ?? '';
-  return line.replace(/#.*$/, '').trimEnd().endsWith(':') ? `${indent}    ` : indent;
+  const code = line.replace(/#.*$/, '').trim();
+  if (code.endsWith(':')) return `${indent}    `;
+  if (/^(pass|break|continue|return\b.*|raise\b.*)$/.test(code))
+    return indent.slice(0, Math.max(0, indent.length - 4));
+  return indent;
 }

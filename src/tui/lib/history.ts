@@ -34,7 +34,10 @@ function isReplaceable(path: string): boolean {
 /** Adds an entry (dropping an identical previous one) and saves; saving errors are ignored. */
 export function addToHistory(history: string[], entry: string, path?: string): string[] {
   if (!entry.trim()) return history;
-  const next = [...history.filter((h) => h !== entry), entry].slice(-HISTORY_LIMIT);
+  // Another notebook may have saved meanwhile: keep its entries too.
+  const saved = path ? loadHistory(path) : [];
+  const merged = [...saved, ...history.filter((h) => !saved.includes(h))];
+  const next = [...merged.filter((h) => h !== entry), entry].slice(-HISTORY_LIMIT);
   if (path && isReplaceable(path)) {
     try {
       mkdirSync(dirname(path), { recursive: true });

@@ -18,12 +18,40 @@ function sourceLines(text: string): string[] {
   return lines.map((line, i) => (i < lines.length - 1 ? `${line}\n` : line)).filter((l) => l !== '');
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour is what it removes
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * The cell's outputs as nbformat outputs: neighbouring rows of one kind joined, colour removed,
+ * a traceback as an `error` output, and the notebook's own lines (status events, notices) left out.
+ */
 function outputsOf(cell: CellView): unknown[] {
   const outputs: unknown[] = [];
-  let stream: { name: string; text: string[] } | undefined;
+  let run: { kind: string; lines: string[] } | undefined;
   const flush = () => {
-    if (stream) outputs.push({ output_type: 'stream', name: stream.name, text: stream.text });
-    stream = undefined;
+    if (!run) return;
+    const text = run.lines.join('');
+    if (run.kind === 'result') {
+      outputs.push({
+        output_type: 'execute_result',
+        execution_count: cell.executionCount ?? null,
+        data: { 'text/plain': sourceLines(text.replace(/\n$/, '')) },
+        metadata: {},
+      });
+    } else if (run.kind === 'error') {
+      const traceback = text.replace(/\n$/, '').split('\n');
+      const last = traceback.at(-1) ?? '';
+      const colon = last.indexOf(': ');
+      outputs.push({
+        output_type: 'error',
+        ename: colon === -1 ? last : last.slice(0, colon),
+        evalue: colon === -1 ? '' : last.slice(colon + 2),
+        traceback,
+      });
+    } else {
+      outputs.push({ output_type: 'stream', name: run.kind, text: sourceLines(text) });
+    }
+    run = undefined;
   };
   for (const row of rowsOf(cell.output) as Row[]) {
     if (row.kind === 'image') {
@@ -35,22 +63,18 @@ function outputsOf(cell: CellView): unknown[] {
       });
       continue;
     }
-    if (row.stream === 'result') {
+    if (row.stream === 'status' || row.stream === 'notice') continue;
+    const kind =
+      row.stream === 'stderr'
+        ? 'stderr'
+        : row.stream === 'result' || row.stream === 'error'
+          ? row.stream
+          : 'stdout';
+    if (run?.kind !== kind) {
       flush();
-      outputs.push({
-        output_type: 'execute_result',
-        execution_count: cell.executionCount ?? null,
-        data: { 'text/plain': [row.text] },
-        metadata: {},
-      });
-      continue;
+      run = { kind, lines: [] };
     }
-    const name = row.stream === 'stderr' || row.stream === 'error' ? 'stderr' : 'stdout';
-    if (stream?.name !== name) {
-      flush();
-      stream = { name, text: [] };
-    }
-    stream.text.push(`${row.text}${row.open ? '' : '\n'}`);
+    run.lines.push(`${row.text.replace(ANSI, '')}${row.open ? '' : '\n'}`);
   }
   flush();
   return outputs;

@@ -90,7 +90,8 @@ export type Action =
   | { type: 'message'; text?: string }
   | { type: 'armExit'; armed: boolean }
   | { type: 'clear' }
-  | { type: 'info'; text: string };
+  | { type: 'info'; text: string; stream?: Stream }
+  | { type: 'reprint' };
 
 export function initialState(kernel: KernelInfo): State {
   return { cells: [], nextId: 1, staticKey: 0, shownFrom: 1, kernel, exitArmed: false };
@@ -201,11 +202,13 @@ export function reducer(state: State, action: Action): State {
         kind: 'info',
         code: '',
         status: 'ok',
-        output: appendText(emptyOutput(), 'notice', action.text),
+        output: appendText(emptyOutput(), action.stream ?? 'notice', action.text),
         expanded: true,
       };
       return { ...state, cells: [...state.cells, entry], nextId: state.nextId + 1 };
     }
+    case 'reprint':
+      return { ...state, staticKey: state.staticKey + 1 };
     case 'clear': {
       const running = state.cells.find((c) => !FINISHED.has(c.status));
       return {
