@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -158,6 +159,14 @@ describe('runner file cache', () => {
       expect.stringMatching(/runner\.py was not the expected file .*; replaced/),
       expect.stringMatching(/magics\.py was not the expected file .*; replaced/),
     ]);
+    // The right content owned by someone else is not trusted either (CI runs as root, which can
+    // give the file away; elsewhere the ownership check is covered by the code path above).
+    if (process.getuid?.() === 0) {
+      chownSync(join(dirname(runner), 'server.py'), 65534, 65534);
+      ensureRunnerFile(sources, base);
+      expect(statSync(join(dirname(runner), 'server.py')).uid).toBe(0);
+      expect(logged.at(-1)).toMatch(/server\.py was not the expected file/);
+    }
     // A cache directory that others can write to is not used at all.
     const shared = mkdtempSync(join(tmpdir(), 'omp-shared-'));
     chmodSync(shared, 0o777);
