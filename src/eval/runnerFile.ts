@@ -105,14 +105,19 @@ function writeAtomically(file: string, content: string) {
  * mode 0600, unless identical files are there; returns the path of runner.py. A file is reused
  * only when it is ours and its content matches.
  */
-export function ensureRunnerFile(sources = getKernelSources(), base = runnerCacheDir()): string {
+/** The cache directory's name for a set of kernel files: a hash of all of them. */
+export function kernelFilesHash(sources: Record<string, string>): string {
   const hash = createHash('sha256');
   for (const name of Object.keys(sources).sort())
     hash
       .update(name)
       .update('\0')
       .update(sources[name] as string);
-  const dir = join(base, hash.digest('hex').slice(0, 16));
+  return hash.digest('hex').slice(0, 16);
+}
+
+export function ensureRunnerFile(sources = getKernelSources(), base = runnerCacheDir()): string {
+  const dir = join(base, kernelFilesHash(sources));
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch {

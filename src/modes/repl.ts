@@ -3,6 +3,7 @@
  * the Ink notebook until that lands, and serves piped input (`echo '1+1' | omp-eval`).
  */
 import { createInterface } from 'node:readline';
+import { needsMoreInput } from '../eval/completeness.js';
 import type { Executor, Session } from '../eval/executor.js';
 import { type Streams, writeEvent } from './output.js';
 
@@ -10,31 +11,6 @@ export interface ReplOptions {
   cwd: string;
   input?: NodeJS.ReadableStream;
   streams?: Streams;
-}
-
-/** True when `code` still needs lines: an open bracket or string, or a block header awaiting its body. */
-export function needsMoreInput(code: string): boolean {
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = 0; i < code.length; i++) {
-    const ch = code[i];
-    if (quote) {
-      if (ch === '\\') i++;
-      else if (code.startsWith(quote, i)) {
-        i += quote.length - 1;
-        quote = undefined;
-      }
-    } else if (ch === '#') {
-      while (i < code.length && code[i] !== '\n') i++;
-    } else if (ch === '"' || ch === "'") {
-      quote = code.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
-      i += quote.length - 1;
-    } else if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-  }
-  if (depth > 0 || (quote && quote.length === 3)) return true;
-  const last = code.trimEnd().split('\n').pop() ?? '';
-  return last.endsWith(':') || last.endsWith('\\') || (code.includes('\n') && !code.endsWith('\n'));
 }
 
 export async function runRepl(executor: Executor, opts: ReplOptions): Promise<number> {

@@ -133,7 +133,7 @@ describe('interpreter resolution', () => {
 
 describe('runner file cache', () => {
   it('writes the kernel files once per content, privately, and replaces a tampered copy', async () => {
-    const { ensureRunnerFile, getKernelSources, setSecurityLogger } = await import(
+    const { ensureRunnerFile, getKernelSources, kernelFilesHash, setSecurityLogger } = await import(
       '../../src/eval/runnerFile.js'
     );
     const logged: string[] = [];
@@ -170,14 +170,7 @@ describe('runner file cache', () => {
     // A cache directory that others can write to is not used at all.
     const shared = mkdtempSync(join(tmpdir(), 'omp-shared-'));
     chmodSync(shared, 0o777);
-    const { createHash } = await import('node:crypto');
-    const hash = createHash('sha256');
-    for (const name of Object.keys(sources).sort())
-      hash
-        .update(name)
-        .update('\0')
-        .update(sources[name] as string);
-    const exposed = join(shared, hash.digest('hex').slice(0, 16));
+    const exposed = join(shared, kernelFilesHash(sources));
     mkdirSync(exposed, { mode: 0o777 });
     chmodSync(exposed, 0o777);
     const safe = ensureRunnerFile(sources, shared);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { autoIndent, needsMoreInput } from '../../src/tui/lib/completeness.js';
+import { autoIndent, needsMoreInput } from '../../src/eval/completeness.js';
 import { clampLine, hiddenLabel, preview } from '../../src/tui/lib/preview.js';
 
 describe('preview and clamp', () => {

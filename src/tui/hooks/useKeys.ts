@@ -4,9 +4,9 @@
  */
 import { type Key, useInput } from 'ink';
 import { useCallback, useRef, useState } from 'react';
+import { needsMoreInput } from '../../eval/completeness.js';
 import { splitCells } from '../../eval/script.js';
 import type { NotebookBackend } from '../backend.js';
-import { needsMoreInput } from '../lib/completeness.js';
 import * as ed from '../lib/editor.js';
 import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';
 import { saveSession } from '../lib/save.js';

@@ -1,5 +1,6 @@
 /**
- * Whether Enter should run the code or add a line, as IPython's terminal decides: more input is
+ * Whether a front end should run the code it has or wait for more lines, as IPython's terminal
+ * decides: more input is
  * needed inside an open bracket or triple-quoted string, after a line ending in `:` or `\`, and
  * while the last line is indented (a block is closed by an empty line).
  */
