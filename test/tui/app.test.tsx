@@ -358,3 +358,44 @@ describe('fixes from trying it out', () => {
     expect(backend.ran[0]).toBe('@staticmethod\ndef f():\n    return 1');
   });
 });
+
+describe('coloured tracebacks', () => {
+  it('colours frame headers, markers and the exception line', async () => {
+    const chalk = (await import('chalk')).default;
+    const level = chalk.level;
+    chalk.level = 3;
+    try {
+      const backend = new FakeBackend({
+        boom: {
+          events: [
+            {
+              kind: 'error',
+              ename: 'ZeroDivisionError',
+              evalue: 'division by zero',
+              traceback: [
+                'Traceback (most recent call last):',
+                '  Cell In[1], line 1, in <module>',
+                '    1/0',
+                '     ~^~',
+                'ZeroDivisionError: division by zero',
+              ],
+            },
+          ],
+          result: { status: 'error' },
+        },
+      });
+      const h = mount(<App backend={backend} imageMode="off" color={true} onExit={() => {}} />);
+      mounted.push(h);
+      await h.type('boom');
+      await h.press(KEYS.enter);
+      await h.waitFor((f) => f.includes('ZeroDivisionError: division by zero'));
+      const raw = h.stdout.writes.at(-1) ?? '';
+      expect(raw).toMatch(/\x1b\[36mCell In\[1\]/); // cyan
+      expect(raw).toMatch(/\x1b\[32m, line 1\x1b\[39m/); // green
+      expect(raw).toMatch(/\x1b\[1m\x1b\[31mZeroDivisionError: division by zero/); // bold red
+      expect(raw).toMatch(/\x1b\[31m {5}~\^~/); // markers in red
+    } finally {
+      chalk.level = level;
+    }
+  });
+});

@@ -49,6 +49,48 @@ function rowHeight(row: Row): number {
   return row.kind === 'image' && row.ansi ? row.ansi.split('\n').length : 1;
 }
 
+/**
+ * A traceback line, coloured as IPython does: frame headers in green with the cell in cyan,
+ * markers (^^^) in red, the exception line in bold red, source lines plain.
+ */
+function TracebackLine({ text, wrap }: { text: string; wrap: 'wrap' | 'truncate-end' }) {
+  const frame = /^(\s*)(Cell In\[\d+\]|File "[^"]*")(, line \d+)(.*)$/.exec(text);
+  if (frame) {
+    return (
+      <Text wrap={wrap}>
+        {frame[1]}
+        <Text color="cyan">{frame[2]}</Text>
+        <Text color="green">{frame[3]}</Text>
+        {frame[4]}
+      </Text>
+    );
+  }
+  if (/^\s*[\^~]+\s*$/.test(text))
+    return (
+      <Text wrap={wrap} color="red">
+        {text}
+      </Text>
+    );
+  if (
+    /^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning|StopIteration)\b/.test(text) ||
+    /^\w+: /.test(text)
+  ) {
+    return (
+      <Text wrap={wrap} color="red" bold>
+        {text}
+      </Text>
+    );
+  }
+  if (text.startsWith('Traceback') || text.startsWith('During handling') || text.startsWith('The above')) {
+    return (
+      <Text wrap={wrap} color="red">
+        {text}
+      </Text>
+    );
+  }
+  return <Text wrap={wrap}>{text}</Text>;
+}
+
 function RowView({
   row,
   live,
@@ -72,6 +114,7 @@ function RowView({
       </Text>
     );
   }
+  if (row.stream === 'error') return <TracebackLine text={text} wrap={wrap} />;
   return (
     <Text wrap={wrap} color={STREAM_COLOR[row.stream]}>
       {row.stream === 'status' ? `· ${text}` : text}
