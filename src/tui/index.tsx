@@ -9,6 +9,7 @@ import { App } from './App.js';
 import { executorBackend } from './backend.js';
 import { historyPath } from './lib/history.js';
 import { type ImageMode, resolveImageMode } from './lib/images.js';
+import { queryImageProtocol } from './lib/terminalQuery.js';
 
 export interface NotebookOptions {
   cwd: string;
@@ -27,7 +28,11 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   });
   if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;
-  const imageMode = resolveImageMode(opts.images, process.env, color);
+  let imageMode = resolveImageMode(opts.images, process.env, color);
+  // `auto`: the terminal itself says whether it speaks kitty's or iTerm2's protocol.
+  if (opts.images === 'auto' && color && !process.env.TMUX) {
+    imageMode = (await queryImageProtocol(process.stdin, process.stdout)) ?? imageMode;
+  }
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => {
     finish = resolve;

@@ -115,3 +115,46 @@ describe('saving the session', () => {
     ]);
   });
 });
+
+describe('asking the terminal for its image protocol', () => {
+  it('reads kitty from its graphics reply and iTerm2 from XTVERSION', async () => {
+    const { protocolFromReply } = await import('../../src/tui/lib/terminalQuery.js');
+    expect(protocolFromReply('\x1b_Gi=31;OK\x1b\\\x1b[?62;c')).toBe('kitty');
+    expect(protocolFromReply('\x1bP>|iTerm2 3.5.0\x1b\\\x1b[?62;c')).toBe('iterm');
+    expect(protocolFromReply('\x1bP>|xterm(390)\x1b\\\x1b[?64;1;2c')).toBeUndefined();
+    expect(protocolFromReply('')).toBeUndefined();
+  });
+
+  it('sends the query and stops reading at the DA1 reply', async () => {
+    const { EventEmitter } = await import('node:events');
+    const { IMAGE_QUERY, queryImageProtocol } = await import('../../src/tui/lib/terminalQuery.js');
+    const queue: string[] = [];
+    const stdin = Object.assign(new EventEmitter(), {
+      isTTY: true,
+      isRaw: false,
+      setRawMode(raw: boolean) {
+        this.isRaw = raw;
+      },
+      read: () => queue.shift() ?? null,
+    });
+    const written: string[] = [];
+    const stdout = {
+      isTTY: true,
+      write: (data: string) => {
+        written.push(data);
+        setTimeout(() => {
+          queue.push('\x1b_Gi=31;OK\x1b\\', '\x1b[?62;c');
+          stdin.emit('readable');
+        }, 5);
+        return true;
+      },
+    };
+    const started = Date.now();
+    const found = await queryImageProtocol(stdin as never, stdout as never, 2000);
+    expect(found).toBe('kitty');
+    expect(written).toEqual([IMAGE_QUERY]);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(stdin.isRaw).toBe(false);
+    expect(stdin.listenerCount('readable')).toBe(0);
+  });
+});
