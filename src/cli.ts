@@ -21,6 +21,8 @@ interface GlobalFlags {
   timeout?: number;
   images: ImageMode;
   passEnv?: string[];
+  agentCommand?: string;
+  completionCommand?: string;
 }
 
 function seconds(value: string): number {
@@ -50,6 +52,8 @@ program
     ]),
   )
   .option('--timeout <seconds>', 'timeout per cell (default: none for scripts, 30 for the tool)', seconds)
+  .option('--agent-command <cmd>', "the command that runs a cell's agent() calls (JSON on stdin)", nonEmpty)
+  .option('--completion-command <cmd>', "the command that answers a cell's completion() calls", nonEmpty)
   .option(
     '--pass-env <name>',
     'pass this host variable to the kernel although the filter drops it (repeatable)',
@@ -69,6 +73,8 @@ function settingsFrom(flags: GlobalFlags): Settings {
   if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
   if (flags.timeout !== undefined) overrides['eval.timeout'] = flags.timeout;
   if (flags.passEnv?.length) overrides['env.pass'] = flags.passEnv;
+  if (flags.agentCommand) overrides['bridge.agentCommand'] = flags.agentCommand;
+  if (flags.completionCommand) overrides['bridge.completionCommand'] = flags.completionCommand;
   return loadSettings(overrides);
 }
 

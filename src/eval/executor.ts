@@ -8,8 +8,10 @@
 import { realpathSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
+import { commandBridge } from './bridge.js';
 import { type ImageOutput, renderBundle, type StatusEvent, statusEvent } from './display.js';
 import {
+  type BridgeHandler,
   type CellError,
   type CellOutcome,
   type Completion,
@@ -130,6 +132,8 @@ export interface ExecutorOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Extra environment entries set in every kernel at init. */
   kernelEnv?: Record<string, string>;
+  /** Answers agent() and completion() (default: the configured commands). */
+  bridge?: BridgeHandler;
   /** The code every kernel runs once at start (default: the bundled prelude). */
   prelude?: string;
   /** Kernel tuning, for tests. */
@@ -190,8 +194,18 @@ export class Executor {
   private sessionAbort = new AbortController();
   private disposed = false;
 
+  private readonly bridge: BridgeHandler;
+
   constructor(private readonly opts: ExecutorOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+    this.bridge =
+      opts.bridge ??
+      commandBridge({
+        ...(this.settings['bridge.agentCommand'] ? { agent: this.settings['bridge.agentCommand'] } : {}),
+        ...(this.settings['bridge.completionCommand']
+          ? { completion: this.settings['bridge.completionCommand'] }
+          : {}),
+      });
   }
 
   private get hostEnv() {
@@ -269,6 +283,7 @@ export class Executor {
       resolved: entry.python,
       hostEnv: this.hostEnv,
       passEnv: this.settings['env.pass'],
+      bridge: this.bridge,
       ...(this.opts.kernelEnv ? { env: this.opts.kernelEnv } : {}),
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),

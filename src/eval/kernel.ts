@@ -7,6 +7,7 @@
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { statSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { groupAlive, signalGroup } from './processGroup.js';
 import {
   type ExecuteRequest,
@@ -45,7 +46,18 @@ export interface KernelOptions {
   trace?: boolean;
   /** The prelude run once at start; false for none. */
   prelude?: string | false;
+  /** Answers agent() and completion() calls of cells; without it they fail with a clear error. */
+  bridge?: BridgeHandler;
 }
+
+/** A call from the prelude's agent() or completion() to the host. */
+export interface BridgeRequest {
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/** Answers one bridge call; `signal` aborts when the cell is interrupted or the kernel stops. */
+export type BridgeHandler = (request: BridgeRequest, signal: AbortSignal) => Promise<unknown>;
 
 export interface ExecuteOptions {
   silent?: boolean;
@@ -223,9 +235,10 @@ export class PythonKernel extends EventEmitter {
     const runner = ensureRunnerFile();
     const child = spawn(this.python.executable, ['-u', runner], {
       cwd,
-      env: kernelEnv(hostEnv, this.python, this.opts.passEnv),
+      env: { ...kernelEnv(hostEnv, this.python, this.opts.passEnv), OMP_BRIDGE_FD: '3' },
       detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
-      stdio: ['pipe', 'pipe', 'pipe'],
+      // fd 3: the bridge, a socket pair only this host and this kernel hold.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
     this.child = child;
@@ -238,7 +251,7 @@ export class PythonKernel extends EventEmitter {
       // long after the kernel died. Give the pipes a moment to drain, then stop waiting.
       child.once('exit', () => {
         setTimeout(() => {
-          for (const stream of [child.stdout, child.stderr, child.stdin]) stream.destroy();
+          for (const stream of child.stdio) stream?.destroy();
         }, EXIT_DRAIN_MS).unref();
       });
     });
@@ -250,6 +263,7 @@ export class PythonKernel extends EventEmitter {
     spawnFailed.catch(() => {});
     child.stdin.on('error', () => {}); // EPIPE after the kernel died is reported through 'close'
     child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    this.openBridge(child.stdio[3] as Duplex | null);
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
@@ -508,6 +522,7 @@ export class PythonKernel extends EventEmitter {
   interrupt(): boolean {
     if (this._state !== 'busy' || !this.current) return this._state === 'interrupting';
     this.setState('interrupting');
+    this.cancelBridgeCalls(false);
     // Only the runner: background processes that earlier cells started keep running. Before the
     // cell has started, the runner would ignore the signal, so it waits for `started`.
     if (this.current.started) this.signalRunner('SIGINT');
@@ -537,6 +552,68 @@ export class PythonKernel extends EventEmitter {
   }
 
   private guard?: ChildProcess;
+  private bridgeStream?: Duplex;
+  /** Bridge calls in flight: answered at once with a cancellation when their cell is interrupted. */
+  private readonly bridgeCalls = new Map<number, { cell: string | null; controller: AbortController }>();
+
+  private openBridge(stream: Duplex | null) {
+    if (!stream) return;
+    this.bridgeStream = stream;
+    stream.on('error', () => {});
+    const splitter = new LineSplitter(16 * 1024 * 1024);
+    stream.on('data', (chunk: Buffer) => {
+      let lines: string[];
+      try {
+        lines = splitter.push(chunk);
+      } catch {
+        return;
+      }
+      for (const line of lines) this.onBridgeRequest(line);
+    });
+  }
+
+  private onBridgeRequest(line: string) {
+    let request: { id?: unknown; kind?: unknown; cell?: unknown; payload?: unknown };
+    try {
+      request = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const id = request.id;
+    if (typeof id !== 'number' || typeof request.kind !== 'string') return;
+    const controller = new AbortController();
+    this.bridgeCalls.set(id, { cell: typeof request.cell === 'string' ? request.cell : null, controller });
+    const reply = (answer: { ok: boolean; value?: unknown; error?: string }) => {
+      if (!this.bridgeCalls.delete(id)) return; // answered already (cancelled)
+      this.bridgeStream?.write(`${JSON.stringify({ id, ...answer })}\n`);
+    };
+    const handler = this.opts.bridge;
+    if (!handler) {
+      reply({ ok: false, error: `${request.kind}() needs a host that runs it; none is configured` });
+      return;
+    }
+    const payload = (request.payload && typeof request.payload === 'object' ? request.payload : {}) as Record<
+      string,
+      unknown
+    >;
+    handler({ kind: request.kind, payload }, controller.signal).then(
+      (value) => reply({ ok: true, value }),
+      (err: unknown) => reply({ ok: false, error: err instanceof Error ? err.message : String(err) }),
+    );
+  }
+
+  /** Answers the bridge calls of the running cell (or all of them) with a cancellation. */
+  private cancelBridgeCalls(all: boolean) {
+    const cell = this.current?.request.id;
+    for (const [id, call] of this.bridgeCalls) {
+      if (!all && call.cell !== cell) continue;
+      call.controller.abort();
+      this.bridgeCalls.delete(id);
+      this.bridgeStream?.write(
+        `${JSON.stringify({ id, ok: false, error: 'cancelled: the cell was interrupted' })}\n`,
+      );
+    }
+  }
 
   /**
    * The kernel must not outlive this host, even when the host is SIGKILLed while a cell spins in
@@ -605,6 +682,8 @@ export class PythonKernel extends EventEmitter {
     }
     this.current = undefined;
     this.stopGuard();
+    for (const call of this.bridgeCalls.values()) call.controller.abort();
+    this.bridgeCalls.clear();
     // A kernel that died on its own may leave its cells' children behind.
     if (!this.shuttingDown) void this.reapGroup(this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
     this.emit('exit', exit);

@@ -18,6 +18,10 @@ export interface Settings {
   'eval.timeout': number;
   /** Host variables passed to kernels although the environment filter would drop them. */
   'env.pass': string[];
+  /** The command that runs agent() calls (JSON request on stdin, answer on stdout). */
+  'bridge.agentCommand'?: string;
+  /** The command that answers completion() calls. */
+  'bridge.completionCommand'?: string;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -72,6 +76,14 @@ const VALIDATORS: Record<keyof Settings, Validator> = {
   },
   'eval.py': expectBoolean,
   'eval.js': expectBoolean,
+  'bridge.agentCommand': (value, where) => {
+    if (typeof value === 'string' && value.trim()) return value;
+    throw new SettingsError(`${where} must be a shell command, got ${JSON.stringify(value)}`);
+  },
+  'bridge.completionCommand': (value, where) => {
+    if (typeof value === 'string' && value.trim()) return value;
+    throw new SettingsError(`${where} must be a shell command, got ${JSON.stringify(value)}`);
+  },
   'env.pass': (value, where) => {
     const names = typeof value === 'string' ? [value] : value;
     if (

@@ -129,3 +129,58 @@ if "__omp_prelude__" not in globals():
             return item
 
         return parallel([(lambda item=item: through(item)) for item in items], concurrency)
+
+    def _bridge(kind, payload, label):
+        """One host call; the cell's timeout is paused while it is in flight."""
+        _emit_status("timeout-pause")
+        _emit_status(kind, state="started", label=label)
+        try:
+            value = __omp_bridge__(kind, payload)
+        except BaseException as exc:
+            _emit_status(kind, state="failed", label=label, error=str(exc))
+            raise
+        finally:
+            _emit_status("timeout-resume")
+        _emit_status(kind, state="finished", label=label)
+        return value
+
+    def _parse_schema(text, schema, who):
+        """The JSON object in the output, checked against the schema's type and required keys."""
+        import json
+
+        body = text.strip()
+        if body.startswith("```"):
+            body = body.split("\n", 1)[1] if "\n" in body else ""
+            body = body.rsplit("```", 1)[0]
+        try:
+            data = json.loads(body)
+        except ValueError as exc:
+            raise ValueError("%s output is not JSON (%s): %r" % (who, exc, text[:200])) from None
+        kinds = {"object": dict, "array": list, "string": str, "number": (int, float), "boolean": bool}
+        expected = schema.get("type") if isinstance(schema, dict) else None
+        if expected in kinds and not isinstance(data, kinds[expected]):
+            raise ValueError("%s output does not match the schema: expected %s, got %s" % (who, expected, type(data).__name__))
+        missing = [k for k in (schema.get("required") or []) if not (isinstance(data, dict) and k in data)]
+        if missing:
+            raise ValueError("%s output does not match the schema: missing %s" % (who, ", ".join(missing)))
+        return data
+
+    def agent(prompt, *, agent="task", model=None, label=None, schema=None, handle=False):
+        """Runs one agent on the host and returns its final text (the parsed object with
+        `schema`; with `handle=True` a node dict whose `handle` is an agent:// URI)."""
+        payload = {"prompt": str(prompt), "agent": agent, "model": model, "label": label, "schema": schema}
+        value = _bridge("agent", payload, label or agent)
+        text = value.get("output", "")
+        data = _parse_schema(text, schema, "agent") if schema is not None else None
+        if not handle:
+            return data if schema is not None else text
+        node = {"text": text, "output": text, "handle": value.get("handle"), "id": value.get("id"), "agent": agent}
+        if schema is not None:
+            node["data"] = data
+        return node
+
+    def completion(prompt, *, model=None, system=None, schema=None):
+        """Asks the host for one completion; with `schema` the parsed object."""
+        value = _bridge("completion", {"prompt": str(prompt), "model": model, "system": system, "schema": schema}, "completion")
+        text = value.get("output", "")
+        return _parse_schema(text, schema, "completion") if schema is not None else text

@@ -1454,7 +1454,93 @@ def _current_id_cleanup():
         _current_id = None
 
 
+# ---------------------------------------------------------------------------
+# The host bridge: agent() and completion() in the prelude ask the host through a private
+# socket (fd 3 of this process, a socketpair only the host holds the other end of). Any thread
+# may call; a reader thread hands each reply to its caller.
+# ---------------------------------------------------------------------------
+
+_bridge_fd = None
+_bridge_lock = threading.Lock()
+_bridge_waiting = {}  # call id -> [threading.Event, reply]
+_bridge_ids = iter(range(1, 1 << 62))
+
+
+class BridgeError(RuntimeError):
+    """The host could not answer a bridge call (not configured, failed, or cancelled)."""
+
+
+def _bridge_open():
+    global _bridge_fd
+    if os.environ.get("OMP_BRIDGE_FD") != "3":
+        return
+    os.environ.pop("OMP_BRIDGE_FD", None)
+    try:
+        _bridge_fd = os.dup(3)  # non-inheritable copy; fd 3 itself is closed for children
+        os.close(3)
+    except OSError:
+        _bridge_fd = None
+        return
+    threading.Thread(target=_bridge_reader, name="omp-bridge", daemon=True).start()
+
+
+def _bridge_reader():
+    reader = _LineReader(_bridge_fd)
+    while True:
+        try:
+            ready, _, _ = select.select([_bridge_fd], [], [], 0.5)  # never blocked for good
+            if not ready:
+                continue
+            line = reader.readline()
+        except (OSError, ValueError):
+            return
+        if not line:
+            _bridge_fail_all("the host closed the bridge")
+            return
+        try:
+            reply = json.loads(line)
+            waiting = _bridge_waiting.get(reply.get("id"))
+        except (ValueError, AttributeError):
+            continue
+        if waiting is not None:
+            waiting[1] = reply
+            waiting[0].set()
+
+
+def _bridge_fail_all(message):
+    for waiting in list(_bridge_waiting.values()):
+        waiting[1] = {"ok": False, "error": message}
+        waiting[0].set()
+
+
+def _bridge_call(kind, payload):
+    """Sends one request to the host and waits for its answer (from any thread)."""
+    if _bridge_fd is None:
+        raise BridgeError("the host bridge is not available in this kernel")
+    with _bridge_lock:
+        call = next(_bridge_ids)
+    waiting = [threading.Event(), None]
+    _bridge_waiting[call] = waiting
+    data = (json.dumps({"id": call, "kind": kind, "cell": _current_id, "payload": payload}) + "\n").encode()
+    try:
+        with _bridge_lock:
+            view = memoryview(data)
+            while view:
+                view = view[_os_write(_bridge_fd, view) :]
+        while not waiting[0].wait(0.1):
+            pass
+    finally:
+        _bridge_waiting.pop(call, None)
+    reply = waiting[1]
+    if not reply.get("ok"):
+        raise BridgeError(str(reply.get("error", "the host could not answer")))
+    return reply.get("value")
+
+
 builtins.display = display
+builtins.__omp_bridge__ = _bridge_call
+builtins.BridgeError = BridgeError
+_bridge_open()
 builtins.update_display = update_display
 sys.meta_path.insert(0, _PyplotImportHook())
 builtins.input = input

@@ -7,8 +7,8 @@ export const IMAGE_QUERY = '\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\x1b[>q\x1
 
 /** What the replies say: kitty answers its query with OK; iTerm2 names itself in XTVERSION. */
 export function protocolFromReply(reply: string): 'kitty' | 'iterm' | undefined {
-  if (/\x1b_Gi=31;OK/.test(reply)) return 'kitty';
-  if (/\x1bP>\|iTerm2/i.test(reply)) return 'iterm';
+  if (reply.includes('\x1b_Gi=31;OK')) return 'kitty';
+  if (/^P>\|iTerm2/im.test(reply.split('\x1b').join('\n'))) return 'iterm';
   return undefined;
 }
 

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { resolveAgentHandle } from '../../src/eval/bridge.js';
+import { makeExecutor } from '../helpers/executor.js';
+
+const FAKE = `python3 ${fileURLToPath(new URL('../fixtures/fake-agent.py', import.meta.url))}`;
+const py = (code: string, extra: Record<string, unknown> = {}) => ({
+  language: 'py' as const,
+  code,
+  ...extra,
+});
+
+function bridged() {
+  return makeExecutor({ settings: { 'bridge.agentCommand': FAKE, 'bridge.completionCommand': FAKE } });
+}
+
+describe('the host bridge: agent() and completion()', () => {
+  it('returns the agent text and the completion text', async () => {
+    const s = await bridged().session();
+    const [r] = await s.run([py('(agent("hello"), completion("abc"))')]);
+    expect(r?.text).toBe("('agent:olleh', 'completion:cba')\n");
+    const ops = r?.statusEvents.map((e) => `${e.op}:${(e as { state?: string }).state}`);
+    expect(ops).toEqual(['agent:started', 'agent:finished', 'completion:started', 'completion:finished']);
+  });
+
+  it('parses JSON output with a schema, and says clearly when it does not match', async () => {
+    const s = await bridged().session();
+    const [ok] = await s.run([
+      py('agent(\'json:{"name": "x", "n": 2}\', schema={"type": "object", "required": ["name"]})'),
+    ]);
+    expect(ok?.text).toBe("{'name': 'x', 'n': 2}\n");
+    const [bad] = await s.run([
+      py('agent(\'json:{"n": 2}\', schema={"type": "object", "required": ["name"]})'),
+    ]);
+    expect(bad?.error).toMatchObject({
+      ename: 'ValueError',
+      evalue: 'agent output does not match the schema: missing name',
+    });
+    const [notJson] = await s.run([py('completion("plain text", schema={"type": "object"})')]);
+    expect(notJson?.error?.evalue).toMatch(/^completion output is not JSON/);
+  });
+
+  it('with handle=True returns a node whose agent:// handle resolves to the transcript', async () => {
+    const s = await bridged().session();
+    const [r] = await s.run([py('node = agent("abc", handle=True, label="first")\nnode["handle"]')]);
+    const uri = r?.text.trim().replace(/'/g, '') as string;
+    expect(uri).toMatch(/^agent:\/\/[\w-]+$/);
+    const transcript = JSON.parse(readFileSync(resolveAgentHandle(uri), 'utf8'));
+    expect(transcript).toMatchObject({ output: 'agent:cba', request: { prompt: 'abc', label: 'first' } });
+    const [keys] = await s.run([py('sorted(node)')]);
+    expect(keys?.text).toBe("['agent', 'handle', 'id', 'output', 'text']\n");
+  });
+
+  it('runs 8 agent calls through parallel() with concurrency 4, results in input order', async () => {
+    const s = await bridged().session();
+    const [r] = await s.run([
+      py(
+        'import time\nt = time.time()\nout = parallel([lambda i=i: agent("sleep:0.4") + str(i) for i in range(8)], concurrency=4)\n(out, round(time.time() - t))',
+      ),
+    ]);
+    expect(r?.text).toBe(`([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 1)\n`);
+  });
+
+  it('pauses the timeout while a call is in flight, but not while the cell computes', async () => {
+    const s = await bridged().session();
+    const [waiting] = await s.run([py('agent("sleep:4")', { timeout: 2 })]);
+    expect(waiting?.status).toBe('ok');
+    expect(waiting?.text).toBe("'slept'\n");
+    const [computing] = await s.run([
+      py('import time\nt = time.time()\nwhile time.time() - t < 4: pass', { timeout: 2 }),
+    ]);
+    expect(computing?.timedOut).toBe(true);
+  }, 20_000);
+
+  it('a cancelled cell answers its in-flight call at once', async () => {
+    const s = await bridged().session();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 500);
+    const started = Date.now();
+    const [r] = await s.run([py('agent("sleep:30")')], { signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(r?.status).toBe('cancelled');
+    const [after] = await s.run([py('1 + 1')]);
+    expect(after?.text).toBe('2\n');
+  });
+
+  it('without a configured command, says how to configure one', async () => {
+    const s = await makeExecutor().session();
+    const [r] = await s.run([py('agent("x")')]);
+    expect(r?.error?.ename).toBe('BridgeError');
+    expect(r?.error?.evalue).toMatch(
+      /agent\(\) needs a command to run it: start omp-eval with --agent-command CMD/,
+    );
+  });
+
+  it('is private to the kernel: user code sees no bridge variable, and the helpers survive %reset', async () => {
+    const s = await bridged().session();
+    const [env] = await s.run([py('import os\n[k for k in os.environ if "BRIDGE" in k]')]);
+    expect(env?.text).toBe('[]\n');
+    const [reset] = await s.run([py('%reset -f\nagent("x")')]);
+    expect(reset?.text).toBe("'agent:x'\n");
+  });
+});
