@@ -660,7 +660,8 @@ interface Collected {
 
 type Base = Pick<CellResult, 'index' | 'title' | 'language'>;
 
-function baseOf(index: number, cell: CellRequest): Base {
+/** The identity fields of a cell's result. */
+export function baseOf(index: number, cell: CellRequest): Base {
   return { index, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' };
 }
 

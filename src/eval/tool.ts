@@ -3,7 +3,7 @@
  * runs the cells through the executor and renders the text an agent reads.
  */
 import type { CellRequest, CellResult, Executor, RunOptions, Session, SessionOptions } from './executor.js';
-import { ExecutorError, failedResult, skippedResult } from './executor.js';
+import { baseOf, ExecutorError, failedResult, skippedResult } from './executor.js';
 import { PythonNotFoundError } from './runtime.js';
 import { backendAvailability } from './settings.js';
 
@@ -204,14 +204,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
   const failAt = blocked === -1 ? results.length : Math.min(blocked, results.length);
   if (blockedMessage !== undefined && results.every((r) => r.status === 'ok')) {
     const cell = params.cells[failAt] as CellRequest;
-    results.push(
-      failedResult(
-        { index: failAt, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' },
-        0,
-        blockedMessage,
-        { ename: 'BackendUnavailable' },
-      ),
-    );
+    results.push(failedResult(baseOf(failAt, cell), 0, blockedMessage, { ename: 'BackendUnavailable' }));
   }
   for (let i = results.length; i < params.cells.length; i++)
     results.push(skippedResult(i, params.cells[i] as CellRequest));

@@ -225,28 +225,15 @@ def _expand(text, frame):
 
 
 def _popen(args, shell, **kwargs):
-    """A child in a process group of its own (so Ctrl-C can stop all of it), stdin /dev/null."""
-    _R._flush_streams()
-    if sys.version_info >= (3, 11):
-        kwargs["process_group"] = 0
-    else:
-        kwargs["preexec_fn"] = os.setpgrp
+    """A child in a process group of its own, with stdin from /dev/null."""
     kwargs.setdefault("stdin", subprocess.DEVNULL)
-    return subprocess.Popen(args, shell=shell, **kwargs)
-
-
-def _wait(proc):
-    try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        _R._stop_process_group(proc)
-        raise
+    return _R._spawn_in_group(args, shell, **kwargs)
 
 
 def _system(cmd):
     frame = sys._getframe(1)
     proc = _popen(_expand(cmd, frame), True)
-    code = _wait(proc)
+    code = _R._wait_interruptible(proc)
     _R._user_ns["_exit_code"] = code
     return None
 
@@ -261,7 +248,7 @@ def _getoutput(cmd):
     except KeyboardInterrupt:
         _R._stop_process_group(proc)
         raise
-    _R._user_ns["_exit_code"] = _wait(proc)
+    _R._user_ns["_exit_code"] = _R._wait_interruptible(proc)
     text = b"".join(chunks).decode("utf-8", "replace")
     return SList(text.splitlines())
 
@@ -275,7 +262,7 @@ def _script(shell, line, body):
         proc.stdin.close()
     except BrokenPipeError:
         pass
-    code = _wait(proc)
+    code = _R._wait_interruptible(proc)
     if code and raise_error:
         raise subprocess.CalledProcessError(code, shell)
 
@@ -754,7 +741,7 @@ def _writefile(line, body, body_line):
 def _pip(arg, frame):
     args = shlex.split(arg)
     proc = _popen([sys.executable, "-m", "pip"] + args, False)
-    code = _wait(proc)
+    code = _R._wait_interruptible(proc)
     if args and args[0] == "install" and code == 0:
         _evict(_requirement_names(args[1:]))
         print("Note: modules of the installed packages were unloaded; the next import loads them fresh.")

@@ -387,21 +387,32 @@ def _wait_status(returncode):
     return returncode << 8 if returncode >= 0 else -returncode
 
 
-def _interruptible_system(command):
-    """os.system that Ctrl-C can stop: the command gets its own process group, which receives the
-    interrupt (C's system() ignores SIGINT in the caller, so the cell could not be interrupted)."""
+def _spawn_in_group(args, shell, **kwargs):
+    """A child in a process group of its own, so that Ctrl-C can stop it with all it started
+    (os.system, !cmd, %%bash, %pip). Python's buffered output is flushed first, to keep order."""
     import subprocess
 
     _flush_streams()
     if sys.version_info >= (3, 11):
-        proc = subprocess.Popen(command, shell=True, process_group=0)
+        kwargs["process_group"] = 0
     else:
-        proc = subprocess.Popen(command, shell=True, preexec_fn=os.setpgrp)
+        kwargs["preexec_fn"] = os.setpgrp
+    return subprocess.Popen(args, shell=shell, **kwargs)
+
+
+def _wait_interruptible(proc):
+    """Waits for a child from _spawn_in_group; on Ctrl-C stops its whole group."""
     try:
-        return _wait_status(proc.wait())
+        return proc.wait()
     except KeyboardInterrupt:
         _stop_process_group(proc)
         raise
+
+
+def _interruptible_system(command):
+    """os.system that Ctrl-C can stop (C's system() ignores SIGINT in the caller, so the cell could
+    not be interrupted)."""
+    return _wait_status(_wait_interruptible(_spawn_in_group(command, True)))
 
 
 def _stop_process_group(proc, grace=1.0):

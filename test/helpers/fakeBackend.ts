@@ -1,6 +1,7 @@
 import type { CellResult, OutputEvent } from '../../src/eval/executor.js';
 import type { CellRun, NotebookBackend } from '../../src/tui/backend.js';
 import type { KernelStatus } from '../../src/tui/state/reducer.js';
+import { cellResult } from './results.js';
 
 /** A recorded cell: the events the executor sent and how the cell ended. */
 export interface Fixture {
@@ -45,23 +46,7 @@ export class FakeBackend implements NotebookBackend {
     const result = { ...fixture.result, ...held };
     const ok = (result.status ?? 'ok') === 'ok' || result.status === 'error';
     if (ok || result.status === 'cancelled') this.count++;
-    return {
-      index: 0,
-      language: 'py',
-      status: 'ok',
-      exitCode: 0,
-      executionCount: this.count,
-      durationMs: 12,
-      timedOut: false,
-      kernelKilled: false,
-      retried: false,
-      text: '',
-      images: [],
-      json: [],
-      statusEvents: [],
-      notices: [],
-      ...result,
-    };
+    return cellResult({ executionCount: this.count, durationMs: 12, ...result });
   }
 
   /** Sends more events into the held cell. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CellResult } from '../../src/eval/executor.js';
 import { renderToolText, ToolInputError, validateToolInput } from '../../src/eval/tool.js';
+import { cellResult } from '../helpers/results.js';
 
 function problems(input: unknown): string[] {
   try {
@@ -48,22 +48,7 @@ describe('validateToolInput', () => {
 });
 
 describe('renderToolText', () => {
-  const cell = (over: Partial<CellResult>): CellResult => ({
-    index: 0,
-    language: 'py',
-    status: 'ok',
-    exitCode: 0,
-    durationMs: 1,
-    timedOut: false,
-    kernelKilled: false,
-    retried: false,
-    text: '',
-    images: [],
-    json: [],
-    statusEvents: [],
-    notices: [],
-    ...over,
-  });
+  const cell = cellResult;
 
   it('prefixes cells when there are several and names the failed one', () => {
     const text = renderToolText([

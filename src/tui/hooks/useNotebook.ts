@@ -4,7 +4,7 @@
  * kernel's state.
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { CellResult, OutputEvent } from '../../eval/executor.js';
+import { type CellResult, failedResult, type OutputEvent } from '../../eval/executor.js';
 import { renderMarkdown } from '../../eval/markdown.js';
 import type { NotebookBackend } from '../backend.js';
 import { type ImageMode, placeholder, renderBlocks } from '../lib/images.js';
@@ -183,9 +183,9 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
     void backend
       .runCell({ code: next.code, onEvent: (event) => onEvent(id, event) })
       .catch((err: unknown) => {
-        const result = failedRun(err);
-        onEvent(id, { kind: 'notice', text: result.text });
-        return result;
+        const message = err instanceof Error ? err.message : String(err);
+        onEvent(id, { kind: 'notice', text: message });
+        return failedResult({ index: 0, language: 'py' }, 0, message);
       })
       .then(async (result) => {
         clearInterval(timer);
@@ -277,24 +277,4 @@ function mergeText(pieces: OutputPiece[]): OutputPiece[] {
     } else out.push(piece);
   }
   return out;
-}
-
-function failedRun(err: unknown): CellResult {
-  const message = err instanceof Error ? err.message : String(err);
-  return {
-    index: 0,
-    language: 'py',
-    status: 'error',
-    exitCode: 1,
-    durationMs: 0,
-    timedOut: false,
-    kernelKilled: false,
-    retried: false,
-    text: message,
-    images: [],
-    json: [],
-    statusEvents: [],
-    error: { ename: 'EvalError', evalue: message, traceback: [message] },
-    notices: [],
-  };
 }
