@@ -1,8 +1,14 @@
-// Copies the Python side beside the compiled code, so `new URL('../py/runner.py', import.meta.url)`
-// resolves the same way from src/ and from dist/src/.
+// Copies the kernels' own files beside the compiled code, so `new URL('../py/runner.py',
+// import.meta.url)` and `new URL('../js/runner.cjs', ...)` resolve the same way from src/ and
+// from dist/src/.
 import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 
-mkdirSync('dist/src/py', { recursive: true });
-for (const name of readdirSync('src/py')) {
-  if (name.endsWith('.py')) cpSync(`src/py/${name}`, `dist/src/py/${name}`);
+for (const [dir, ext] of [
+  ['py', '.py'],
+  ['js', '.cjs'],
+]) {
+  mkdirSync(`dist/src/${dir}`, { recursive: true });
+  for (const name of readdirSync(`src/${dir}`)) {
+    if (name.endsWith(ext)) cpSync(`src/${dir}/${name}`, `dist/src/${dir}/${name}`);
+  }
 }

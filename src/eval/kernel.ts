@@ -1,13 +1,19 @@
 /**
- * The Python kernel client: starts runner.py in its own process group, runs cells one at a time,
- * interrupts them (escalating to a kill), and shuts the whole process group down.
+ * The kernel client: starts a kernel (runner.py in a Python, or runner.cjs in a Node child) in its
+ * own process group, runs cells one at a time, interrupts them (escalating to a kill), and shuts
+ * the whole process group down. Both runners speak the same frames (protocol.ts).
+ *
+ * Python: requests on stdin, frames on stdout, the bridge on fd 3. JavaScript: frames on fd 3,
+ * requests on fd 4; what the process writes to fd 1 and fd 2 (child processes, native code) is
+ * the running cell's stdout and stderr.
  *
  * States: starting → idle ⇄ busy → interrupting → (idle | dead); any state → dead.
  */
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { statSync } from 'node:fs';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { groupAlive, signalGroup } from './processGroup.js';
 import {
   type ExecuteRequest,
@@ -18,7 +24,15 @@ import {
   type Request,
 } from './protocol.js';
 import { ensureRunnerFile, getPreludeSource } from './runnerFile.js';
-import { kernelEnv, type ResolvedPython, resolvePython } from './runtime.js';
+import { filterEnv, kernelEnv, type ResolvedPython, resolvePython } from './runtime.js';
+
+export type KernelLanguage = 'py' | 'js';
+
+/** The name a kernel of each language goes by in messages. */
+export const LANGUAGE_LABEL: Record<KernelLanguage, string> = { py: 'Python', js: 'JavaScript' };
+
+/** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */
+const JS_RUNNER = fileURLToPath(new URL('../js/runner.cjs', import.meta.url));
 
 export type KernelState = 'starting' | 'idle' | 'busy' | 'interrupting' | 'dead';
 
@@ -27,9 +41,11 @@ export const SHUTDOWN_GRACE_MS = 1_000;
 export const START_TIMEOUT_MS = 20_000;
 
 export interface KernelOptions {
+  /** The kernel's language (default py). */
+  language?: KernelLanguage;
   /** Working directory of the kernel (validated before anything starts). */
   cwd?: string;
-  /** An explicit interpreter: skips discovery. */
+  /** An explicit interpreter: skips discovery (py). */
   python?: string;
   /** An interpreter resolved earlier (skips resolution and probing). */
   resolved?: ResolvedPython;
@@ -129,17 +145,21 @@ interface Cell {
 const STDERR_TAIL_CHARS = 8_192;
 
 /** What a cell that was running when the kernel ended is told, by the reason it ended. */
-const DEATH_MESSAGES: Record<KernelExit['reason'], (detail?: string) => string> = {
+const DEATH_MESSAGES: Record<KernelExit['reason'], (label: string, detail?: string) => string> = {
   'interrupt-timeout': () => 'The kernel did not respond to the interrupt and was killed',
   shutdown: () => 'The kernel was shut down while this cell was running',
-  died: () => 'The Python kernel died while running this cell',
-  'protocol-error': (detail) => `The kernel was stopped because its output could not be read: ${detail}`,
+  died: (label) => `The ${label} kernel died while running this cell`,
+  'protocol-error': (_, detail) => `The kernel was stopped because its output could not be read: ${detail}`,
 };
 const EXIT_DRAIN_MS = 250;
+/** The marker the JavaScript runner writes to fd 1 and 2 before a cell's `done`: it, the id, NUL. */
+const RAW_MARK = '\u0000omp-sync:';
+const RAW_MARK_END = '\u0000';
+const RAW_SYNC_MS = 1_000;
 let nextKernelId = 1;
 
 /** Kernels whose process has not ended: killed with their groups if the host exits first. */
-const live = new Set<PythonKernel>();
+const live = new Set<Kernel>();
 let exitHookInstalled = false;
 
 function killLiveKernelsOnExit() {
@@ -160,10 +180,16 @@ export function describeExit(exit: Pick<KernelExit, 'code' | 'signal'>): string 
   return `exit code ${exit.code}`;
 }
 
-export class PythonKernel extends EventEmitter {
+export class Kernel extends EventEmitter {
   readonly name = `k${nextKernelId++}`;
+  readonly language: KernelLanguage;
+  /** "Python" or "JavaScript", for messages. */
+  readonly label: string;
+  /** Where requests go and frames come from (see the header). */
+  private requests?: Writable;
+  private outputs: Readable[] = [];
   private _state: KernelState = 'starting';
-  private child?: ChildProcessWithoutNullStreams;
+  private child?: ChildProcess;
   private readonly splitter = new LineSplitter();
   private current?: Cell;
   private readonly queue: Cell[] = [];
@@ -182,11 +208,13 @@ export class PythonKernel extends EventEmitter {
   private constructor(private readonly opts: KernelOptions) {
     super();
     this.trace = opts.trace ?? process.env.PI_PYTHON_IPC_TRACE === '1';
+    this.language = opts.language ?? 'py';
+    this.label = LANGUAGE_LABEL[this.language];
   }
 
   /** Starts a kernel and resolves once init and the prelude have run. */
-  static async start(opts: KernelOptions = {}): Promise<PythonKernel> {
-    const kernel = new PythonKernel(opts);
+  static async start(opts: KernelOptions = {}): Promise<Kernel> {
+    const kernel = new Kernel(opts);
     await kernel.boot();
     return kernel;
   }
@@ -224,23 +252,13 @@ export class PythonKernel extends EventEmitter {
         st ? `Working directory is not a directory: ${cwd}` : `Working directory does not exist: ${cwd}`,
       );
     }
-    const hostEnv = this.opts.hostEnv ?? process.env;
+    let child: ChildProcess;
     try {
-      this.python =
-        this.opts.resolved ?? (await resolvePython({ interpreter: this.opts.python, cwd, env: hostEnv }));
+      child = this.language === 'js' ? this.spawnNode(cwd) : await this.spawnPython(cwd);
     } catch (err) {
       this._state = 'dead';
       throw err;
     }
-    const runner = ensureRunnerFile();
-    const child = spawn(this.python.executable, ['-u', runner], {
-      cwd,
-      env: { ...kernelEnv(hostEnv, this.python, this.opts.passEnv), OMP_BRIDGE_FD: '3' },
-      detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
-      // fd 3: the bridge, a socket pair only this host and this kernel hold.
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
     this.child = child;
     live.add(this);
     killLiveKernelsOnExit();
@@ -257,21 +275,35 @@ export class PythonKernel extends EventEmitter {
     });
     const spawnFailed = new Promise<never>((_, reject) => {
       child.once('error', (err) => {
-        reject(new KernelStartError(`Could not start ${this.python?.executable}: ${err.message}`));
+        reject(new KernelStartError(`Could not start ${this.executable}: ${err.message}`));
       });
     });
     spawnFailed.catch(() => {});
-    child.stdin.on('error', () => {}); // EPIPE after the kernel died is reported through 'close'
-    child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
-    this.openBridge(child.stdio[3] as Duplex | null);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
+    const js = this.language === 'js';
+    const requests = (js ? child.stdio[4] : child.stdin) as Writable;
+    const frames = (js ? child.stdio[3] : child.stdout) as Readable;
+    const stdout = child.stdout as Readable;
+    const stderr = child.stderr as Readable;
+    this.requests = requests;
+    this.outputs = js ? [frames, stdout, stderr] : [frames];
+    requests.on('error', () => {}); // EPIPE after the kernel died is reported through 'close'
+    frames.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    if (js) {
+      // Raw output of the process: the running cell's, like Python's captured fds 1 and 2.
+      stdout.setEncoding('utf8');
+      stdout.on('data', (text: string) => this.onRawOutput('stdout', text));
+    } else {
+      this.openBridge(child.stdio[3] as Duplex | null);
+    }
+    stderr.setEncoding('utf8');
+    stderr.on('data', (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
       if (this.trace) process.stderr.write(`[omp-eval ${this.name} stderr] ${text}`);
       this.emit('stderr', text);
+      if (js) this.onRawOutput('stderr', text);
     });
 
-    const prelude = this.opts.prelude === false ? '' : (this.opts.prelude ?? getPreludeSource());
+    const prelude = this.opts.prelude === false || js ? '' : (this.opts.prelude ?? getPreludeSource());
     const init = this.run(
       {
         id: `init-${this.name}`,
@@ -294,13 +326,13 @@ export class PythonKernel extends EventEmitter {
       if (outcome === 'timeout') {
         await this.shutdown();
         throw new KernelStartError(
-          `The Python kernel did not become ready within ${timeoutMs / 1000}s`,
+          `The ${this.label} kernel did not become ready within ${timeoutMs / 1000}s`,
           this.stderrTail.trim(),
         );
       }
       if (outcome.exit) {
         throw new KernelStartError(
-          `The Python kernel (${this.python.executable}) exited during start-up with ${describeExit(outcome.exit)}`,
+          `The ${this.label} kernel (${this.executable}) exited during start-up with ${describeExit(outcome.exit)}`,
           outcome.exit.stderrTail.trim(),
         );
       }
@@ -318,10 +350,95 @@ export class PythonKernel extends EventEmitter {
     }
   }
 
+  /** The program the kernel runs in (an interpreter, or node). */
+  get executable(): string {
+    return this.language === 'js' ? process.execPath : (this.python?.executable ?? 'python');
+  }
+
+  private async spawnPython(cwd: string): Promise<ChildProcess> {
+    const hostEnv = this.opts.hostEnv ?? process.env;
+    this.python =
+      this.opts.resolved ?? (await resolvePython({ interpreter: this.opts.python, cwd, env: hostEnv }));
+    const runner = ensureRunnerFile();
+    return spawn(this.python.executable, ['-u', runner], {
+      cwd,
+      env: { ...kernelEnv(hostEnv, this.python, this.opts.passEnv), OMP_BRIDGE_FD: '3' },
+      detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
+      // fd 3: the bridge, a socket pair only this host and this kernel hold.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  }
+
+  private spawnNode(cwd: string): ChildProcess {
+    const hostEnv = this.opts.hostEnv ?? process.env;
+    const env = filterEnv(hostEnv, ['NODE_PATH', ...(this.opts.passEnv ?? [])]);
+    return spawn(process.execPath, [JS_RUNNER], {
+      cwd,
+      env,
+      detached: true,
+      // fd 3: frames out, fd 4: requests in; stdin is not the cells' to read.
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  }
+
+  /**
+   * Output the JavaScript kernel's process wrote to fd 1 or 2 itself: the running cell's. Before
+   * `done`, the runner writes a marker to both fds; `done` is held until both markers have come
+   * through, so what a cell's child processes wrote is never taken for the next cell's output.
+   */
+  private onRawOutput(type: 'stdout' | 'stderr', data: string) {
+    let text = this.rawCarry[type] + data;
+    this.rawCarry[type] = '';
+    // A marker cut by a chunk boundary waits for the rest of it.
+    const cut = text.lastIndexOf(RAW_MARK_END);
+    if (cut !== -1 && text.length - cut < 64 && text.slice(0, cut + 1).split(RAW_MARK_END).length % 2 === 0) {
+      this.rawCarry[type] = text.slice(cut);
+      text = text.slice(0, cut);
+    }
+    let at = text.indexOf(RAW_MARK);
+    while (at !== -1) {
+      const end = text.indexOf(RAW_MARK_END, at + RAW_MARK.length);
+      if (end === -1) break;
+      this.emitRaw(type, text.slice(0, at));
+      this.rawMarks.add(`${type}:${text.slice(at + RAW_MARK.length, end)}`);
+      text = text.slice(end + RAW_MARK_END.length);
+      at = text.indexOf(RAW_MARK);
+    }
+    this.emitRaw(type, text);
+    this.releaseHeldDone();
+  }
+
+  private emitRaw(type: 'stdout' | 'stderr', data: string) {
+    if (!data) return;
+    const id = this.current?.started ? this.current.request.id : null;
+    this.onFrame({ type, id, data });
+  }
+
+  private readonly rawCarry = { stdout: '', stderr: '' };
+  /** Markers seen on the raw streams, as "stdout:<cell id>". */
+  private readonly rawMarks = new Set<string>();
+  /** A `done` frame waiting for the raw streams' markers. */
+  private heldDone?: { frame: Frame; timer: NodeJS.Timeout };
+
+  private releaseHeldDone(force = false) {
+    const held = this.heldDone;
+    if (!held) return;
+    const id = held.frame.id;
+    if (!force && !(this.rawMarks.has(`stdout:${id}`) && this.rawMarks.has(`stderr:${id}`))) return;
+    this.rawMarks.delete(`stdout:${id}`);
+    this.rawMarks.delete(`stderr:${id}`);
+    clearTimeout(held.timer);
+    this.heldDone = undefined;
+    this.onFrame(held.frame, true);
+  }
+
   private write(request: Request) {
     const line = encodeRequest(request);
     if (this.trace) process.stderr.write(`[omp-eval ${this.name} ->] ${line.slice(0, 2000)}`);
-    if (this.child && !this.child.stdin.destroyed && this.child.stdin.writable) this.child.stdin.write(line);
+    const requests = this.requests;
+    if (requests && !requests.destroyed && requests.writable) requests.write(line);
   }
 
   private onStdout(chunk: Buffer) {
@@ -347,7 +464,13 @@ export class PythonKernel extends EventEmitter {
     }
   }
 
-  private onFrame(frame: Frame) {
+  private onFrame(frame: Frame, released = false) {
+    if (frame.type === 'done' && !released && (frame as { rawSync?: unknown }).rawSync === true) {
+      // Wait for the raw streams to catch up (bounded: a marker can be lost to a closed fd).
+      this.heldDone = { frame, timer: setTimeout(() => this.releaseHeldDone(true), RAW_SYNC_MS) };
+      this.releaseHeldDone();
+      return;
+    }
     if (frame.type === 'complete_reply') {
       const waiting = this.completions.get(frame.id);
       this.completions.delete(frame.id);
@@ -411,7 +534,7 @@ export class PythonKernel extends EventEmitter {
     return new Promise<CellOutcome>((resolve) => {
       const cell: Cell = { request, options, resolve };
       if (this._state === 'dead') {
-        resolve(this.deadOutcome(cell, 'The Python kernel is not running'));
+        resolve(this.deadOutcome(cell, `The ${this.label} kernel is not running`));
         return;
       }
       if (options.signal?.aborted) {
@@ -478,11 +601,12 @@ export class PythonKernel extends EventEmitter {
 
   /** Stops reading the kernel's output (it blocks on its writes) until resumeOutput(). Counted. */
   pauseOutput(): void {
-    if (this.outputPauses++ === 0) this.child?.stdout.pause();
+    if (this.outputPauses++ === 0) for (const stream of this.outputs) stream.pause();
   }
 
   resumeOutput(): void {
-    if (this.outputPauses > 0 && --this.outputPauses === 0) this.child?.stdout.resume();
+    if (this.outputPauses > 0 && --this.outputPauses === 0)
+      for (const stream of this.outputs) stream.resume();
   }
 
   private readonly completions = new Map<string, (c: Completion) => void>();
@@ -648,6 +772,13 @@ export class PythonKernel extends EventEmitter {
 
   private onClose(code: number | null, signal: NodeJS.Signals | null): KernelExit {
     live.delete(this);
+    // Every pipe is drained now: a cell's `done` waits for nothing more.
+    for (const type of ['stdout', 'stderr'] as const) {
+      const carry = this.rawCarry[type];
+      this.rawCarry[type] = '';
+      this.emitRaw(type, carry);
+    }
+    this.releaseHeldDone(true);
     const tail = this.splitter.end();
     if (tail?.trim()) this.emit('noise', tail, 'unterminated line at exit');
     const exit: KernelExit = {
@@ -671,7 +802,9 @@ export class PythonKernel extends EventEmitter {
       const ran = cell === this.current;
       const outcome = this.deadOutcome(
         cell,
-        ran ? DEATH_MESSAGES[exit.reason](this.protocolError) : 'The kernel exited before this cell ran',
+        ran
+          ? DEATH_MESSAGES[exit.reason](this.label, this.protocolError)
+          : 'The kernel exited before this cell ran',
       );
       if (ran && exit.reason === 'interrupt-timeout') {
         outcome.cancelled = true;
@@ -714,7 +847,7 @@ export class PythonKernel extends EventEmitter {
       if (!this.exitInfo) {
         const idle = this._state === 'idle';
         if (idle) this.write({ type: 'exit' });
-        this.child.stdin.end();
+        this.requests?.end();
         let done = idle && (await within(grace));
         if (!done) {
           this.killGroup('SIGTERM');
@@ -738,3 +871,6 @@ export class PythonKernel extends EventEmitter {
     this.killGroup('SIGKILL');
   }
 }
+
+/** The name the Python-only first version had; the same class. */
+export { Kernel as PythonKernel };

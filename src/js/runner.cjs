@@ -1,0 +1,481 @@
+'use strict';
+/**
+ * The JavaScript kernel: a Node process that runs cells in one global scope and speaks the same
+ * NDJSON frames as runner.py. Requests arrive on fd 4, frames leave on fd 3 (written
+ * synchronously, so a cell that prints blocks while the host is not reading). fd 1 and fd 2 stay
+ * ordinary pipes: what child processes and native code write there reaches the host as raw
+ * output of the running cell.
+ *
+ * Interrupts: SIGINT stops synchronous code of a cell (vm's breakOnSigint) and abandons a pending
+ * `await` (the cell ends with an Interrupted error, the kernel keeps its state). Code spinning in
+ * a callback cannot be stopped from inside; the host's escalation kills the kernel then.
+ */
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const url = require('node:url');
+const util = require('node:util');
+const vm = require('node:vm');
+const { createRequire, builtinModules } = require('node:module');
+const { StringDecoder } = require('node:string_decoder');
+const { transformCell, IMPORT_FN } = require('./transform.cjs');
+
+const FRAMES_FD = 3;
+const REQUESTS_FD = 4;
+const ANSI_MIME = 'application/x-omp-ansi';
+const RUNNER_FILES = [__filename, path.join(__dirname, 'transform.cjs')];
+
+// ---------------------------------------------------------------------------------------------
+// Frames out
+
+function writeAll(text) {
+  let buffer = Buffer.from(text, 'utf8');
+  while (buffer.length) {
+    let written;
+    try {
+      written = fs.writeSync(FRAMES_FD, buffer);
+    } catch (err) {
+      if (err.code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      // The host is gone: nobody reads our frames any more.
+      process.exit(0);
+    }
+    buffer = buffer.subarray(written);
+  }
+}
+
+/** Frames are written whole even when SIGINT's handler would run in between (it cannot: JS is one thread). */
+function send(frame) {
+  writeAll(`${JSON.stringify(frame)}\n`);
+}
+
+/** The cell now running: its id is on every frame it causes. */
+let current = null;
+let executionCount = 0;
+
+const currentId = () => (current ? current.id : null);
+
+// ---------------------------------------------------------------------------------------------
+// Output: process.stdout/stderr writes (and so console.*) become frames
+
+function captureStream(stream, name) {
+  const decoder = new StringDecoder('utf8');
+  stream.write = function write(chunk, encoding, callback) {
+    if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = undefined;
+    }
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : decoder.write(
+            Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+          );
+    if (text) send({ type: name, id: currentId(), data: text });
+    if (typeof callback === 'function') process.nextTick(callback);
+    return true;
+  };
+  // Colours and widths as for a pipe: results are coloured by the host's choice, not by console.
+  stream.isTTY = false;
+}
+captureStream(process.stdout, 'stdout');
+captureStream(process.stderr, 'stderr');
+
+// ---------------------------------------------------------------------------------------------
+// Rich output
+
+const inspectPlain = (value) => util.inspect(value, { colors: false, depth: 4, maxArrayLength: 100 });
+const inspectAnsi = (value) => util.inspect(value, { colors: true, depth: 4, maxArrayLength: 100 });
+
+/** The MIME bundle of a value: its own (Symbol.for('Jupyter.display')), else util.inspect. */
+function bundleOf(value) {
+  if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+    const own = value[Symbol.for('Jupyter.display')];
+    if (typeof own === 'function') {
+      const bundle = own.call(value);
+      if (bundle && typeof bundle === 'object') return checkBundle(bundle);
+    }
+  }
+  return { 'text/plain': inspectPlain(value), [ANSI_MIME]: inspectAnsi(value) };
+}
+
+function checkBundle(bundle) {
+  if (!bundle || typeof bundle !== 'object' || Array.isArray(bundle)) {
+    throw new TypeError('display(bundle, {raw: true}) needs an object of MIME type → data');
+  }
+  const out = {};
+  for (const [mime, data] of Object.entries(bundle)) {
+    if (!mime.includes('/')) throw new TypeError(`display(..., {raw: true}): "${mime}" is not a MIME type`);
+    out[mime] = Buffer.isBuffer(data) ? data.toString('base64') : data;
+  }
+  return out;
+}
+
+/**
+ * display(value) shows a value as a cell output; display(bundle, {raw: true}) sends a MIME bundle
+ * as is ({"text/markdown": "# hi"}, {"image/png": <base64 or Buffer>}); {displayId, update}
+ * replace an earlier output.
+ */
+function display(value, options = {}) {
+  const bundle = options?.raw ? checkBundle(value) : bundleOf(value);
+  const frame = { type: 'display', id: currentId(), bundle };
+  const displayId = options && (options.displayId ?? options.display_id);
+  if (displayId !== undefined) {
+    frame.displayId = String(displayId);
+    if (options.update) frame.update = true;
+  }
+  send(frame);
+}
+
+// ---------------------------------------------------------------------------------------------
+// require and import() from the working directory
+
+const requireFrom = (dir) => createRequire(path.join(dir, '<omp-eval>'));
+
+function cellRequire(id) {
+  return requireFrom(process.cwd())(id);
+}
+cellRequire.resolve = (id, options) => requireFrom(process.cwd()).resolve(id, options);
+cellRequire.cache = require.cache;
+
+const builtins = new Set(builtinModules);
+
+async function cellImport(specifier) {
+  const spec = String(specifier);
+  if (spec.startsWith('.') || path.isAbsolute(spec)) {
+    return import(url.pathToFileURL(path.resolve(process.cwd(), spec)).href);
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || builtins.has(spec)) return import(spec);
+  let resolved;
+  try {
+    resolved = requireFrom(process.cwd()).resolve(spec);
+  } catch (err) {
+    resolved = packageEntry(spec);
+    if (!resolved) {
+      const e = new Error(`Cannot find package '${spec}' from ${process.cwd()}`);
+      e.code = err.code || 'ERR_MODULE_NOT_FOUND';
+      throw e;
+    }
+  }
+  return import(url.pathToFileURL(resolved).href);
+}
+
+/** An ESM-only package's entry (its "exports" have no require condition): node_modules walk. */
+function packageEntry(spec) {
+  const parts = spec.split('/');
+  const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  const sub = parts.slice(spec.startsWith('@') ? 2 : 1).join('/');
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const pkgDir = path.join(dir, 'node_modules', name);
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+      let target = sub ? `./${sub}` : pkg.module || pkg.main || 'index.js';
+      const exp = pkg.exports;
+      const entry =
+        exp && (typeof exp === 'string' || exp.import || exp.default ? exp : exp[sub ? `./${sub}` : '.']);
+      const pick = (e) =>
+        typeof e === 'string' ? e : e && (pick(e.import) || pick(e.node) || pick(e.default));
+      if (entry) target = pick(entry) || target;
+      return path.join(pkgDir, target);
+    } catch {
+      // not here
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Globals of the cells
+
+function defineGlobal(name, value) {
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}
+defineGlobal('display', display);
+defineGlobal('require', cellRequire);
+defineGlobal(IMPORT_FN, cellImport);
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+class Interrupted extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'Interrupted';
+  }
+}
+
+const isRunnerFrame = (line) =>
+  RUNNER_FILES.some((file) => line.includes(file)) ||
+  /\((node:|internal\/)|at (node:|internal\/)|\bat new Script \(|<anonymous>\)?$/.test(line);
+
+/** The traceback of a thrown value: its stack without the runner's and Node's own frames. */
+function tracebackOf(err) {
+  if (!(err instanceof Error) && !(err && typeof err.stack === 'string')) {
+    return [`Uncaught ${inspectPlain(err)}`];
+  }
+  const stack = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
+  const lines = stack.split('\n');
+  const out = [];
+  let framesSeen = false;
+  for (const line of lines) {
+    if (/^\s+at /.test(line)) {
+      framesSeen = true;
+      if (!isRunnerFrame(line)) out.push(line);
+    } else if (!framesSeen) {
+      out.push(line);
+    }
+  }
+  return out;
+}
+
+function errorFrame(err) {
+  const isError = err instanceof Error || (err && typeof err === 'object' && 'message' in err);
+  return {
+    type: 'error',
+    id: currentId(),
+    ename: isError ? String(err.name || err.constructor?.name || 'Error') : 'Uncaught',
+    evalue: isError ? String(err.message) : inspectPlain(err),
+    traceback: tracebackOf(err),
+  };
+}
+
+// Errors of callbacks that outlive their cell print like Node's, and the kernel lives on.
+process.on('uncaughtException', (err) => {
+  send({ type: 'stderr', id: currentId(), data: `Uncaught ${tracebackOf(err).join('\n')}\n` });
+});
+process.on('unhandledRejection', (reason) => {
+  send({
+    type: 'stderr',
+    id: currentId(),
+    data: `Uncaught (in promise) ${tracebackOf(reason).join('\n')}\n`,
+  });
+});
+
+// SIGINT between cells is ignored; during an await it ends the cell (synchronous code is stopped
+// by breakOnSigint, which takes precedence while it runs).
+process.on('SIGINT', () => {
+  if (current?.interrupt) current.interrupt();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Running cells
+
+function compile(code, filename) {
+  let transformed;
+  try {
+    transformed = transformCell(code);
+  } catch (parseError) {
+    // V8's own message (and position) for the original code; if V8 accepts what acorn did not,
+    // the code runs as written.
+    const script = new vm.Script(code, { filename });
+    if (!(parseError instanceof SyntaxError)) throw parseError;
+    return { script, async: false };
+  }
+  const script = new vm.Script(transformed.code, { filename, lineOffset: transformed.lineOffset });
+  return { script, async: transformed.async };
+}
+
+/** Runs a cell; resolves to `{value}` (a box, so that a promise the cell returns is shown, not awaited). */
+async function runCode(code, filename) {
+  const { script, async } = compile(code, filename);
+  let value = script.runInThisContext({ breakOnSigint: true, displayErrors: false });
+  if (async) {
+    const interrupted = new Promise((_, reject) => {
+      current.interrupt = () => reject(new Interrupted('the cell was interrupted while it awaited'));
+    });
+    const wrapper = await Promise.race([value, interrupted]);
+    value = wrapper ? wrapper.value : undefined;
+  }
+  return { value };
+}
+
+async function execute(request) {
+  const silent = request.silent === true;
+  const storeHistory = request.storeHistory !== false && !silent;
+  if (storeHistory) executionCount += 1;
+  current = { id: request.id, interrupt: null };
+  send({ type: 'started', id: request.id });
+  let status = 'ok';
+  let cancelled = false;
+  try {
+    if (request.init) init(request);
+    const filename = storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>';
+    if (request.code?.trim()) {
+      const { value } = await runCode(request.code, filename);
+      if (value !== undefined && !silent) send({ type: 'result', id: request.id, bundle: bundleOf(value) });
+    }
+  } catch (err) {
+    status = 'error';
+    const interrupted =
+      err instanceof Interrupted || (err && err.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED');
+    if (interrupted) {
+      cancelled = true;
+      const evalue = err instanceof Interrupted ? err.message : 'the cell was interrupted';
+      send({
+        type: 'error',
+        id: request.id,
+        ename: 'Interrupted',
+        evalue,
+        traceback: [`Interrupted: ${evalue}`],
+      });
+    } else {
+      send(errorFrame(err));
+    }
+  }
+  // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: a
+  // marker on each tells it when all of this cell's has arrived. Still this cell's until then.
+  const rawSync = markRawStreams(request.id);
+  current = null;
+  send({ type: 'done', id: request.id, status, executionCount, cancelled, rawSync });
+}
+
+function markRawStreams(id) {
+  try {
+    for (const fd of [1, 2]) fs.writeSync(fd, `\u0000omp-sync:${id}\u0000`);
+    return true;
+  } catch {
+    return false; // a cell closed fd 1 or 2
+  }
+}
+
+function init(request) {
+  if (request.cwd) process.chdir(request.cwd);
+  for (const [key, value] of Object.entries(request.env || {})) {
+    if (value === null) delete process.env[key];
+    else process.env[key] = String(value);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Completion: names of the global scope, or properties of a dotted path before the cursor
+
+const KEYWORDS = [
+  'async',
+  'await',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'let',
+  'new',
+  'null',
+  'return',
+  'static',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'undefined',
+  'var',
+  'void',
+  'while',
+  'yield',
+];
+
+function propertyNames(value) {
+  const names = new Set();
+  for (let o = value; o !== null && o !== undefined; o = Object.getPrototypeOf(o)) {
+    for (const name of Object.getOwnPropertyNames(o)) names.add(name);
+    if (o === Object.prototype) break;
+  }
+  return [...names];
+}
+
+function complete(request) {
+  const before = request.code.slice(0, request.cursor);
+  const match = /((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)?$/.exec(before);
+  const prefix = match[2] || '';
+  const start = request.cursor - prefix.length;
+  let names = [];
+  try {
+    if (match[1]) {
+      let value = globalThis;
+      for (const part of match[1]
+        .split('.')
+        .map((s) => s.trim())
+        .filter(Boolean))
+        value = value[part];
+      names = propertyNames(Object(value));
+    } else {
+      names = [...propertyNames(globalThis), ...KEYWORDS];
+    }
+  } catch {
+    names = [];
+  }
+  const matches = [...new Set(names)]
+    .filter((n) => n.startsWith(prefix) && /^[A-Za-z_$][\w$]*$/.test(n))
+    .sort();
+  send({
+    type: 'complete_reply',
+    id: request.id,
+    matches: matches.slice(0, 200),
+    start,
+    end: request.cursor,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests in: one cell at a time, in order
+
+const queue = [];
+let running = false;
+
+async function pump() {
+  if (running) return;
+  running = true;
+  while (queue.length) {
+    const request = queue.shift();
+    if (request.type === 'exit') process.exit(0);
+    if (request.type === 'complete') complete(request);
+    else if (request.type === 'input_reply') continue;
+    else await execute(request);
+  }
+  running = false;
+}
+
+const requests = new net.Socket({ fd: REQUESTS_FD, readable: true, writable: false });
+let pending = '';
+requests.setEncoding('utf8');
+requests.on('data', (text) => {
+  pending += text;
+  let newline = pending.indexOf('\n');
+  while (newline !== -1) {
+    const line = pending.slice(0, newline);
+    pending = pending.slice(newline + 1);
+    newline = pending.indexOf('\n');
+    if (!line.trim()) continue;
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch {
+      send({ type: 'stderr', id: null, data: `omp-eval js kernel: ignored a request that is not JSON\n` });
+      continue;
+    }
+    queue.push(request);
+  }
+  void pump();
+});
+// The host closed our requests: it is gone or shutting us down.
+requests.on('end', () => process.exit(0));
+requests.on('error', () => process.exit(0));

@@ -1,0 +1,200 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Kernel } from '../../src/eval/kernel.js';
+import type { Frame } from '../../src/eval/protocol.js';
+import { pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
+
+const startJs = (opts: Parameters<typeof startKernel>[0] = {}) => startKernel({ language: 'js', ...opts });
+const plain = (bundle: Record<string, unknown> | undefined) => bundle?.['text/plain'];
+
+describe('js kernel: cells', () => {
+  it('keeps state across cells, top-level declarations included, and allows redeclaring them', async () => {
+    const k = await startJs();
+    expect(
+      plain((await run(k, 'const x = 20; let y = 1; var z = 1; function f(a) { return a + 1 }')).result),
+    ).toBe(undefined);
+    expect(plain((await run(k, 'class A { get v() { return x + y } }\nnew A().v + f(z)')).result)).toBe('23');
+    // Running a cell again (or declaring the name anew) is not an error, as in Node's REPL.
+    const again = await run(k, 'const x = 30; let y = 2; x + y');
+    expect(again.outcome.status).toBe('ok');
+    expect(plain(again.result)).toBe('32');
+    expect(plain((await run(k, 'const {a, b: [c] = []} = {a: 1, b: [2]}; [a, c, typeof A]')).result)).toBe(
+      "[ 1, 2, 'function' ]",
+    );
+  });
+
+  it('renders the result with util.inspect, plain and coloured', async () => {
+    const k = await startJs();
+    const { result, outcome } = await run(k, '({ name: "omp", list: [1, 2], nested: { deep: true } })');
+    expect(outcome.executionCount).toBe(1);
+    expect(plain(result)).toBe("{ name: 'omp', list: [ 1, 2 ], nested: { deep: true } }");
+    expect(result?.['application/x-omp-ansi']).toContain('\u001b[32m');
+    // undefined shows nothing, like a statement.
+    expect((await run(k, 'undefined')).result).toBeUndefined();
+  });
+
+  it('streams console.log/info/warn/error and process.stdout.write as stdout and stderr, in order', async () => {
+    const k = await startJs();
+    const { frames } = await run(
+      k,
+      'console.log("one", {a: 1}); console.error("two"); console.info("three"); console.warn("four"); process.stdout.write("five\\n")',
+    );
+    const streams = frames
+      .filter(
+        (f): f is Extract<Frame, { type: 'stdout' | 'stderr' }> => f.type === 'stdout' || f.type === 'stderr',
+      )
+      .map((f) => [f.type, f.data]);
+    expect(streams).toEqual([
+      ['stdout', 'one { a: 1 }\n'],
+      ['stderr', 'two\n'],
+      ['stdout', 'three\n'],
+      ['stderr', 'four\n'],
+      ['stdout', 'five\n'],
+    ]);
+  });
+
+  it('runs top-level await, for await, and returns the last expression of an async cell', async () => {
+    const k = await startJs();
+    const r = await run(
+      k,
+      'const sleep = (ms) => new Promise((r) => setTimeout(r, ms));\nawait sleep(20);\nconst got = [];\nfor await (const v of [Promise.resolve(1), 2]) got.push(v);\ngot',
+    );
+    expect(r.outcome.status).toBe('ok');
+    expect(plain(r.result)).toBe('[ 1, 2 ]');
+    // Declarations of the async cell are globals afterwards; a returned promise is not awaited.
+    expect(plain((await run(k, 'typeof sleep + " " + got.length')).result)).toBe("'function 2'");
+    expect(plain((await run(k, 'await null; Promise.resolve(5)')).result)).toBe('Promise { 5 }');
+    expect(plain((await run(k, 'async function later() { return 9 }\nawait later()')).result)).toBe('9');
+    expect(plain((await run(k, 'await later()')).result)).toBe('9');
+  });
+
+  it('display() sends display frames: inspected values, raw MIME bundles and updates', async () => {
+    const k = await startJs();
+    const { frames } = await run(
+      k,
+      'display([1, 2]); display({"text/markdown": "# Title"}, {raw: true}); display("v1", {displayId: "p"}); display("v2", {displayId: "p", update: true})',
+    );
+    const displays = frames.filter((f) => f.type === 'display');
+    expect(displays.map((f) => (f.type === 'display' ? (f.bundle['text/plain'] ?? f.bundle) : null))).toEqual(
+      ['[ 1, 2 ]', { 'text/markdown': '# Title' }, "'v1'", "'v2'"],
+    );
+    expect(displays[3]).toMatchObject({ displayId: 'p', update: true });
+    const bad = await run(k, 'display("x", {raw: true})');
+    expect(bad.outcome.error?.evalue).toContain('MIME');
+  });
+
+  it('resolves require and import() from the working directory, and static imports', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'omp-js-cwd-'));
+    mkdirSync(join(cwd, 'node_modules', 'local-pkg'), { recursive: true });
+    writeFileSync(
+      join(cwd, 'node_modules', 'local-pkg', 'package.json'),
+      '{"name":"local-pkg","main":"i.js"}',
+    );
+    writeFileSync(join(cwd, 'node_modules', 'local-pkg', 'i.js'), 'module.exports = { hello: "pkg" };');
+    writeFileSync(join(cwd, 'helper.cjs'), 'module.exports = (n) => n * 3;');
+    writeFileSync(join(cwd, 'esm.mjs'), 'export const answer = 42; export default "dflt";');
+    const k = await startJs({ cwd });
+    expect(plain((await run(k, 'require("local-pkg").hello + require("./helper.cjs")(2)')).result)).toBe(
+      "'pkg6'",
+    );
+    expect(plain((await run(k, '(await import("./esm.mjs")).answer')).result)).toBe('42');
+    expect(
+      plain((await run(k, 'const load = () => import("local-pkg"); (await load()).default.hello')).result),
+    ).toBe("'pkg'");
+    const st = await run(
+      k,
+      'import d, { answer as a } from "./esm.mjs"\nimport * as os from "node:os"\n[d, a, typeof os.cpus]',
+    );
+    expect(plain(st.result)).toBe("[ 'dflt', 42, 'function' ]");
+    expect(plain((await run(k, 'process.cwd()')).result)).toBe(`'${cwd}'`);
+    const missing = await run(k, 'require("no-such-package-here")');
+    expect(missing.outcome.error?.evalue).toContain("Cannot find module 'no-such-package-here'");
+  });
+
+  it('reports errors with the cell line numbers and without the runner frames', async () => {
+    const k = await startJs();
+    await run(k, '1');
+    const { outcome } = await run(k, 'function inner() {\n  throw new TypeError("bad value")\n}\ninner()');
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.ename).toBe('TypeError');
+    expect(outcome.error?.evalue).toBe('bad value');
+    const tb = outcome.error?.traceback.join('\n') ?? '';
+    expect(tb).toContain('at inner (Cell In[2]:2:9)');
+    expect(tb).toContain('at Cell In[2]:4:1');
+    expect(tb).not.toMatch(/runner\.cjs|transform\.cjs|node:vm|node:internal/);
+    // In an async cell (one line is put before it) the lines are the same.
+    const asyncErr = await run(k, 'await null;\nnull.prop');
+    expect(asyncErr.outcome.error?.traceback.join('\n')).toContain('Cell In[3]:2:');
+    // Syntax errors come from V8, pointing at the line.
+    const syntax = await run(k, 'let ok = 1;\nlet bad = ;');
+    expect(syntax.outcome.error?.ename).toBe('SyntaxError');
+    expect(syntax.outcome.error?.traceback.join('\n')).toContain('Cell In[4]:2');
+    // A thrown non-error value.
+    expect((await run(k, 'throw 42')).outcome.error).toMatchObject({ ename: 'Uncaught', evalue: '42' });
+    // An error in a callback after its cell ended is printed, and the kernel lives on.
+    const late = await run(
+      k,
+      'setTimeout(() => { throw new Error("later") }, 5); await new Promise((r) => setTimeout(r, 50))',
+    );
+    expect(late.stderr).toContain('Uncaught Error: later');
+    expect(plain((await run(k, '"alive"')).result)).toBe("'alive'");
+  });
+
+  it('attributes output of child processes written to fd 1 and 2 to the cell that ran them', async () => {
+    const k = await startJs();
+    const r = await run(
+      k,
+      'const { execSync } = require("node:child_process"); execSync("echo from-child; echo to-stderr >&2", { stdio: "inherit" }); "after"',
+    );
+    expect(r.stdout).toBe('from-child\n');
+    expect(r.stderr).toBe('to-stderr\n');
+    expect(plain(r.result)).toBe("'after'");
+    expect(r.stdout).not.toContain('\u0000');
+  });
+});
+
+describe('js kernel: interrupt', () => {
+  async function interruptAfterReady(k: Kernel, code: string) {
+    let ready = false;
+    const pending = run(k, code, {
+      onFrame: (f) => {
+        if (f.type === 'stdout' && f.data.includes('ready')) ready = true;
+      },
+    });
+    await waitFor(() => ready, 10_000, 'the cell to start');
+    expect(k.interrupt()).toBe(true);
+    return (await pending).outcome;
+  }
+
+  it('interrupts a synchronous endless loop; the kernel keeps its state', async () => {
+    const k = await startJs();
+    await run(k, 'const kept = "state"');
+    const outcome = await interruptAfterReady(k, 'let n = 0; console.log("ready"); while (true) { n++ }');
+    expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: false });
+    expect(outcome.error?.ename).toBe('Interrupted');
+    expect(k.state).toBe('idle');
+    expect(plain((await run(k, 'kept + " " + (n > 0)')).result)).toBe("'state true'");
+  });
+
+  it('interrupts a pending await; the kernel keeps its state', async () => {
+    const k = await startJs();
+    const outcome = await interruptAfterReady(
+      k,
+      'const before = 1; console.log("ready"); await new Promise(() => {})',
+    );
+    expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: false });
+    expect(outcome.error?.evalue).toContain('awaited');
+    expect(plain((await run(k, 'before')).result)).toBe('1');
+  });
+
+  it('kills a kernel that does not answer (a loop in a callback) after the escalation window', async () => {
+    const k = await startJs({ interruptEscalationMs: 500 });
+    const pid = k.pid as number;
+    const outcome = await interruptAfterReady(k, 'console.log("ready"); await null; while (true) {}');
+    expect(outcome).toMatchObject({ cancelled: true, killed: true });
+    expect(k.state).toBe('dead');
+    await waitFor(() => !pidAlive(pid), 5000, 'the kernel to be gone');
+  });
+});
