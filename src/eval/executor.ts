@@ -16,17 +16,21 @@ import {
   type CellOutcome,
   type Completion,
   describeExit,
+  Kernel,
   type KernelExit,
-  PythonKernel,
+  LANGUAGE_LABEL,
 } from './kernel.js';
 import { OutputSink, type SinkLimits, type Truncation } from './outputSink.js';
 import type { Frame } from './protocol.js';
-import { type ResolvedPython, resolvePython } from './runtime.js';
+import { PythonNotFoundError, type ResolvedPython, resolvePython } from './runtime.js';
 import type { KernelMode, Settings } from './settings.js';
 import { DEFAULT_SETTINGS } from './settings.js';
 import { CellTimeoutError, clampTimeout, Watchdog } from './watchdog.js';
 
-export type Language = 'py' | 'js';
+export type { KernelLanguage as Language } from './kernel.js';
+import type { KernelLanguage as Language } from './kernel.js';
+
+export const LANGUAGES: readonly Language[] = ['py', 'js'];
 
 export interface CellRequest {
   language?: Language;
@@ -34,7 +38,7 @@ export interface CellRequest {
   title?: string;
   /** Seconds, clamped to 1..3600; default from settings. */
   timeout?: number;
-  /** Restart this cell's runtime before it runs. */
+  /** Restart this cell's runtime (the kernel of its language) before it runs. */
   reset?: boolean;
 }
 
@@ -125,6 +129,11 @@ export interface SessionOptions {
    * do not release a retained session.
    */
   retain?: boolean;
+  /**
+   * Fail when no Python can be found (default true). False lets a session without Python run js
+   * cells; its py cells then fail with the availability error.
+   */
+  requirePython?: boolean;
 }
 
 export interface ExecutorOptions {
@@ -177,13 +186,14 @@ interface Entry {
   background: Set<(frame: Frame) => void>;
   key: string;
   cwd: string;
-  python: ResolvedPython;
+  /** Unset when no Python was found (the session was opened with requirePython: false). */
+  python?: ResolvedPython;
+  pythonError?: Error;
   owners: number;
-  kernel?: PythonKernel;
+  /** One kernel per language, each with its own state, started at its first cell. */
+  kernels: Partial<Record<Language, Kernel>>;
   /** Tail of the queue of runs on this key. */
   lock: Promise<void>;
-  /** Why the previous kernel ended, reported when it is replaced. */
-  lastExit?: KernelExit;
 }
 
 export class Executor {
@@ -221,10 +231,17 @@ export class Executor {
   async session(options: SessionOptions = {}): Promise<Session> {
     if (this.disposed) throw new ExecutorError('the executor has been disposed');
     const cwd = checkCwd(options.cwd ?? process.cwd());
-    const python = await this.resolvePython(cwd);
-    let real = python.executable;
+    let python: ResolvedPython | undefined;
+    let pythonError: Error | undefined;
     try {
-      real = realpathSync(python.executable);
+      python = await this.resolvePython(cwd);
+    } catch (err) {
+      if (options.requirePython !== false || !(err instanceof PythonNotFoundError)) throw err;
+      pythonError = err;
+    }
+    let real = python?.executable ?? '(no python)';
+    try {
+      real = realpathSync(real);
     } catch {
       // keep the path as given
     }
@@ -237,7 +254,16 @@ export class Executor {
     }
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { key, cwd, python, owners: 0, lock: Promise.resolve(), background: new Set() };
+      entry = {
+        key,
+        cwd,
+        ...(python ? { python } : {}),
+        ...(pythonError ? { pythonError } : {}),
+        owners: 0,
+        kernels: {},
+        lock: Promise.resolve(),
+        background: new Set(),
+      };
       this.entries.set(key, entry);
     }
     entry.owners++;
@@ -262,25 +288,26 @@ export class Executor {
     if (entry.owners > 0) return;
     this.entries.delete(entry.key);
     await entry.lock;
-    await entry.kernel?.shutdown();
-    entry.kernel = undefined;
+    await shutdownAll(entry);
   }
 
-  /** @internal A live kernel for the entry, replacing a dead one. */
-  async kernelFor(entry: Entry, notices: string[]): Promise<PythonKernel> {
-    if (entry.kernel && entry.kernel.state !== 'dead') return entry.kernel;
-    if (entry.kernel?.exit) {
-      const exit = entry.kernel.exit;
-      if (exit.reason === 'died') {
-        notices.push(
-          `The previous Python kernel had exited (${describeExit(exit)}); a new kernel was started and earlier state is gone.`,
-        );
-      }
+  /** @internal A live kernel of `language` for the entry, replacing a dead one. */
+  async kernelFor(entry: Entry, language: Language, notices: string[]): Promise<Kernel> {
+    const previous = entry.kernels[language];
+    if (previous && previous.state !== 'dead') return previous;
+    if (previous?.exit?.reason === 'died') {
+      notices.push(
+        `The previous ${previous.label} kernel had exited (${describeExit(previous.exit)}); a new kernel was started and earlier state is gone.`,
+      );
     }
-    entry.kernel = undefined;
-    const kernel = await PythonKernel.start({
+    delete entry.kernels[language];
+    if (language === 'py' && !entry.python) {
+      throw new ExecutorError(`The Python backend is not available: ${entry.pythonError?.message ?? 'no Python'}`);
+    }
+    const kernel = await Kernel.start({
+      language,
       cwd: entry.cwd,
-      resolved: entry.python,
+      ...(language === 'py' && entry.python ? { resolved: entry.python } : {}),
       hostEnv: this.hostEnv,
       passEnv: this.settings['env.pass'],
       bridge: this.bridge,
@@ -296,7 +323,7 @@ export class Executor {
     kernel.on('background', (frame: Frame) => {
       for (const listener of entry.background) listener(frame);
     });
-    entry.kernel = kernel;
+    entry.kernels[language] = kernel;
     return kernel;
   }
 
@@ -319,13 +346,23 @@ export class Executor {
     const entries = [...this.entries.values()];
     this.entries.clear();
     this.retained.clear();
-    await Promise.all(entries.map((e) => e.kernel?.shutdown()));
+    await Promise.all(entries.map((e) => shutdownAll(e)));
   }
 
   /** Live kernels, for diagnostics and tests. */
-  get kernels(): PythonKernel[] {
-    return [...this.entries.values()].flatMap((e) => (e.kernel ? [e.kernel] : []));
+  get kernels(): Kernel[] {
+    return [...this.entries.values()].flatMap((e) => Object.values(e.kernels));
   }
+}
+
+/** Shuts down every kernel of the entry (or those of one language). */
+async function shutdownAll(entry: Entry, only?: Language): Promise<void> {
+  const kernels = LANGUAGES.filter((l) => !only || l === only).flatMap((language) => {
+    const kernel = entry.kernels[language];
+    delete entry.kernels[language];
+    return kernel ? [kernel] : [];
+  });
+  await Promise.all(kernels.map((k) => k.shutdown()));
 }
 
 export class Session {
@@ -340,16 +377,22 @@ export class Session {
   get cwd(): string {
     return this.entry.cwd;
   }
-  get python(): ResolvedPython {
+  /** The session's interpreter; unset when it was opened without one (requirePython: false). */
+  get python(): ResolvedPython | undefined {
     return this.entry.python;
   }
-  get kernel(): PythonKernel | undefined {
-    return this.entry.kernel;
+  /** The session's Python kernel, if it has been started. */
+  get kernel(): Kernel | undefined {
+    return this.entry.kernels.py;
+  }
+  /** The session's kernel of a language, if it has been started. */
+  kernelOf(language: Language): Kernel | undefined {
+    return this.entry.kernels[language];
   }
 
-  /** Starts the kernel now instead of at the first cell (a front end that shows its state). */
-  async start(): Promise<void> {
-    await this.executor.kernelFor(this.entry, []);
+  /** Starts a kernel now instead of at the first cell (a front end that shows its state). */
+  async start(language: Language = 'py'): Promise<void> {
+    await this.executor.kernelFor(this.entry, language, []);
   }
 
   /** Output the kernel sends between cells (threads of earlier cells); returns an unsubscribe. */
@@ -358,29 +401,29 @@ export class Session {
     return () => this.entry.background.delete(listener);
   }
 
-  /** Completions from the kernel for the name before `cursor` (none while a cell runs). */
-  complete(code: string, cursor: number): Promise<Completion> {
+  /** Completions from a kernel for the name before `cursor` (none while a cell runs). */
+  complete(code: string, cursor: number, language: Language = 'py'): Promise<Completion> {
     return (
-      this.entry.kernel?.complete(code, cursor) ??
+      this.entry.kernels[language]?.complete(code, cursor) ??
       Promise.resolve({ matches: [], start: cursor, end: cursor })
     );
   }
 
   /** Answers the running cell's input() request. */
   sendInput(value: string): void {
-    this.entry.kernel?.sendInput(value);
+    for (const kernel of Object.values(this.entry.kernels)) if (kernel.state === 'busy') kernel.sendInput(value);
   }
 
   /** Interrupts the running cell, if any (the kernel escalates to a kill on its own). */
   interrupt(): boolean {
-    return this.entry.kernel?.interrupt() ?? false;
+    let any = false;
+    for (const kernel of Object.values(this.entry.kernels)) any = kernel.interrupt() || any;
+    return any;
   }
 
-  /** Restarts the kernel now (the next run starts a fresh one). */
-  async restart(): Promise<void> {
-    const kernel = this.entry.kernel;
-    this.entry.kernel = undefined;
-    await kernel?.shutdown();
+  /** Restarts the kernels (or the one of `language`) now: the next cell starts a fresh one. */
+  async restart(language?: Language): Promise<void> {
+    await shutdownAll(this.entry, language);
   }
 
   /**
@@ -437,7 +480,7 @@ export class Session {
     const notices: string[] = [];
     const emit = (event: OutputEvent) => {
       const pending = options.onEvent?.(index, event);
-      const kernel = this.entry.kernel;
+      const kernel = this.entry.kernels[language];
       if (pending instanceof Promise && kernel) {
         kernel.pauseOutput();
         const resume = () => kernel.resumeOutput();
@@ -445,20 +488,19 @@ export class Session {
       }
     };
     const base = baseOf(index, cell);
-    if (language === 'js') {
-      return failedResult(base, 0, 'JavaScript cells are not available yet in omp-eval: use a py cell.', {
-        ename: 'BackendUnavailable',
-      });
-    }
-    if (cell.reset) await this.restart();
-    let kernel: PythonKernel;
+    const label = LANGUAGE_LABEL[language];
+    if (cell.reset) await this.restart(language);
+    let kernel: Kernel;
     try {
-      kernel = await this.executor.kernelFor(this.entry, notices);
+      kernel = await this.executor.kernelFor(this.entry, language, notices);
     } catch (err) {
+      if (err instanceof ExecutorError && language === 'py' && !this.entry.python) {
+        return failedResult(base, performance.now() - started, err.message, { ename: 'BackendUnavailable' });
+      }
       return failedResult(
         base,
         performance.now() - started,
-        `The Python kernel could not be started: ${(err as Error).message}`,
+        `The ${label} kernel could not be started: ${(err as Error).message}`,
       );
     }
     for (const text of notices) emit({ kind: 'notice', text });
@@ -480,20 +522,20 @@ export class Session {
     // A kernel that died on its own is retried once; one that died from our interrupt is not.
     if (outcome.outcome.exit?.reason === 'died' && !outcome.interrupted && options.retryOnDeath !== false) {
       const first = outcome.outcome.exit;
-      const notice = `The Python kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
+      const notice = `The ${label} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
       notices.push(notice);
       emit({ kind: 'notice', text: notice });
       sink.push(`\n[${notice}]\n`);
       retried = true;
       try {
-        kernel = await this.executor.kernelFor(this.entry, []);
+        kernel = await this.executor.kernelFor(this.entry, language, []);
         outcome = await run();
       } catch (err) {
         sink.end();
         return failedResult(
           base,
           performance.now() - started,
-          `The Python kernel could not be restarted: ${(err as Error).message}`,
+          `The ${label} kernel could not be restarted: ${(err as Error).message}`,
           {
             notices,
           },
@@ -505,7 +547,7 @@ export class Session {
     // Our interrupt ended in the kernel's death (a cell that restored the default SIGINT
     // disposition): it counts as killed, like an unanswered interrupt.
     const killed = o.killed || (interrupted && exit !== undefined);
-    const notice = noticeFor({ timedOut, killed, exit, retried, seconds });
+    const notice = noticeFor({ timedOut, killed, exit, retried, seconds, label });
     if (notice) {
       notices.push(notice);
       emit({ kind: 'notice', text: notice });
@@ -542,7 +584,7 @@ export class Session {
 
   /** One execution of the cell under its watchdog. */
   private async attempt(
-    kernel: PythonKernel,
+    kernel: Kernel,
     code: string,
     seconds: number | undefined,
     sink: OutputSink,
@@ -635,6 +677,7 @@ function noticeFor(o: {
   exit?: KernelExit;
   retried: boolean;
   seconds?: number;
+  label: string;
 }): string | undefined {
   if (o.timedOut) return o.killed ? TIMEOUT_KILLED_NOTICE : TIMEOUT_NOTICE(o.seconds ?? 0);
   if (o.killed) {
@@ -644,8 +687,8 @@ function noticeFor(o: {
   }
   if (o.exit?.reason === 'died') {
     return o.retried
-      ? `The Python kernel died again on the retry (${describeExit(o.exit)}).`
-      : `The Python kernel died (${describeExit(o.exit)}).`;
+      ? `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`
+      : `The ${o.label} kernel died (${describeExit(o.exit)}).`;
   }
   if (o.exit?.reason === 'shutdown') return 'The kernel was shut down while this cell was running.';
   if (o.exit?.reason === 'protocol-error') return 'The kernel was stopped: its output could not be read.';

@@ -4,7 +4,6 @@
  */
 import type { CellRequest, CellResult, Executor, RunOptions, Session, SessionOptions } from './executor.js';
 import { baseOf, ExecutorError, failedResult, skippedResult } from './executor.js';
-import { PythonNotFoundError } from './runtime.js';
 import { backendAvailability } from './settings.js';
 
 export interface EvalToolParams {
@@ -173,32 +172,29 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
     }
   }
   const jsProblem = available.js
-    ? 'JavaScript cells are not available yet in omp-eval: use a py cell.'
+    ? undefined
     : 'The JavaScript backend is disabled (eval.js is false or PI_JS=0); use a py cell.';
   const problemOf = (cell: CellRequest) => (cell.language === 'js' ? jsProblem : pyProblem);
   // The first cell whose backend is unavailable fails where it stands; the cells before it run.
   const blocked = params.cells.findIndex((c) => problemOf(c) !== undefined);
   const runnable = blocked === -1 ? params.cells : params.cells.slice(0, blocked);
   let results: CellResult[] = [];
-  let blockedMessage = blocked === -1 ? undefined : problemOf(params.cells[blocked] as CellRequest);
+  const blockedMessage = blocked === -1 ? undefined : problemOf(params.cells[blocked] as CellRequest);
   if (runnable.length) {
     const mode = ctx.mode ?? ctx.executor.settings['python.kernelMode'];
-    let session: Session | undefined;
+    let session: Session;
     try {
-      session = await ctx.executor.session({ ...ctx, retain: mode === 'session' });
+      // Without Python, js cells still run; a py cell then fails with the availability error
+      // (the preflight above reports it first unless PI_PYTHON_SKIP_CHECK skipped it).
+      session = await ctx.executor.session({ ...ctx, retain: mode === 'session', requirePython: false });
     } catch (err) {
       if (err instanceof ExecutorError) return { text: err.message, isError: true, cells: [] };
-      if (!(err instanceof PythonNotFoundError)) throw err;
-      // PI_PYTHON_SKIP_CHECK skipped the preflight, and there is no Python after all.
-      results = [];
-      blockedMessage = `The Python backend is not available: ${err.message}`;
+      throw err;
     }
-    if (session) {
-      try {
-        results = await session.run(runnable, ctx);
-      } finally {
-        if (mode === 'per-call') await session.release();
-      }
+    try {
+      results = await session.run(runnable, ctx);
+    } finally {
+      if (mode === 'per-call') await session.release();
     }
   }
   const failAt = blocked === -1 ? results.length : Math.min(blocked, results.length);

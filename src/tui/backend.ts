@@ -48,8 +48,8 @@ export async function executorBackend(
   return {
     cwd: session.cwd,
     mode: session.mode,
-    python: session.python.executable,
-    version: session.python.version.join('.'),
+    python: session.python?.executable ?? '(none)',
+    version: session.python?.version.join('.') ?? '',
     start: () => session.start(),
     async runCell({ code, onEvent }) {
       const [result] = await session.run([{ language: 'py', code }], {

@@ -130,10 +130,19 @@ describe('omp-eval tool', () => {
       (await cli(['tool'], { input: JSON.stringify(cells), env: { PI_PY: 'false', PI_JS: 'off' } })).stdout,
     );
     expect(none.text).toMatch(/The eval tool is disabled/);
-    const js = JSON.parse(
-      (await cli(['tool'], { input: JSON.stringify({ cells: [{ language: 'js', code: '1' }] }) })).stdout,
+    const mixed = { cells: [{ language: 'js', code: '40 + 2' }, { language: 'py', code: 'print(1)' }] };
+    const onlyJs = JSON.parse(
+      (await cli(['tool'], { input: JSON.stringify(mixed), env: { PI_PY: '0', PI_JS: '1' } })).stdout,
     );
-    expect(js.cells[0].error.evalue).toMatch(/JavaScript cells are not available yet/);
+    expect(onlyJs.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'error']);
+    expect(onlyJs.text).toContain('[1/2]\n42');
+    expect(onlyJs.text).toContain('The Python backend is disabled (eval.py is false or PI_PY=0); use a js cell.');
+    expect(onlyJs.text).toContain('Cell 2 failed');
+    const noJs = JSON.parse(
+      (await cli(['tool'], { input: JSON.stringify(mixed), env: { PI_PY: '1', PI_JS: '0' } })).stdout,
+    );
+    expect(noJs.cells.map((c: { status: string }) => c.status)).toEqual(['error', 'skipped']);
+    expect(noJs.text).toContain('The JavaScript backend is disabled');
   });
 
   it('fails py cells with an availability error when no Python resolves', async () => {
@@ -154,15 +163,25 @@ describe('omp-eval tool', () => {
 });
 
 describe('omp-eval tool: failures stay JSON', () => {
-  it('fails js cells with the js error and py cells with the Python error when Python is missing', async () => {
+  it('runs js cells and fails py cells with the Python error when Python is missing', async () => {
     const js = JSON.parse(
       (
         await cli(['--python', '/no/py', 'tool'], {
-          input: JSON.stringify({ cells: [{ language: 'js', code: '1' }] }),
+          input: JSON.stringify({
+            cells: [
+              { language: 'js', code: 'const n = 6; n * 7' },
+              { language: 'py', code: '1' },
+              { language: 'js', code: 'n' },
+            ],
+          }),
         })
       ).stdout,
     );
-    expect(js.cells[0].error.evalue).toMatch(/JavaScript cells are not available yet/);
+    expect(js.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'error', 'skipped']);
+    expect(js.cells[0].text).toBe('42\n');
+    expect(js.cells[1].error.ename).toBe('BackendUnavailable');
+    expect(js.text).toContain('The Python backend is not available: The Python interpreter /no/py cannot be used');
+    expect(js.text).toContain('Earlier cells succeeded—their state persists. Cell 3 was not run. Fix only cell 2.');
     const skipped = await cli(['--python', '/no/py', 'tool'], {
       input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
       env: { PI_PYTHON_SKIP_CHECK: '1' },
