@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { checkCwd, createExecutor, type Executor, ExecutorError } from './eval/executor.js';
 import { KernelStartError } from './eval/kernel.js';
 import { PythonNotFoundError } from './eval/runtime.js';
+import type { CellLanguage } from './eval/script.js';
 import { loadSettings, type Settings, SettingsError } from './eval/settings.js';
 import { runRepl } from './modes/repl.js';
 import { runScript } from './modes/run.js';
@@ -20,6 +21,7 @@ interface GlobalFlags {
   kernelMode?: 'session' | 'per-call';
   timeout?: number;
   images: ImageMode;
+  lang?: CellLanguage;
   passEnv?: string[];
   agentCommand?: string;
   completionCommand?: string;
@@ -58,6 +60,12 @@ program
     '--pass-env <name>',
     'pass this host variable to the kernel although the filter drops it (repeatable)',
     (name: string, previous: string[] = []) => [...previous, name],
+  )
+  .addOption(
+    new Option(
+      '--lang <language>',
+      'language of cells without a %%js or %%py first line (default py)',
+    ).choices(['py', 'js']),
   )
   .addOption(
     new Option('--images <mode>', 'how the notebook shows images')
@@ -121,8 +129,9 @@ program.action(async () => {
           cwd: flags.cwd,
           images: flags.images,
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+          ...(flags.lang ? { language: flags.lang } : {}),
         })
-      : runRepl(executor, { cwd: flags.cwd }),
+      : runRepl(executor, { cwd: flags.cwd, ...(flags.lang ? { language: flags.lang } : {}) }),
   );
 });
 
@@ -137,6 +146,7 @@ program
         file,
         cwd: flags.cwd,
         ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+        ...(flags.lang ? { language: flags.lang } : {}),
       }),
     );
   });

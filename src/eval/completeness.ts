@@ -1,11 +1,15 @@
+import { parse } from 'acorn';
+import { type CellLanguage, cellLanguage } from './script.js';
+
 /**
  * Whether a front end should run the code it has or wait for more lines, as IPython's terminal
  * decides: more input is
  * needed inside an open bracket or triple-quoted string, after a line ending in `:` or `\`, and
  * while the last line is indented (a block is closed by an empty line).
  */
-export function needsMoreInput(code: string): boolean {
+export function needsMoreInput(code: string, language: CellLanguage = 'py'): boolean {
   if (!code.trim()) return false;
+  if (language === 'js') return jsNeedsMoreInput(code);
   let depth = 0;
   let quote: string | undefined;
   for (let i = 0; i < code.length; i++) {
@@ -49,4 +53,44 @@ export function autoIndent(line: string): string {
   if (/^(pass|break|continue|return\b.*|raise\b.*)$/.test(code))
     return indent.slice(0, Math.max(0, indent.length - 4));
   return indent;
+}
+
+/**
+ * JavaScript: more input is needed while the code ends inside something still open (a bracket,
+ * a template literal, a block comment), which the parser reports as an error at the very end.
+ * An empty last line runs the cell anyway, as for Python.
+ */
+function jsNeedsMoreInput(code: string): boolean {
+  const lines = code.split('\n');
+  if (lines.length > 1 && (lines.at(-1) ?? '').trim() === '') return false;
+  const source = cellLanguage(code, 'js').code;
+  if (!source.trim()) return true; // just the %%js line: the cell follows
+  try {
+    parse(source, { ecmaVersion: 'latest', allowAwaitOutsideFunction: true, allowHashBang: true });
+    return false;
+  } catch (err) {
+    const e = err as { pos?: number; message?: string };
+    if (/Unterminated (template|comment)/.test(e.message ?? '')) return true;
+    if (e.pos === undefined || e.pos < source.trimEnd().length) {
+      // Maybe a module (import statements); anything else is an error for the kernel to report.
+      if (/\bimport\b/.test(source)) {
+        try {
+          parse(source, { ecmaVersion: 'latest', sourceType: 'module', allowHashBang: true });
+          return false;
+        } catch (moduleErr) {
+          const m = moduleErr as { pos?: number };
+          return m.pos !== undefined && m.pos >= source.trimEnd().length;
+        }
+      }
+      return false;
+    }
+    return true;
+  }
+}
+
+/** needsMoreInput for a cell typed in a front end, whose first line may be `%%js` or `%%py`. */
+export function cellNeedsMoreInput(text: string, fallback: CellLanguage): boolean {
+  const cell = cellLanguage(text, fallback);
+  if (cell.code !== text && !cell.code.trim()) return true; // just the magic line: the body follows
+  return needsMoreInput(cell.code, cell.language);
 }

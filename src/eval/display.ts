@@ -12,6 +12,8 @@ import type TurndownService from 'turndown';
 import type { MimeBundle } from './protocol.js';
 
 export const STATUS_MIME = 'application/x-omp-status';
+/** text/plain with terminal colours, beside text/plain (the js kernel's results). */
+export const ANSI_MIME = 'application/x-omp-ansi';
 /** Base64 characters of the largest image that is passed on (12 MiB of PNG or JPEG). */
 export const IMAGE_LIMIT = 16 * 1024 * 1024;
 /** Characters of HTML converted to markdown; the rest is cut (about 35 ms at the limit). */
@@ -42,6 +44,8 @@ export interface RenderedOutput {
   text?: string;
   /** Set when the text is markdown (from text/markdown or converted HTML): renderMarkdown() it. */
   markdown?: string;
+  /** The same text with terminal colours (the js kernel's util.inspect), for a colour terminal. */
+  ansi?: string;
   images: ImageOutput[];
   json?: unknown;
   /** The MIME types the bundle carried. */
@@ -324,7 +328,11 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
     const converted = htmlToMarkdown(html);
     if (converted || plain === undefined) out.text = out.markdown = converted;
   }
-  if (out.text === undefined && plain !== undefined) out.text = plain;
+  if (out.text === undefined && plain !== undefined) {
+    out.text = plain;
+    const ansi = str(ANSI_MIME);
+    if (ansi !== undefined) out.ansi = ansi;
+  }
 
   // One image per bundle: PNG when there is one (PIL offers PNG and JPEG of the same picture).
   for (const mime of ['image/png', 'image/jpeg'] as const) {

@@ -28,6 +28,7 @@ import { DEFAULT_SETTINGS } from './settings.js';
 import { CellTimeoutError, clampTimeout, Watchdog } from './watchdog.js';
 
 export type { KernelLanguage as Language } from './kernel.js';
+
 import type { KernelLanguage as Language } from './kernel.js';
 
 export const LANGUAGES: readonly Language[] = ['py', 'js'];
@@ -54,6 +55,8 @@ export type OutputEvent =
       text?: string;
       /** Set when `text` is markdown (text/markdown, or HTML converted): renderMarkdown() it. */
       markdown?: string;
+      /** `text` with terminal colours, when the kernel sent them (js results). */
+      ansi?: string;
       /** At most one image (PNG preferred). */
       images: ImageOutput[];
       json?: unknown;
@@ -302,7 +305,9 @@ export class Executor {
     }
     delete entry.kernels[language];
     if (language === 'py' && !entry.python) {
-      throw new ExecutorError(`The Python backend is not available: ${entry.pythonError?.message ?? 'no Python'}`);
+      throw new ExecutorError(
+        `The Python backend is not available: ${entry.pythonError?.message ?? 'no Python'}`,
+      );
     }
     const kernel = await Kernel.start({
       language,
@@ -411,7 +416,8 @@ export class Session {
 
   /** Answers the running cell's input() request. */
   sendInput(value: string): void {
-    for (const kernel of Object.values(this.entry.kernels)) if (kernel.state === 'busy') kernel.sendInput(value);
+    for (const kernel of Object.values(this.entry.kernels))
+      if (kernel.state === 'busy') kernel.sendInput(value);
   }
 
   /** Interrupts the running cell, if any (the kernel escalates to a kill on its own). */
@@ -635,6 +641,7 @@ export class Session {
             mimeTypes: out.mimeTypes,
             ...(out.text !== undefined ? { text: out.text } : {}),
             ...(out.markdown !== undefined ? { markdown: out.markdown } : {}),
+            ...(out.ansi !== undefined ? { ansi: out.ansi } : {}),
             ...(out.json !== undefined ? { json: out.json } : {}),
             ...(displayId !== undefined ? { displayId } : {}),
             ...(displayId !== undefined && extra.update === true ? { update: true } : {}),

@@ -1,6 +1,6 @@
 /**
  * Splits a Python script into cells on `# %%` lines (the percent format of VS Code, Spyder and
- * Jupytext) and `# In[ ]:` markers (nbconvert's script export).
+ * Jupytext) and `# In[ ]:` markers (nbconvert's script export); a JavaScript one on `// %%`.
  */
 export interface ScriptCell {
   code: string;
@@ -9,10 +9,10 @@ export interface ScriptCell {
   line: number;
 }
 
-const PERCENT = /^#\s*%%(.*)$/;
+const PERCENT = { py: /^#\s*%%(.*)$/, js: /^\/\/\s*%%(.*)$/ };
 const IN_MARKER = /^#\s*In\[\s*\d*\s*\]:\s*$/;
 
-export function splitCells(source: string): ScriptCell[] {
+export function splitCells(source: string, language: CellLanguage = 'py'): ScriptCell[] {
   const lines = source
     .replace(/^\uFEFF/, '')
     .replace(/\r\n/g, '\n')
@@ -35,8 +35,8 @@ export function splitCells(source: string): ScriptCell[] {
     }
   };
   lines.forEach((text, i) => {
-    const percent = PERCENT.exec(text);
-    if (percent || IN_MARKER.test(text)) {
+    const percent = PERCENT[language].exec(text);
+    if (percent || (language === 'py' && IN_MARKER.test(text))) {
       flush();
       let title = percent ? (percent[1] ?? '').trim() : '';
       const markdown = /\[(markdown|md|raw)\]/i.test(title);
@@ -48,4 +48,22 @@ export function splitCells(source: string): ScriptCell[] {
   });
   flush();
   return cells;
+}
+
+export type CellLanguage = 'py' | 'js';
+
+const LANGUAGE_MAGIC = /^%%(js|javascript|py|python)[ \t]*$/;
+
+/**
+ * The language of a cell typed in a front end: `%%js` (or `%%javascript`) as the first line makes
+ * it JavaScript, `%%py` (`%%python`) Python; otherwise `fallback`. The magic line is blanked
+ * (spaces of its length) rather than removed, so line numbers and offsets stay those of the cell.
+ */
+export function cellLanguage(code: string, fallback: CellLanguage): { language: CellLanguage; code: string } {
+  const end = code.indexOf('\n');
+  const first = end === -1 ? code : code.slice(0, end);
+  const magic = LANGUAGE_MAGIC.exec(first.trimEnd());
+  if (!magic) return { language: fallback, code };
+  const language = magic[1]?.startsWith('j') ? 'js' : 'py';
+  return { language, code: ' '.repeat(first.length) + (end === -1 ? '' : code.slice(end)) };
 }

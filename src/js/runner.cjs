@@ -267,6 +267,7 @@ function compile(code, filename) {
   try {
     transformed = transformCell(code);
   } catch (parseError) {
+    if (parseError.cellTransform) throw parseError;
     // V8's own message (and position) for the original code; if V8 accepts what acorn did not,
     // the code runs as written.
     const script = new vm.Script(code, { filename });

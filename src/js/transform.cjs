@@ -71,7 +71,7 @@ function parse(code) {
   try {
     return { ast: acorn.parse(code, { ...PARSE_OPTIONS, sourceType: 'script' }), module: false };
   } catch (scriptError) {
-    if (!/\bimport\b/.test(code)) throw scriptError;
+    if (!/\b(import|export)\b/.test(code)) throw scriptError;
     try {
       return { ast: acorn.parse(code, { ...PARSE_OPTIONS, sourceType: 'module' }), module: true };
     } catch {
@@ -167,12 +167,13 @@ function transformCell(code) {
       case 'ExportNamedDeclaration':
       case 'ExportDefaultDeclaration':
       case 'ExportAllDeclaration': {
-        const err = new SyntaxError(
-          'export statements are not supported in a cell; declare the name instead',
-        );
         const loc = acorn.getLineInfo(code, statement.start);
+        const err = new SyntaxError(
+          `export statements are not supported in a cell (line ${loc.line}); declare the name instead`,
+        );
         err.loc = loc;
         err.pos = statement.start;
+        err.cellTransform = true; // our message: the runner reports it as it is
         throw err;
       }
       default:

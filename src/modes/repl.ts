@@ -3,12 +3,15 @@
  * the Ink notebook until that lands, and serves piped input (`echo '1+1' | omp-eval`).
  */
 import { createInterface } from 'node:readline';
-import { needsMoreInput } from '../eval/completeness.js';
+import { cellNeedsMoreInput } from '../eval/completeness.js';
 import type { Executor, Session } from '../eval/executor.js';
+import { type CellLanguage, cellLanguage } from '../eval/script.js';
 import { type Streams, writeEvent } from './output.js';
 
 export interface ReplOptions {
   cwd: string;
+  /** The language of cells without a `%%js` / `%%py` first line (--lang); default py. */
+  language?: CellLanguage;
   input?: NodeJS.ReadableStream;
   streams?: Streams;
 }
@@ -17,7 +20,12 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
   const input = opts.input ?? process.stdin;
   const interactive = input === process.stdin && process.stdin.isTTY === true;
-  const session: Session = await executor.session({ id: 'repl', cwd: opts.cwd });
+  const language = opts.language ?? 'py';
+  const session: Session = await executor.session({
+    id: 'repl',
+    cwd: opts.cwd,
+    requirePython: language === 'py',
+  });
   const rl = createInterface({ input, output: interactive ? streams.out : undefined, terminal: interactive });
   let buffer: string[] = [];
   let running: Promise<unknown> = Promise.resolve();
@@ -30,7 +38,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
     rl.prompt();
   };
   const runCell = async (code: string) => {
-    const [result] = await session.run([{ code }], {
+    const [result] = await session.run([cellLanguage(code, language)], {
       defaultTimeout: null,
       collectOutput: false,
       onEvent: (_, event) => writeEvent(event, streams),
@@ -50,7 +58,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   rl.on('line', (line) => {
     buffer.push(line);
     const code = buffer.join('\n');
-    if (line !== '' && needsMoreInput(code)) return prompt();
+    if (line !== '' && cellNeedsMoreInput(code, language)) return prompt();
     buffer = [];
     if (!code.trim()) return prompt();
     busy = true;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Executor } from '../eval/executor.js';
-import { splitCells } from '../eval/script.js';
+import { type CellLanguage, cellLanguage, splitCells } from '../eval/script.js';
 import { readStream, type Streams, writeEvent } from './output.js';
 
 export interface RunScriptOptions {
@@ -12,6 +12,8 @@ export interface RunScriptOptions {
   cwd: string;
   /** Seconds per cell; undefined for no timeout. */
   timeout?: number;
+  /** The script's language (--lang); default: js for .js/.mjs/.cjs files, else py. */
+  language?: CellLanguage;
   streams?: Streams;
   stdin?: NodeJS.ReadableStream;
 }
@@ -28,9 +30,14 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     streams.err.write(`omp-eval run: cannot read ${opts.file}: ${reason}\n`);
     return 2;
   }
-  const cells = splitCells(source);
+  const language = opts.language ?? (/\.[cm]?js$/i.test(opts.file) ? 'js' : 'py');
+  const cells = splitCells(source, language);
   if (!cells.length) return 0;
-  const session = await executor.session({ id: `run-${process.pid}`, cwd: opts.cwd });
+  const session = await executor.session({
+    id: `run-${process.pid}`,
+    cwd: opts.cwd,
+    requirePython: language === 'py',
+  });
   let interrupted = false;
   const controller = new AbortController();
   const onSigint = () => {
@@ -46,7 +53,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   const headers = streams.err === process.stderr && process.stderr.isTTY === true && cells.length > 1;
   try {
     const results = await session.run(
-      cells.map((c) => ({ language: 'py' as const, code: c.code, ...(c.title ? { title: c.title } : {}) })),
+      cells.map((c) => ({ ...cellLanguage(c.code, language), ...(c.title ? { title: c.title } : {}) })),
       {
         signal: controller.signal,
         defaultTimeout: opts.timeout ?? null,

@@ -33,7 +33,7 @@ const RESIZE_SETTLE_MS = 120;
 export function App({ backend, imageMode, color, historyFile, onExit }: AppProps): ReactNode {
   const { columns, rows } = useTerminalSize();
   const { stdout } = useStdout();
-  const notebook = useNotebook({ backend, imageMode, columns });
+  const notebook = useNotebook({ backend, imageMode, columns, color });
   const { state, now } = notebook;
   const keys = useKeys({
     notebook,
@@ -120,6 +120,7 @@ export function App({ backend, imageMode, color, historyFile, onExit }: AppProps
             color={color}
             maxRows={editorRows}
             columns={columns}
+            language={backend.language}
             {...(keys.search ? { search: keys.search } : {})}
           />
         )}

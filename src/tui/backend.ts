@@ -4,6 +4,7 @@
  */
 import type { CellResult, Executor, OutputEvent, Session } from '../eval/executor.js';
 import type { Completion } from '../eval/kernel.js';
+import { type CellLanguage, cellLanguage } from '../eval/script.js';
 import type { KernelStatus } from './state/reducer.js';
 
 export interface CellRun {
@@ -16,6 +17,8 @@ export interface NotebookBackend {
   readonly mode: string;
   readonly python?: string;
   readonly version?: string;
+  /** The language of cells without a `%%js` / `%%py` first line. */
+  readonly language: CellLanguage;
   /** Starts the kernel (without running a cell); rejects with the reason it cannot start. */
   start(): Promise<void>;
   /** Runs one cell; resolves with its result (never rejects for Python errors). */
@@ -38,21 +41,30 @@ export interface BackendOptions {
   cwd: string;
   /** Seconds per cell; undefined for none. */
   timeout?: number;
+  /** The default language of cells (--lang); default py. */
+  language?: CellLanguage;
 }
 
 export async function executorBackend(
   executor: Executor,
-  { cwd, timeout }: BackendOptions,
+  { cwd, timeout, language = 'py' }: BackendOptions,
 ): Promise<NotebookBackend> {
-  const session: Session = await executor.session({ id: 'notebook', cwd });
+  // A JavaScript notebook starts without a Python; its %%py cells then say why they cannot run.
+  const session: Session = await executor.session({ id: 'notebook', cwd, requirePython: language === 'py' });
+  const js = language === 'js';
   return {
     cwd: session.cwd,
     mode: session.mode,
-    python: session.python?.executable ?? '(none)',
-    version: session.python?.version.join('.') ?? '',
-    start: () => session.start(),
-    async runCell({ code, onEvent }) {
-      const [result] = await session.run([{ language: 'py', code }], {
+    language,
+    ...(js
+      ? { python: process.execPath, version: process.versions.node }
+      : session.python
+        ? { python: session.python.executable, version: session.python.version.join('.') }
+        : {}),
+    start: () => session.start(language),
+    async runCell({ code: text, onEvent }) {
+      const cell = cellLanguage(text, language);
+      const [result] = await session.run([cell], {
         allowStdin: true,
         defaultTimeout: timeout ?? null,
         collectOutput: false,
@@ -62,14 +74,21 @@ export async function executorBackend(
       return result as CellResult;
     },
     interrupt: () => session.interrupt(),
-    complete: (code, cursor) => session.complete(code, cursor),
+    complete: (text, cursor) => {
+      const cell = cellLanguage(text, language);
+      return session.complete(cell.code, cursor, cell.language);
+    },
     onBackground: (listener) =>
       session.onBackground((frame) => {
         if (frame.type === 'stdout' || frame.type === 'stderr') listener(frame.type, frame.data);
       }),
     sendInput: (value) => session.sendInput(value),
     restart: () => session.restart(),
-    kernelState: () => session.kernel?.state ?? 'none',
+    // The kernel that is working, else the default language's.
+    kernelState: () =>
+      (session.kernelOf(language === 'py' ? 'js' : 'py')?.state === 'busy' ? 'busy' : undefined) ??
+      session.kernelOf(language)?.state ??
+      'none',
     async dispose() {
       // Disposing first stops a running cell; releasing first would wait for it to end.
       await executor.dispose();

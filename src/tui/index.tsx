@@ -5,6 +5,7 @@
 import chalk from 'chalk';
 import { render } from 'ink';
 import type { Executor } from '../eval/executor.js';
+import type { CellLanguage } from '../eval/script.js';
 import { App } from './App.js';
 import { executorBackend } from './backend.js';
 import { historyPath } from './lib/history.js';
@@ -16,6 +17,8 @@ export interface NotebookOptions {
   images: ImageMode;
   /** Seconds per cell (--timeout); none by default. */
   timeout?: number;
+  /** The language of cells without a `%%js` / `%%py` line (--lang). */
+  language?: CellLanguage;
 }
 
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
@@ -25,6 +28,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   const backend = await executorBackend(executor, {
     cwd: opts.cwd,
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+    ...(opts.language ? { language: opts.language } : {}),
   });
   if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;

@@ -17,6 +17,32 @@ describe('omp-eval run', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'set\n42\n', stderr: '' });
   });
 
+  it('runs a .js script split on // %% lines in a JavaScript kernel, with no Python needed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-js-'));
+    const file = join(dir, 'steps.js');
+    writeFileSync(
+      file,
+      '// %% setup\nconst x = 20\nconsole.log("set")\n// %% use\nawait null\nx + 22\n// %% fail\nnull.boom\n',
+    );
+    const r = await cli(['--python', '/no/python', 'run', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('set\n42\n');
+    expect(r.stderr).toContain("TypeError: Cannot read properties of null (reading 'boom')");
+    expect(r.stderr).toContain('at Cell In[3]:1:6');
+    expect(r.stderr).toContain('omp-eval run: cell 3 of 3 (line 8) failed');
+  });
+
+  it('runs piped cells in the line mode with --lang js, and %%py cells in Python', async () => {
+    const r = await cli(['--lang', 'js'], {
+      input:
+        'const a = [1, 2, 3]\nfunction double(n) {\n  return n * 2\n}\na.map(double)\n%%py\nprint("py", 1 + 1)\n\n',
+    });
+    expect(r).toMatchObject({ code: 0, stdout: '[ 2, 4, 6 ]\npy 2\n' });
+    const bad = await cli(['--lang', 'rust'], { input: '1' });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("option '--lang <language>' argument 'rust' is invalid");
+  });
+
   it('reads the script from stdin with -', async () => {
     const r = await cli(['run', '-'], { input: 'print("from stdin")\n# %%\n1 + 1\n' });
     expect(r).toMatchObject({ code: 0, stdout: 'from stdin\n2\n' });
@@ -130,13 +156,20 @@ describe('omp-eval tool', () => {
       (await cli(['tool'], { input: JSON.stringify(cells), env: { PI_PY: 'false', PI_JS: 'off' } })).stdout,
     );
     expect(none.text).toMatch(/The eval tool is disabled/);
-    const mixed = { cells: [{ language: 'js', code: '40 + 2' }, { language: 'py', code: 'print(1)' }] };
+    const mixed = {
+      cells: [
+        { language: 'js', code: '40 + 2' },
+        { language: 'py', code: 'print(1)' },
+      ],
+    };
     const onlyJs = JSON.parse(
       (await cli(['tool'], { input: JSON.stringify(mixed), env: { PI_PY: '0', PI_JS: '1' } })).stdout,
     );
     expect(onlyJs.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'error']);
     expect(onlyJs.text).toContain('[1/2]\n42');
-    expect(onlyJs.text).toContain('The Python backend is disabled (eval.py is false or PI_PY=0); use a js cell.');
+    expect(onlyJs.text).toContain(
+      'The Python backend is disabled (eval.py is false or PI_PY=0); use a js cell.',
+    );
     expect(onlyJs.text).toContain('Cell 2 failed');
     const noJs = JSON.parse(
       (await cli(['tool'], { input: JSON.stringify(mixed), env: { PI_PY: '1', PI_JS: '0' } })).stdout,
@@ -180,8 +213,12 @@ describe('omp-eval tool: failures stay JSON', () => {
     expect(js.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'error', 'skipped']);
     expect(js.cells[0].text).toBe('42\n');
     expect(js.cells[1].error.ename).toBe('BackendUnavailable');
-    expect(js.text).toContain('The Python backend is not available: The Python interpreter /no/py cannot be used');
-    expect(js.text).toContain('Earlier cells succeeded—their state persists. Cell 3 was not run. Fix only cell 2.');
+    expect(js.text).toContain(
+      'The Python backend is not available: The Python interpreter /no/py cannot be used',
+    );
+    expect(js.text).toContain(
+      'Earlier cells succeeded—their state persists. Cell 3 was not run. Fix only cell 2.',
+    );
     const skipped = await cli(['--python', '/no/py', 'tool'], {
       input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
       env: { PI_PYTHON_SKIP_CHECK: '1' },

@@ -37,6 +37,35 @@ describe('the notebook in a terminal', () => {
     expect(screen).toContain('✓ [3] three ok');
   });
 
+  it('runs a %%js cell in a JavaScript kernel beside the Python one', async () => {
+    const s = await start();
+    await s.run('shared = "py"');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    s.write(PASTE('%%js\nconst shared = "js";\n[shared, 6 * 7]'));
+    await s.waitFor((t) => t.includes('[shared, 6 * 7]'), 'the paste in the editor');
+    s.write('\r');
+    await s.waitFor((t) => t.includes("[ 'js', 42 ]"), 'the js result');
+    await s.run('shared');
+    await s.waitFor((t) => t.includes("Out[2]: 'py'"), 'the Python state, untouched');
+  });
+
+  it('--lang js makes JavaScript the default; Ctrl-C stops a js loop and keeps the state', async () => {
+    const s = openNotebook(['--lang', 'js']);
+    open.push(s);
+    await s.waitFor(
+      (t) => t.includes('In [1]:') && /● idle │ Node \d+\.\d+/.test(t),
+      'a JavaScript notebook',
+    );
+    await s.run('const kept = [1, 2].map((x) => x * 10)');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('while (true) {}');
+    await s.waitFor((t) => t.includes('running'));
+    s.write('\x03');
+    await s.waitFor((t) => t.includes('Interrupted: the cell was interrupted') && t.includes('In [3]:'));
+    await s.run('kept');
+    await s.waitFor((t) => t.includes('[ 10, 20 ]'), 'the state kept');
+  });
+
   it('lists names with %who and reads the environment with %env', async () => {
     const s = await start();
     await s.run('alpha = 1; beta = "b"');

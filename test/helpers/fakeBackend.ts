@@ -17,6 +17,7 @@ export class FakeBackend implements NotebookBackend {
   readonly mode = 'session';
   readonly python = '/usr/bin/python3';
   readonly version = '3.11.7';
+  language: 'py' | 'js' = 'py';
   state: KernelStatus = 'idle';
   count = 0;
   interrupts = 0;

@@ -4,15 +4,25 @@ import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
 
-const js = (code: string, extra: Record<string, unknown> = {}) => ({ language: 'js' as const, code, ...extra });
-const py = (code: string, extra: Record<string, unknown> = {}) => ({ language: 'py' as const, code, ...extra });
+const js = (code: string, extra: Record<string, unknown> = {}) => ({
+  language: 'js' as const,
+  code,
+  ...extra,
+});
+const py = (code: string, extra: Record<string, unknown> = {}) => ({
+  language: 'py' as const,
+  code,
+  ...extra,
+});
 
 describe('executor: js cells', () => {
   it('runs js cells through the same results: text, streams, display and notices', async () => {
     const ex = makeExecutor();
     const s = await ex.session();
     const [r] = await s.run([
-      js('console.log("out"); console.error("err"); display({"text/markdown": "**md**"}, {raw: true}); [1, 2]'),
+      js(
+        'console.log("out"); console.error("err"); display({"text/markdown": "**md**"}, {raw: true}); [1, 2]',
+      ),
     ]);
     expect(r).toMatchObject({ language: 'js', status: 'ok', exitCode: 0, executionCount: 1 });
     expect(r?.text).toBe('out\nerr\n**md**\n[ 1, 2 ]\n');

@@ -198,3 +198,16 @@ describe('js kernel: interrupt', () => {
     await waitFor(() => !pidAlive(pid), 5000, 'the kernel to be gone');
   });
 });
+
+describe('js kernel: edges', () => {
+  it('explains export statements, and completes names of the global scope and of objects', async () => {
+    const k = await startJs();
+    const exp = await run(k, 'const a = 1;\nexport { a }');
+    expect(exp.outcome.error?.evalue).toBe(
+      'export statements are not supported in a cell (line 2); declare the name instead',
+    );
+    await run(k, 'const library = { alpha: 1, beta: 2 }');
+    expect((await k.complete('libr', 4)).matches).toEqual(['library']);
+    expect(await k.complete('x = library.al', 14)).toEqual({ matches: ['alpha'], start: 12, end: 14 });
+  });
+});

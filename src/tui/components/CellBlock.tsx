@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import { highlightPython } from '../lib/highlight.js';
+import { highlightCode } from '../lib/highlight.js';
 import { placeholder } from '../lib/images.js';
 import { clampLine, hiddenLabel, tail } from '../lib/preview.js';
 import { type Row, rowsOf, type Stream } from '../state/output.js';
@@ -152,7 +152,7 @@ export function CellBlock({ cell, maxRows, now, color, selected }: CellBlockProp
         ? '[*]'
         : '[ ]';
 
-  let codeLines = highlightPython(cell.code, color).split('\n');
+  let codeLines = highlightCode(cell.code, color, cell.language).split('\n');
   const rows = rowsOf(cell.output);
   let shown: Row[];
   let hidden: number;

@@ -1,8 +1,10 @@
 /** The prompt: the editor's lines with IPython's `In [n]:` and `...:` prefixes and a cursor. */
+
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
+import { type CellLanguage, cellLanguage } from '../../eval/script.js';
 import type { EditorState } from '../lib/editor.js';
-import { highlightPython } from '../lib/highlight.js';
+import { highlightCode } from '../lib/highlight.js';
 
 export interface EditorProps {
   editor: EditorState;
@@ -14,6 +16,8 @@ export interface EditorProps {
   columns: number;
   /** Ctrl-R search in progress. */
   search?: { query: string; match?: string };
+  /** The notebook's default language (a `%%js` / `%%py` first line overrides it). */
+  language?: CellLanguage;
 }
 
 function withCursor(line: string, col: number): ReactNode {
@@ -43,7 +47,16 @@ export function horizontalWindow(line: string, col: number, width: number): { te
   return { text: `${left}${visible}${right}`, col: col - start + left.length };
 }
 
-export function Editor({ editor, counter, color, maxRows, columns, search }: EditorProps): ReactNode {
+export function Editor({
+  editor,
+  counter,
+  color,
+  maxRows,
+  columns,
+  search,
+  language: fallback = 'py',
+}: EditorProps): ReactNode {
+  const language = cellLanguage(editor.lines[0] ?? '', fallback).language;
   const prompt = `In [${counter}]: `;
   const more = `${' '.repeat(Math.max(0, prompt.length - 5))}...: `;
   if (search) {
@@ -74,7 +87,7 @@ export function Editor({ editor, counter, color, maxRows, columns, search }: Edi
                   const view = horizontalWindow(line, editor.col, Math.max(10, columns - prompt.length - 1));
                   return withCursor(view.text, view.col);
                 })()
-              : highlightPython(line, color)}
+              : highlightCode(line, color, language)}
           </Text>
         );
       })}

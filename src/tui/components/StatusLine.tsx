@@ -30,7 +30,8 @@ export function StatusLine({
   columns: number;
 }): ReactNode {
   const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
-  const version = kernel.version ? `Python ${kernel.version}` : 'Python';
+  const runtime = kernel.language === 'js' ? 'Node' : 'Python';
+  const version = kernel.version ? `${runtime} ${kernel.version}` : runtime;
   const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode} │ [${kernel.executionCount}]  `;
   const right = message ?? HINTS;
   // The interpreter's path only when the message still fits beside it.

@@ -4,7 +4,7 @@
  */
 import { type Key, useInput } from 'ink';
 import { useCallback, useRef, useState } from 'react';
-import { needsMoreInput } from '../../eval/completeness.js';
+import { cellNeedsMoreInput } from '../../eval/completeness.js';
 import { splitCells } from '../../eval/script.js';
 import type { NotebookBackend } from '../backend.js';
 import * as ed from '../lib/editor.js';
@@ -134,11 +134,12 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
         runCommand(code);
         return;
       }
-      // A pasted script with "# %%" markers runs as one cell per part.
-      const cells = /^#\s*(%%|In\[)/m.test(code) ? splitCells(code) : [{ code }];
+      // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.
+      const marker = backend.language === 'js' ? /^\/\/\s*%%/m : /^#\s*(%%|In\[)/m;
+      const cells = marker.test(code) ? splitCells(code, backend.language) : [{ code }];
       submit(cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })));
     },
-    [historyFile, runCommand, setEditor, submit],
+    [historyFile, runCommand, setEditor, submit, backend],
   );
 
   const walkHistory = useCallback(
@@ -292,7 +293,8 @@ export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }:
       if (key.return) {
         const text = ed.editorText(editor);
         const onLastLine = editor.row === editor.lines.length - 1;
-        if (key.meta || !onLastLine || needsMoreInput(text)) setEditor(ed.newline(editor));
+        if (key.meta || !onLastLine || cellNeedsMoreInput(text, backend.language))
+          setEditor(ed.newline(editor));
         else submitText(text);
         return;
       }

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { type CellResult, failedResult, type OutputEvent } from '../../eval/executor.js';
 import { renderMarkdown } from '../../eval/markdown.js';
+import { cellLanguage } from '../../eval/script.js';
 import type { NotebookBackend } from '../backend.js';
 import { type ImageMode, placeholder, renderBlocks } from '../lib/images.js';
 import {
@@ -45,6 +46,8 @@ export interface NotebookOptions {
   backend: NotebookBackend;
   imageMode: ImageMode;
   columns: number;
+  /** Results may carry terminal colours (the js kernel's util.inspect). */
+  color?: boolean;
 }
 
 export interface Notebook {
@@ -59,7 +62,7 @@ export interface Notebook {
   now: number;
 }
 
-export function useNotebook({ backend, imageMode, columns }: NotebookOptions): Notebook {
+export function useNotebook({ backend, imageMode, columns, color = false }: NotebookOptions): Notebook {
   const [state, dispatch] = useReducer(
     reducer,
     undefined,
@@ -68,6 +71,7 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
         state: backend.kernelState(),
         ...(backend.python ? { python: backend.python } : {}),
         ...(backend.version ? { version: backend.version } : {}),
+        language: backend.language,
         cwd: backend.cwd,
         mode: backend.mode,
         executionCount: 0,
@@ -112,7 +116,9 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
           const body =
             event.markdown !== undefined
               ? renderMarkdown(event.markdown, Math.max(20, columnsRef.current - 2))
-              : (event.text ?? (event.json !== undefined ? JSON.stringify(event.json, null, 2) : undefined));
+              : ((color ? event.ansi : undefined) ??
+                event.text ??
+                (event.json !== undefined ? JSON.stringify(event.json, null, 2) : undefined));
           // Beside an image, a default repr (<Figure size 640x480 ...>) says nothing more.
           const reprOnly = event.images.length > 0 && body !== undefined && /^<[^\n]*>\s*$/.test(body);
           if (body !== undefined && !reprOnly) {
@@ -155,7 +161,7 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
           break;
       }
     },
-    [flush, imageMode],
+    [flush, imageMode, color],
   );
 
   /** Starts a kernel now, so the status line shows it ready (or why it is not). */
@@ -260,9 +266,13 @@ export function useNotebook({ backend, imageMode, columns }: NotebookOptions): N
     startKernel();
   }, [backend, startKernel]);
 
-  const submit = useCallback((cells: { code: string; title?: string }[]) => {
-    if (cells.length) dispatch({ type: 'submit', cells });
-  }, []);
+  const submit = useCallback(
+    (cells: { code: string; title?: string }[]) => {
+      const typed = cells.map((c) => ({ ...c, language: cellLanguage(c.code, backend.language).language }));
+      if (typed.length) dispatch({ type: 'submit', cells: typed });
+    },
+    [backend],
+  );
 
   return { state, dispatch, submit, restart, ...(running ? { running } : {}), now };
 }

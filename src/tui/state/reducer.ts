@@ -3,6 +3,7 @@
  * Pure: every change is an action, so the transitions are unit-tested without a terminal.
  */
 import type { ImageOutput } from '../../eval/display.js';
+import type { CellLanguage } from '../../eval/script.js';
 import { appendImage, appendText, emptyOutput, type Output, type Stream } from './output.js';
 
 export type CellStatus =
@@ -30,6 +31,8 @@ export interface CellView {
   kind?: 'info';
   code: string;
   title?: string;
+  /** The language the cell runs in (its `%%js` / `%%py` line, else the notebook's). */
+  language?: CellLanguage;
   status: CellStatus;
   executionCount?: number;
   startedAt?: number;
@@ -46,6 +49,8 @@ export interface KernelInfo {
   state: KernelStatus;
   python?: string;
   version?: string;
+  /** The notebook's default language: the status line names its runtime. */
+  language?: CellLanguage;
   cwd: string;
   mode: string;
   executionCount: number;
@@ -72,7 +77,7 @@ export type OutputPiece =
   | { kind: 'image'; image: ImageOutput; ansi?: string };
 
 export type Action =
-  | { type: 'submit'; cells: { code: string; title?: string }[] }
+  | { type: 'submit'; cells: { code: string; title?: string; language?: CellLanguage }[] }
   | { type: 'start'; id: number; at: number }
   | { type: 'output'; id: number; pieces: OutputPiece[] }
   | { type: 'input'; id: number; prompt?: { prompt: string; password: boolean } }
@@ -121,6 +126,7 @@ export function reducer(state: State, action: Action): State {
           id: nextId++,
           code: c.code,
           ...(c.title ? { title: c.title } : {}),
+          ...(c.language ? { language: c.language } : {}),
           status: 'queued',
           output: emptyOutput(),
           expanded: false,
