@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { PythonKernel } from '../src/eval/kernel.js';
 import { resolvePython, which } from '../src/eval/runtime.js';
 import { displayBench } from './display.js';
+import { jsBench } from './js.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -194,6 +195,7 @@ async function main() {
   });
 
   rows.push(...(await displayBench()));
+  rows.push(...(await jsBench()));
 
   const cols: (keyof Row)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
   const head: Row = {

@@ -43,7 +43,7 @@ function nonEmpty(value: string): string {
 const program = new Command();
 program
   .name('omp-eval')
-  .description('A notebook in the terminal for Python, backed by a retained Python kernel.')
+  .description('A notebook in the terminal for Python (and JavaScript), backed by retained kernels.')
   .version('0.1.0')
   .option('--python <path>', 'Python interpreter to use (skips discovery)', nonEmpty)
   .option('--cwd <dir>', 'working directory of the kernel', nonEmpty, process.cwd())
@@ -137,7 +137,9 @@ program.action(async () => {
 
 program
   .command('run')
-  .description('run a Python script cell by cell (cells split on "# %%" lines); "-" reads stdin')
+  .description(
+    'run a script cell by cell (cells split on "# %%" lines, "// %%" in .js files); "-" reads stdin',
+  )
   .argument('<file>', 'the script, or - for standard input')
   .action(async (file: string) => {
     const flags = program.opts<GlobalFlags>();
