@@ -51,7 +51,7 @@ export async function jsBench(): Promise<BenchRow[]> {
       },
     });
   });
-  if (received < LINES * 5 * 40) throw new Error(`js print loop lost output: ${received} chars`);
+  if (received < LINES * 5 * 35) throw new Error(`js print loop lost output: ${received} chars`);
   const interrupt: number[] = [];
   for (let i = 0; i < 15; i++) {
     let ready = false;

@@ -10,6 +10,7 @@ import { App } from './App.js';
 import { executorBackend } from './backend.js';
 import { historyPath } from './lib/history.js';
 import { type ImageMode, resolveImageMode } from './lib/images.js';
+import { dropStaleFrames } from './lib/inkStaleFrame.js';
 import { queryImageProtocol } from './lib/terminalQuery.js';
 
 export interface NotebookOptions {
@@ -62,6 +63,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
     />,
     { exitOnCtrlC: false, patchConsole: false },
   );
+  await dropStaleFrames(process.stdout);
   const onSignal = () => {
     void stop().then(() => process.exit(143));
   };
