@@ -11,10 +11,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { groupAlive, signalGroup } from './processGroup.js';
+import { groupAlive, signalDescendants, signalGroup } from './processGroup.js';
 import {
   type ExecuteRequest,
   encodeRequest,
@@ -152,7 +153,7 @@ const DEATH_MESSAGES: Record<KernelExit['reason'], (label: string, detail?: stri
   'protocol-error': (_, detail) => `The kernel was stopped because its output could not be read: ${detail}`,
 };
 const EXIT_DRAIN_MS = 250;
-/** The marker the JavaScript runner writes to fd 1 and 2 before a cell's `done`: it, the id, NUL. */
+/** The marker the js runner writes to fd 1 and 2 before a cell's `done`: it, token:id, NUL. */
 const RAW_MARK = '\u0000omp-sync:';
 const RAW_MARK_END = '\u0000';
 const RAW_SYNC_MS = 1_000;
@@ -297,7 +298,8 @@ export class Kernel extends EventEmitter {
     }
     stderr.setEncoding('utf8');
     stderr.on('data', (text: string) => {
-      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
+      // (js: the tail is kept by onRawOutput, without the end-of-cell markers)
+      if (!js) this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
       if (this.trace) process.stderr.write(`[omp-eval ${this.name} stderr] ${text}`);
       this.emit('stderr', text);
       if (js) this.onRawOutput('stderr', text);
@@ -370,9 +372,15 @@ export class Kernel extends EventEmitter {
     });
   }
 
+  /** Part of the js runner's end-of-cell markers, so that output cannot imitate one. */
+  private readonly syncToken = randomBytes(6).toString('hex');
+
   private spawnNode(cwd: string): ChildProcess {
     const hostEnv = this.opts.hostEnv ?? process.env;
-    const env = filterEnv(hostEnv, ['NODE_PATH', ...(this.opts.passEnv ?? [])]);
+    const env = {
+      ...filterEnv(hostEnv, ['NODE_PATH', ...(this.opts.passEnv ?? [])]),
+      OMP_JS_SYNC_TOKEN: this.syncToken,
+    };
     return spawn(process.execPath, [JS_RUNNER], {
       cwd,
       env,
@@ -389,22 +397,34 @@ export class Kernel extends EventEmitter {
    * through, so what a cell's child processes wrote is never taken for the next cell's output.
    */
   private onRawOutput(type: 'stdout' | 'stderr', data: string) {
+    const mark = `${RAW_MARK}${this.syncToken}:`;
     let text = this.rawCarry[type] + data;
     this.rawCarry[type] = '';
-    // A marker cut by a chunk boundary waits for the rest of it.
-    const cut = text.lastIndexOf(RAW_MARK_END);
-    if (cut !== -1 && text.length - cut < 64 && text.slice(0, cut + 1).split(RAW_MARK_END).length % 2 === 0) {
-      this.rawCarry[type] = text.slice(cut);
-      text = text.slice(0, cut);
-    }
-    let at = text.indexOf(RAW_MARK);
-    while (at !== -1) {
-      const end = text.indexOf(RAW_MARK_END, at + RAW_MARK.length);
-      if (end === -1) break;
+    for (;;) {
+      const at = text.indexOf(mark);
+      if (at === -1) break;
+      const end = text.indexOf(RAW_MARK_END, at + mark.length);
+      if (end === -1) {
+        // A marker cut by a chunk boundary waits for the rest of it (a short while: a marker is short).
+        if (text.length - at < 256) {
+          this.rawCarry[type] = text.slice(at);
+          text = text.slice(0, at);
+        }
+        break;
+      }
       this.emitRaw(type, text.slice(0, at));
-      this.rawMarks.add(`${type}:${text.slice(at + RAW_MARK.length, end)}`);
+      this.rawMarks.add(`${type}:${text.slice(at + mark.length, end)}`);
       text = text.slice(end + RAW_MARK_END.length);
-      at = text.indexOf(RAW_MARK);
+    }
+    if (!this.rawCarry[type]) {
+      // The text may end with the first characters of a marker.
+      for (let k = Math.min(mark.length - 1, text.length); k > 0; k--) {
+        if (mark.startsWith(text.slice(-k))) {
+          this.rawCarry[type] = text.slice(-k);
+          text = text.slice(0, -k);
+          break;
+        }
+      }
     }
     this.emitRaw(type, text);
     this.releaseHeldDone();
@@ -412,6 +432,7 @@ export class Kernel extends EventEmitter {
 
   private emitRaw(type: 'stdout' | 'stderr', data: string) {
     if (!data) return;
+    if (type === 'stderr') this.stderrTail = (this.stderrTail + data).slice(-STDERR_TAIL_CHARS);
     const id = this.current?.started ? this.current.request.id : null;
     this.onFrame({ type, id, data });
   }
@@ -484,7 +505,7 @@ export class Kernel extends EventEmitter {
     }
     if (frame.type === 'started') {
       cell.started = true;
-      if (cell.interruptPending) this.signalRunner('SIGINT');
+      if (cell.interruptPending) this.signalCell();
     }
     if (frame.type === 'error' && !cell.error) {
       cell.error = { ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback };
@@ -649,7 +670,7 @@ export class Kernel extends EventEmitter {
     this.cancelBridgeCalls(false);
     // Only the runner: background processes that earlier cells started keep running. Before the
     // cell has started, the runner would ignore the signal, so it waits for `started`.
-    if (this.current.started) this.signalRunner('SIGINT');
+    if (this.current.started) this.signalCell();
     else this.current.interruptPending = true;
     const ms = this.opts.interruptEscalationMs ?? INTERRUPT_ESCALATION_MS;
     this.escalation = setTimeout(() => {
@@ -657,6 +678,16 @@ export class Kernel extends EventEmitter {
       void this.shutdown();
     }, ms);
     return true;
+  }
+
+  /**
+   * SIGINT for the running cell: to the runner only for Python (background processes of earlier
+   * cells go on; the runner forwards it to shell commands). A js runner blocked in execSync()
+   * cannot act on it, so there its child processes get it too.
+   */
+  private signalCell() {
+    this.signalRunner('SIGINT');
+    if (this.language === 'js' && this.child?.pid) signalDescendants(this.child.pid, 'SIGINT');
   }
 
   private signalRunner(signal: NodeJS.Signals) {
@@ -772,13 +803,16 @@ export class Kernel extends EventEmitter {
 
   private onClose(code: number | null, signal: NodeJS.Signals | null): KernelExit {
     live.delete(this);
-    // Every pipe is drained now: a cell's `done` waits for nothing more.
-    for (const type of ['stdout', 'stderr'] as const) {
-      const carry = this.rawCarry[type];
-      this.rawCarry[type] = '';
-      this.emitRaw(type, carry);
-    }
-    this.releaseHeldDone(true);
+    // Every pipe is drained now: a cell's `done` waits for nothing more (it finishes the cell, and
+    // nothing queued starts: the state is dead by then).
+    const drain = () => {
+      for (const type of ['stdout', 'stderr'] as const) {
+        const carry = this.rawCarry[type];
+        this.rawCarry[type] = '';
+        this.emitRaw(type, carry);
+      }
+      this.releaseHeldDone(true);
+    };
     const tail = this.splitter.end();
     if (tail?.trim()) this.emit('noise', tail, 'unterminated line at exit');
     const exit: KernelExit = {
@@ -795,6 +829,7 @@ export class Kernel extends EventEmitter {
     };
     this.exitInfo = exit;
     this._state = 'dead';
+    drain();
     this.emit('state', 'dead');
     clearTimeout(this.escalation);
     const cells = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];

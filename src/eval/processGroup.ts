@@ -76,3 +76,32 @@ export function groupAlive(pgid: number): boolean {
   if (!linux) return signalGroup(pgid, 0);
   return members(pgid).length > 0;
 }
+
+/**
+ * Sends `signal` to the live descendants of `pid` (Linux; elsewhere nothing), as a terminal's
+ * Ctrl-C reaches a whole foreground job: a js kernel blocked in execSync() cannot act on SIGINT
+ * itself, the command it waits for can.
+ */
+export function signalDescendants(pid: number, signal: NodeJS.Signals): number {
+  if (!linux) return 0;
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (entry.charCodeAt(0) > 57) continue;
+    const stat = procStat(entry);
+    if (!stat || stat[0] === 'Z') continue;
+    const ppid = Number(stat[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  let count = 0;
+  const queue = [...(children.get(pid) ?? [])];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    queue.push(...(children.get(next) ?? []));
+    try {
+      process.kill(next, signal);
+      count++;
+    } catch {
+      // gone already
+    }
+  }
+  return count;
+}

@@ -10,6 +10,18 @@
  * `await` (the cell ends with an Interrupted error, the kernel keeps its state). Code spinning in
  * a callback cannot be stopped from inside; the host's escalation kills the kernel then.
  */
+// The runner's own references to globals: cells share the global scope, and `const JSON = ...`
+// or `let process = ...` in a cell must not break the kernel.
+const proc = process;
+const { stringify, parse: parseJson } = JSON;
+const { Buffer } = require('node:buffer');
+const PromiseCtor = Promise;
+const { defineProperty, entries, getOwnPropertyNames, getPrototypeOf } = Object;
+const ObjectCtor = Object;
+const { isArray } = Array;
+const Str = String;
+const SetCtor = Set;
+const JUPYTER_DISPLAY = Symbol.for('Jupyter.display');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
@@ -24,6 +36,9 @@ const FRAMES_FD = 3;
 const REQUESTS_FD = 4;
 const ANSI_MIME = 'application/x-omp-ansi';
 const RUNNER_FILES = [__filename, path.join(__dirname, 'transform.cjs')];
+/** Makes the host's end-of-cell markers on fd 1 and 2 unguessable for output. */
+const SYNC_TOKEN = proc.env.OMP_JS_SYNC_TOKEN || '';
+delete proc.env.OMP_JS_SYNC_TOKEN;
 
 // ---------------------------------------------------------------------------------------------
 // Frames out
@@ -40,7 +55,7 @@ function writeAll(text) {
         continue;
       }
       // The host is gone: nobody reads our frames any more.
-      process.exit(0);
+      reallyExit(0);
     }
     buffer = buffer.subarray(written);
   }
@@ -48,14 +63,79 @@ function writeAll(text) {
 
 /** Frames are written whole even when SIGINT's handler would run in between (it cannot: JS is one thread). */
 function send(frame) {
-  writeAll(`${JSON.stringify(frame)}\n`);
+  writeAll(`${stringify(frame)}\n`);
 }
 
-/** The cell now running: its id is on every frame it causes. */
+/**
+ * The cell now running: its id is on every frame written meanwhile, also by callbacks of earlier
+ * cells (an AsyncLocalStorage could tell them apart, but it makes util.inspect show every
+ * promise's async-id symbols).
+ */
 let current = null;
 let executionCount = 0;
 
 const currentId = () => (current ? current.id : null);
+
+/**
+ * Built-ins the runner (and acorn, which shares the global scope) cannot work without. A cell
+ * that declares one of these names gets it back after the cell, with a note.
+ */
+const INTRINSICS = [
+  'Object',
+  'Array',
+  'Function',
+  'String',
+  'Number',
+  'Boolean',
+  'Symbol',
+  'BigInt',
+  'JSON',
+  'Math',
+  'Reflect',
+  'Promise',
+  'Error',
+  'SyntaxError',
+  'TypeError',
+  'RangeError',
+  'Set',
+  'Map',
+  'WeakMap',
+  'RegExp',
+  'Date',
+  'Proxy',
+  'Buffer',
+  'process',
+  'globalThis',
+  'Uint8Array',
+  'ArrayBuffer',
+];
+const intrinsicValues = INTRINSICS.map((name) => globalThis[name]);
+
+function restoreIntrinsics(id) {
+  const restored = [];
+  INTRINSICS.forEach((name, i) => {
+    if (globalThis[name] !== intrinsicValues[i]) {
+      defineProperty(globalThis, name, {
+        value: intrinsicValues[i],
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      });
+      restored.push(name);
+    }
+  });
+  if (restored.length) {
+    const names = restored.join(', ');
+    const what = restored.length > 1 ? 'are built-ins' : 'is a built-in';
+    send({
+      type: 'stderr',
+      id,
+      data: `omp-eval: ${names} ${what} the kernel needs; the cell's assignment was undone (use another name)\n`,
+    });
+  }
+}
+
+const reallyExit = proc.exit.bind(proc);
 
 // ---------------------------------------------------------------------------------------------
 // Output: process.stdout/stderr writes (and so console.*) become frames
@@ -67,21 +147,26 @@ function captureStream(stream, name) {
       callback = encoding;
       encoding = undefined;
     }
-    const text =
-      typeof chunk === 'string'
-        ? chunk
-        : decoder.write(
-            Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
-          );
+    let text;
+    if (typeof chunk === 'string') {
+      text =
+        encoding && encoding !== 'utf8' && encoding !== 'utf-8'
+          ? decoder.write(Buffer.from(chunk, encoding))
+          : chunk;
+    } else {
+      text = decoder.write(
+        Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+      );
+    }
     if (text) send({ type: name, id: currentId(), data: text });
-    if (typeof callback === 'function') process.nextTick(callback);
+    if (typeof callback === 'function') proc.nextTick(callback);
     return true;
   };
   // Colours and widths as for a pipe: results are coloured by the host's choice, not by console.
   stream.isTTY = false;
 }
-captureStream(process.stdout, 'stdout');
-captureStream(process.stderr, 'stderr');
+captureStream(proc.stdout, 'stdout');
+captureStream(proc.stderr, 'stderr');
 
 // ---------------------------------------------------------------------------------------------
 // Rich output
@@ -92,7 +177,7 @@ const inspectAnsi = (value) => util.inspect(value, { colors: true, depth: 4, max
 /** The MIME bundle of a value: its own (Symbol.for('Jupyter.display')), else util.inspect. */
 function bundleOf(value) {
   if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
-    const own = value[Symbol.for('Jupyter.display')];
+    const own = value[JUPYTER_DISPLAY];
     if (typeof own === 'function') {
       const bundle = own.call(value);
       if (bundle && typeof bundle === 'object') return checkBundle(bundle);
@@ -102,11 +187,11 @@ function bundleOf(value) {
 }
 
 function checkBundle(bundle) {
-  if (!bundle || typeof bundle !== 'object' || Array.isArray(bundle)) {
+  if (!bundle || typeof bundle !== 'object' || isArray(bundle)) {
     throw new TypeError('display(bundle, {raw: true}) needs an object of MIME type → data');
   }
   const out = {};
-  for (const [mime, data] of Object.entries(bundle)) {
+  for (const [mime, data] of entries(bundle)) {
     if (!mime.includes('/')) throw new TypeError(`display(..., {raw: true}): "${mime}" is not a MIME type`);
     out[mime] = Buffer.isBuffer(data) ? data.toString('base64') : data;
   }
@@ -123,7 +208,7 @@ function display(value, options = {}) {
   const frame = { type: 'display', id: currentId(), bundle };
   const displayId = options && (options.displayId ?? options.display_id);
   if (displayId !== undefined) {
-    frame.displayId = String(displayId);
+    frame.displayId = Str(displayId);
     if (options.update) frame.update = true;
   }
   send(frame);
@@ -135,31 +220,32 @@ function display(value, options = {}) {
 const requireFrom = (dir) => createRequire(path.join(dir, '<omp-eval>'));
 
 function cellRequire(id) {
-  return requireFrom(process.cwd())(id);
+  return requireFrom(proc.cwd())(id);
 }
-cellRequire.resolve = (id, options) => requireFrom(process.cwd()).resolve(id, options);
+cellRequire.resolve = (id, options) => requireFrom(proc.cwd()).resolve(id, options);
 cellRequire.cache = require.cache;
 
 const builtins = new Set(builtinModules);
 
-async function cellImport(specifier) {
-  const spec = String(specifier);
+async function cellImport(specifier, options) {
+  const load = (target) => (options === undefined ? import(target) : import(target, options));
+  const spec = Str(specifier);
   if (spec.startsWith('.') || path.isAbsolute(spec)) {
-    return import(url.pathToFileURL(path.resolve(process.cwd(), spec)).href);
+    return load(url.pathToFileURL(path.resolve(proc.cwd(), spec)).href);
   }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || builtins.has(spec)) return import(spec);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || builtins.has(spec)) return load(spec);
   let resolved;
   try {
-    resolved = requireFrom(process.cwd()).resolve(spec);
+    resolved = requireFrom(proc.cwd()).resolve(spec);
   } catch (err) {
     resolved = packageEntry(spec);
     if (!resolved) {
-      const e = new Error(`Cannot find package '${spec}' from ${process.cwd()}`);
+      const e = new Error(`Cannot find package '${spec}' from ${proc.cwd()}`);
       e.code = err.code || 'ERR_MODULE_NOT_FOUND';
       throw e;
     }
   }
-  return import(url.pathToFileURL(resolved).href);
+  return load(url.pathToFileURL(resolved).href);
 }
 
 /** An ESM-only package's entry (its "exports" have no require condition): node_modules walk. */
@@ -167,10 +253,10 @@ function packageEntry(spec) {
   const parts = spec.split('/');
   const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
   const sub = parts.slice(spec.startsWith('@') ? 2 : 1).join('/');
-  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+  for (let dir = proc.cwd(); ; dir = path.dirname(dir)) {
     const pkgDir = path.join(dir, 'node_modules', name);
     try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+      const pkg = parseJson(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
       let target = sub ? `./${sub}` : pkg.module || pkg.main || 'index.js';
       const exp = pkg.exports;
       const entry =
@@ -190,7 +276,7 @@ function packageEntry(spec) {
 // Globals of the cells
 
 function defineGlobal(name, value) {
-  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 }
 defineGlobal('display', display);
 defineGlobal('require', cellRequire);
@@ -198,6 +284,18 @@ defineGlobal(IMPORT_FN, cellImport);
 
 // ---------------------------------------------------------------------------------------------
 // Errors
+
+/** process.exit() in a cell ends the cell, as sys.exit() does in Python; the kernel lives on. */
+class ProcessExit extends Error {
+  constructor(code) {
+    super(`process.exit(${code ?? ''}) ended the cell; the kernel keeps running (restart it to start over)`);
+    this.name = 'ProcessExit';
+    this.code = code;
+  }
+}
+proc.exit = function exit(code) {
+  throw new ProcessExit(code ?? proc.exitCode);
+};
 
 class Interrupted extends Error {
   constructor(message) {
@@ -235,17 +333,17 @@ function errorFrame(err) {
   return {
     type: 'error',
     id: currentId(),
-    ename: isError ? String(err.name || err.constructor?.name || 'Error') : 'Uncaught',
-    evalue: isError ? String(err.message) : inspectPlain(err),
+    ename: isError ? Str(err.name || err.constructor?.name || 'Error') : 'Uncaught',
+    evalue: isError ? Str(err.message) : inspectPlain(err),
     traceback: tracebackOf(err),
   };
 }
 
 // Errors of callbacks that outlive their cell print like Node's, and the kernel lives on.
-process.on('uncaughtException', (err) => {
+proc.on('uncaughtException', (err) => {
   send({ type: 'stderr', id: currentId(), data: `Uncaught ${tracebackOf(err).join('\n')}\n` });
 });
-process.on('unhandledRejection', (reason) => {
+proc.on('unhandledRejection', (reason) => {
   send({
     type: 'stderr',
     id: currentId(),
@@ -255,7 +353,7 @@ process.on('unhandledRejection', (reason) => {
 
 // SIGINT between cells is ignored; during an await it ends the cell (synchronous code is stopped
 // by breakOnSigint, which takes precedence while it runs).
-process.on('SIGINT', () => {
+proc.on('SIGINT', () => {
   if (current?.interrupt) current.interrupt();
 });
 
@@ -283,10 +381,10 @@ async function runCode(code, filename) {
   const { script, async } = compile(code, filename);
   let value = script.runInThisContext({ breakOnSigint: true, displayErrors: false });
   if (async) {
-    const interrupted = new Promise((_, reject) => {
+    const interrupted = new PromiseCtor((_, reject) => {
       current.interrupt = () => reject(new Interrupted('the cell was interrupted while it awaited'));
     });
-    const wrapper = await Promise.race([value, interrupted]);
+    const wrapper = await PromiseCtor.race([value, interrupted]);
     value = wrapper ? wrapper.value : undefined;
   }
   return { value };
@@ -309,22 +407,10 @@ async function execute(request) {
     }
   } catch (err) {
     status = 'error';
-    const interrupted =
-      err instanceof Interrupted || (err && err.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED');
-    if (interrupted) {
-      cancelled = true;
-      const evalue = err instanceof Interrupted ? err.message : 'the cell was interrupted';
-      send({
-        type: 'error',
-        id: request.id,
-        ename: 'Interrupted',
-        evalue,
-        traceback: [`Interrupted: ${evalue}`],
-      });
-    } else {
-      send(errorFrame(err));
-    }
+    reportError(err, request.id);
+    cancelled = isInterrupt(err);
   }
+  restoreIntrinsics(request.id);
   // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: a
   // marker on each tells it when all of this cell's has arrived. Still this cell's until then.
   const rawSync = markRawStreams(request.id);
@@ -332,9 +418,39 @@ async function execute(request) {
   send({ type: 'done', id: request.id, status, executionCount, cancelled, rawSync });
 }
 
+const isInterrupt = (err) =>
+  err instanceof Interrupted ||
+  (err !== null && typeof err === 'object' && err.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED');
+
+/** The error frame of a cell's exception; never throws (a hostile `stack` getter included). */
+function reportError(err, id) {
+  try {
+    if (isInterrupt(err)) {
+      const evalue = err instanceof Interrupted ? err.message : 'the cell was interrupted';
+      send({
+        type: 'error',
+        id,
+        ename: 'Interrupted',
+        evalue,
+        traceback: [`Interrupted: ${evalue}`],
+      });
+    } else {
+      send(errorFrame(err));
+    }
+  } catch {
+    send({
+      type: 'error',
+      id,
+      ename: 'Error',
+      evalue: 'the cell threw a value that cannot be shown',
+      traceback: [],
+    });
+  }
+}
+
 function markRawStreams(id) {
   try {
-    for (const fd of [1, 2]) fs.writeSync(fd, `\u0000omp-sync:${id}\u0000`);
+    for (const fd of [1, 2]) fs.writeSync(fd, `\u0000omp-sync:${SYNC_TOKEN}:${id}\u0000`);
     return true;
   } catch {
     return false; // a cell closed fd 1 or 2
@@ -342,10 +458,10 @@ function markRawStreams(id) {
 }
 
 function init(request) {
-  if (request.cwd) process.chdir(request.cwd);
-  for (const [key, value] of Object.entries(request.env || {})) {
-    if (value === null) delete process.env[key];
-    else process.env[key] = String(value);
+  if (request.cwd) proc.chdir(request.cwd);
+  for (const [key, value] of entries(request.env || {})) {
+    if (value === null) delete proc.env[key];
+    else proc.env[key] = Str(value);
   }
 }
 
@@ -395,10 +511,10 @@ const KEYWORDS = [
 ];
 
 function propertyNames(value) {
-  const names = new Set();
-  for (let o = value; o !== null && o !== undefined; o = Object.getPrototypeOf(o)) {
-    for (const name of Object.getOwnPropertyNames(o)) names.add(name);
-    if (o === Object.prototype) break;
+  const names = new SetCtor();
+  for (let o = value; o !== null && o !== undefined; o = getPrototypeOf(o)) {
+    for (const name of getOwnPropertyNames(o)) names.add(name);
+    if (o === ObjectCtor.prototype) break;
   }
   return [...names];
 }
@@ -417,14 +533,14 @@ function complete(request) {
         .map((s) => s.trim())
         .filter(Boolean))
         value = value[part];
-      names = propertyNames(Object(value));
+      names = propertyNames(ObjectCtor(value));
     } else {
       names = [...propertyNames(globalThis), ...KEYWORDS];
     }
   } catch {
     names = [];
   }
-  const matches = [...new Set(names)]
+  const matches = [...new SetCtor(names)]
     .filter((n) => n.startsWith(prefix) && /^[A-Za-z_$][\w$]*$/.test(n))
     .sort();
   send({
@@ -445,14 +561,17 @@ let running = false;
 async function pump() {
   if (running) return;
   running = true;
-  while (queue.length) {
-    const request = queue.shift();
-    if (request.type === 'exit') process.exit(0);
-    if (request.type === 'complete') complete(request);
-    else if (request.type === 'input_reply') continue;
-    else await execute(request);
+  try {
+    while (queue.length) {
+      const request = queue.shift();
+      if (request.type === 'exit') reallyExit(0);
+      if (request.type === 'complete') complete(request);
+      else if (request.type === 'input_reply') continue;
+      else await execute(request);
+    }
+  } finally {
+    running = false;
   }
-  running = false;
 }
 
 const requests = new net.Socket({ fd: REQUESTS_FD, readable: true, writable: false });
@@ -468,7 +587,7 @@ requests.on('data', (text) => {
     if (!line.trim()) continue;
     let request;
     try {
-      request = JSON.parse(line);
+      request = parseJson(line);
     } catch {
       send({ type: 'stderr', id: null, data: `omp-eval js kernel: ignored a request that is not JSON\n` });
       continue;
@@ -478,5 +597,5 @@ requests.on('data', (text) => {
   void pump();
 });
 // The host closed our requests: it is gone or shutting us down.
-requests.on('end', () => process.exit(0));
-requests.on('error', () => process.exit(0));
+requests.on('end', () => reallyExit(0));
+requests.on('error', () => reallyExit(0));

@@ -84,7 +84,11 @@ function parse(code) {
  * Returns `{code, lineOffset, async, names}` for the cell, or throws acorn's SyntaxError (the caller
  * compiles the original code to report V8's own message).
  */
-function transformCell(code) {
+function transformCell(source) {
+  // A hashbang line (a script run with `omp-eval run`) would end up inside an async wrapper.
+  const code = source.startsWith('#!')
+    ? source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length))
+    : source;
   const { ast } = parse(code);
   const edits = []; // [start, end, text], never overlapping
   const hoisted = new Set();
@@ -111,7 +115,7 @@ function transformCell(code) {
   const rewritten = (node) => {
     let text = '';
     let at = node.start;
-    for (const [start, end, replacement] of edits) {
+    for (const [start, end, replacement] of [...edits].sort((a, b) => a[0] - b[0])) {
       if (start < node.start || end > node.end) continue;
       text += code.slice(at, start) + replacement;
       at = end;
@@ -134,7 +138,7 @@ function transformCell(code) {
         const parts = [];
         for (const declarator of statement.declarations) {
           for (const name of boundNames(declarator.id)) hoisted.add(name);
-          if (declarator.init) parts.push(`(${src(declarator.id)} = ${rewritten(declarator.init)})`);
+          if (declarator.init) parts.push(`(${rewritten(declarator.id)} = ${rewritten(declarator.init)})`);
           else if (statement.kind !== 'var') parts.push(`(${src(declarator.id)} = undefined)`);
         }
         replace(statement, parts.length ? `void (${parts.join(', ')});` : ';');
@@ -150,7 +154,11 @@ function transformCell(code) {
       case 'ImportDeclaration': {
         isAsync = true;
         const temp = `__omp_module_${++imports}__`;
-        const parts = [`${temp} = await ${IMPORT_FN}(${src(statement.source)})`];
+        const attributes = (statement.attributes || []).map(
+          (a) => `${JSON.stringify(a.key.name ?? a.key.value)}: ${src(a.value)}`,
+        );
+        const options = attributes.length ? `, { with: { ${attributes.join(', ')} } }` : '';
+        const parts = [`${temp} = await ${IMPORT_FN}(${src(statement.source)}${options})`];
         for (const spec of statement.specifiers) {
           hoisted.add(spec.local.name);
           const from =
@@ -179,6 +187,42 @@ function transformCell(code) {
       default:
         break;
     }
+  }
+
+  // In an async cell, `var` in blocks and loops would be local to the wrapper: make it global too.
+  if (isAsync) {
+    const visit = (node) => {
+      for (const key of Object.keys(node)) {
+        const value = node[key];
+        const children = Array.isArray(value) ? value : [value];
+        for (const child of children) {
+          if (!child || typeof child.type !== 'string' || FUNCTION_TYPES.has(child.type)) continue;
+          if (child.type === 'VariableDeclaration' && child.kind === 'var') {
+            for (const declarator of child.declarations)
+              for (const name of boundNames(declarator.id)) hoisted.add(name);
+            const parts = child.declarations.map((d) =>
+              d.init ? `(${rewritten(d.id)} = ${rewritten(d.init)})` : rewritten(d.id),
+            );
+            const inFor = node.type === 'ForStatement' && key === 'init';
+            const inForOf =
+              (node.type === 'ForOfStatement' || node.type === 'ForInStatement') && key === 'left';
+            const withInit = child.declarations.filter((d) => d.init);
+            if (inForOf) replace(child, rewritten(child.declarations[0].id));
+            else if (inFor) replace(child, parts.join(', '));
+            else
+              replace(
+                child,
+                withInit.length
+                  ? `void (${withInit.map((d) => `(${rewritten(d.id)} = ${rewritten(d.init)})`).join(', ')});`
+                  : ';',
+              );
+            continue;
+          }
+          visit(child);
+        }
+      }
+    };
+    for (const statement of ast.body) if (statement.type !== 'VariableDeclaration') visit(statement);
   }
 
   let tail = '';

@@ -211,3 +211,93 @@ describe('js kernel: edges', () => {
     expect(await k.complete('x = library.al', 14)).toEqual({ matches: ['alpha'], start: 12, end: 14 });
   });
 });
+
+describe('js kernel: what cells cannot break', () => {
+  it('a NUL byte in child output neither leaks the end-of-cell marker nor delays later cells', async () => {
+    const k = await startJs();
+    const nul = await run(
+      k,
+      'require("node:child_process").execSync("printf \'a\\\\0b\'", { stdio: "inherit" })',
+    );
+    expect(nul.stdout).toBe('a\u0000b');
+    for (let i = 0; i < 2; i++) {
+      const t = performance.now();
+      const r = await run(k, 'require("node:child_process").execSync("echo hi", { stdio: "inherit" })');
+      expect(r.stdout).toBe('hi\n');
+      expect(performance.now() - t).toBeLessThan(800); // not the 1 s wait for a lost marker
+    }
+    // Output imitating a marker is output.
+    const fake = await run(
+      k,
+      'require("node:child_process").execSync("printf \'\\\\0omp-sync:x:y\\\\0\'", { stdio: "inherit" })',
+    );
+    expect(fake.stdout).toBe('\u0000omp-sync:x:y\u0000');
+  });
+
+  it('survives cells that redefine the globals the runner uses', async () => {
+    const k = await startJs();
+    const r = await run(
+      k,
+      'const JSON = {}; let process = "p"; var Promise = 1; const Object = null; "still"',
+    );
+    expect(plain(r.result)).toBe("'still'");
+    expect(r.stderr).toBe(
+      "omp-eval: Object, JSON, Promise, process are built-ins the kernel needs; the cell's assignment was undone (use another name)\n",
+    );
+    expect(plain((await run(k, 'await null; require("node:path").join("a", "b")')).result)).toBe("'a/b'");
+  });
+
+  it('a thrown value whose stack cannot be read ends its cell; the next cell runs', async () => {
+    const k = await startJs();
+    const bad = await run(k, 'throw { get stack() { throw 1 }, get message() { throw 2 } }');
+    expect(bad.outcome.status).toBe('error');
+    expect(plain((await run(k, '1 + 1')).result)).toBe('2');
+  });
+
+  it('process.exit() ends the cell with ProcessExit; the kernel and its state live on', async () => {
+    const k = await startJs();
+    const pid = k.pid;
+    await run(k, 'const kept = 7');
+    const r = await run(k, 'console.log("before"); process.exit(3); console.log("never")');
+    expect(r.stdout).toBe('before\n');
+    expect(r.outcome.error).toMatchObject({ ename: 'ProcessExit' });
+    expect(r.outcome.error?.evalue).toContain('process.exit(3) ended the cell');
+    expect(k.pid).toBe(pid);
+    expect(plain((await run(k, 'kept')).result)).toBe('7');
+  });
+
+  it('Ctrl-C stops execSync() of a long command; the kernel keeps its state', async () => {
+    const k = await startJs();
+    await run(k, 'const kept = "yes"');
+    let started = false;
+    const pending = run(k, 'console.log("go"); require("node:child_process").execSync("sleep 20")', {
+      onFrame: (f) => {
+        if (f.type === 'stdout') started = true;
+      },
+    });
+    await waitFor(() => started, 10_000, 'the cell to start');
+    await new Promise((r) => setTimeout(r, 200));
+    const t = performance.now();
+    k.interrupt();
+    const { outcome } = await pending;
+    expect(performance.now() - t).toBeLessThan(3000);
+    expect(outcome).toMatchObject({ cancelled: true, killed: false });
+    expect(plain((await run(k, 'kept')).result)).toBe("'yes'");
+  });
+
+  it('runs async cells with a hashbang, var in blocks and loops, and import attributes', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'omp-js-attr-'));
+    writeFileSync(join(cwd, 'data.json'), '{"n": 5}');
+    const k = await startJs({ cwd });
+    expect(plain((await run(k, '#!/usr/bin/env node\nawait null\n"ran"')).result)).toBe("'ran'");
+    await run(
+      k,
+      'for (var i = 0; i < 3; i++) await null;\nif (true) { var inner = await 4 }\nfor (var [p, q] of [[1, 2]]) await p',
+    );
+    expect(plain((await run(k, '[i, inner, p, q]')).result)).toBe('[ 3, 4, 1, 2 ]');
+    expect(plain((await run(k, 'import data from "./data.json" with { type: "json" }\ndata.n')).result)).toBe(
+      '5',
+    );
+    expect((await run(k, 'process.stdout.write("aGk=", "base64")')).stdout).toBe('hi');
+  });
+});
