@@ -131,7 +131,11 @@ program.action(async () => {
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           ...(flags.lang ? { language: flags.lang } : {}),
         })
-      : runRepl(executor, { cwd: flags.cwd, ...(flags.lang ? { language: flags.lang } : {}) }),
+      : runRepl(executor, {
+          cwd: flags.cwd,
+          ...(flags.lang ? { language: flags.lang } : {}),
+          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+        }),
   );
 });
 

@@ -57,12 +57,10 @@ export function autoIndent(line: string): string {
 
 /**
  * JavaScript: more input is needed while the code ends inside something still open (a bracket,
- * a template literal, a block comment), which the parser reports as an error at the very end.
- * An empty last line runs the cell anyway, as for Python.
+ * a template literal, a block comment), which the parser reports as an error at the very end;
+ * blank lines inside a function or an object do not end the cell (as in Node's REPL).
  */
 function jsNeedsMoreInput(code: string): boolean {
-  const lines = code.split('\n');
-  if (lines.length > 1 && (lines.at(-1) ?? '').trim() === '') return false;
   const source = cellLanguage(code, 'js').code;
   if (!source.trim()) return true; // just the %%js line: the cell follows
   try {
@@ -89,8 +87,22 @@ function jsNeedsMoreInput(code: string): boolean {
 }
 
 /** needsMoreInput for a cell typed in a front end, whose first line may be `%%js` or `%%py`. */
-export function cellNeedsMoreInput(text: string, fallback: CellLanguage): boolean {
+export function cellNeedsMoreInput(
+  text: string,
+  fallback: CellLanguage,
+  opts: { lines?: boolean } = {},
+): boolean {
   const cell = cellLanguage(text, fallback);
-  if (cell.code !== text && !cell.code.trim()) return true; // just the magic line: the body follows
+  if (cell.code !== text) {
+    if (!cell.code.trim()) return true; // just the magic line: the body follows
+    // Read line by line (piped input), `%%js` / `%%py` is a cell magic whose body ends with an
+    // empty line, like %%bash (unless the body is still open). In the notebook Enter runs a
+    // complete body.
+    if (opts.lines) {
+      const last = text.split('\n').at(-1) ?? '';
+      if (last.trim() !== '') return true;
+      return cell.language === 'js' && needsMoreInput(cell.code, 'js');
+    }
+  }
   return needsMoreInput(cell.code, cell.language);
 }

@@ -500,14 +500,15 @@ export class Session {
     try {
       kernel = await this.executor.kernelFor(this.entry, language, notices);
     } catch (err) {
+      // Front ends that print events (line mode, run, the notebook) show why the cell did not run.
+      const fail = (message: string, ename = 'EvalError') => {
+        emit({ kind: 'error', ename, evalue: message, traceback: [message] });
+        return failedResult(base, performance.now() - started, message, { ename });
+      };
       if (err instanceof ExecutorError && language === 'py' && !this.entry.python) {
-        return failedResult(base, performance.now() - started, err.message, { ename: 'BackendUnavailable' });
+        return fail(err.message, 'BackendUnavailable');
       }
-      return failedResult(
-        base,
-        performance.now() - started,
-        `The ${label} kernel could not be started: ${(err as Error).message}`,
-      );
+      return fail(`The ${label} kernel could not be started: ${(err as Error).message}`);
     }
     for (const text of notices) emit({ kind: 'notice', text });
 

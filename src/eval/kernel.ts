@@ -10,8 +10,8 @@
  * States: starting → idle ⇄ busy → interrupting → (idle | dead); any state → dead.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { statSync } from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';

@@ -228,7 +228,17 @@ cellRequire.cache = require.cache;
 const builtins = new Set(builtinModules);
 
 async function cellImport(specifier, options) {
-  const load = (target) => (options === undefined ? import(target) : import(target, options));
+  const load = async (target) => {
+    try {
+      return await (options === undefined ? import(target) : import(target, options));
+    } catch (err) {
+      // Node names the importing file: that is the runner, not the cell.
+      if (err && typeof err.message === 'string')
+        err.message = err.message.replace(/ imported from \S+$/, '');
+      if (err && typeof err.stack === 'string') err.stack = err.stack.replace(/ imported from \S+/, '');
+      throw err;
+    }
+  };
   const spec = Str(specifier);
   if (spec.startsWith('.') || path.isAbsolute(spec)) {
     return load(url.pathToFileURL(path.resolve(proc.cwd(), spec)).href);

@@ -66,6 +66,18 @@ const PARSE_OPTIONS = {
   allowReturnOutsideFunction: false,
 };
 
+/** `{a: 1}` alone is an object, not a block with a label (as in Node's REPL): parenthesised. */
+function objectLiteral(code) {
+  if (!/^\s*\{/.test(code) || !/\}\s*$/.test(code)) return undefined;
+  try {
+    const wrapped = `(${code})`;
+    const ast = acorn.parse(wrapped, { ...PARSE_OPTIONS, sourceType: 'script' });
+    return ast.body.length === 1 && ast.body[0].type === 'ExpressionStatement' ? wrapped : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses as a script, or as a module when the cell has `import` statements. */
 function parse(code) {
   try {
@@ -86,9 +98,10 @@ function parse(code) {
  */
 function transformCell(source) {
   // A hashbang line (a script run with `omp-eval run`) would end up inside an async wrapper.
-  const code = source.startsWith('#!')
+  let code = source.startsWith('#!')
     ? source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length))
     : source;
+  code = objectLiteral(code) ?? code;
   const { ast } = parse(code);
   const edits = []; // [start, end, text], never overlapping
   const hoisted = new Set();

@@ -12,6 +12,8 @@ export interface ReplOptions {
   cwd: string;
   /** The language of cells without a `%%js` / `%%py` first line (--lang); default py. */
   language?: CellLanguage;
+  /** Seconds per cell (--timeout); none by default. */
+  timeout?: number;
   input?: NodeJS.ReadableStream;
   streams?: Streams;
 }
@@ -39,8 +41,10 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   };
   const runCell = async (code: string) => {
     const [result] = await session.run([cellLanguage(code, language)], {
-      defaultTimeout: null,
+      defaultTimeout: opts.timeout ?? null,
       collectOutput: false,
+      // A cell is not run again after its kernel died: that would repeat its side effects.
+      retryOnDeath: false,
       onEvent: (_, event) => writeEvent(event, streams),
     });
     if (result?.executionCount) count = result.executionCount;
@@ -58,7 +62,8 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   rl.on('line', (line) => {
     buffer.push(line);
     const code = buffer.join('\n');
-    if (line !== '' && cellNeedsMoreInput(code, language)) return prompt();
+    // An empty line ends a cell unless brackets (or a js template literal) are still open.
+    if (cellNeedsMoreInput(code, language, { lines: true })) return prompt();
     buffer = [];
     if (!code.trim()) return prompt();
     busy = true;

@@ -57,6 +57,8 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
       {
         signal: controller.signal,
         defaultTimeout: opts.timeout ?? null,
+        // A cell is not run again after its kernel died: that would repeat its side effects.
+        retryOnDeath: false,
         collectOutput: false,
         onEvent: (index, event) => {
           if (event.kind === 'started' && headers) {

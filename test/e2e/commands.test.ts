@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +41,29 @@ describe('omp-eval run', () => {
     const bad = await cli(['--lang', 'rust'], { input: '1' });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("option '--lang <language>' argument 'rust' is invalid");
+  });
+
+  it('line mode: blank lines inside open js code, %%js bodies up to an empty line, --timeout, no re-runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-line-js-'));
+    const blank = await cli(['--lang', 'js'], {
+      input: 'function f() {\n  const a = 1\n\n  return a\n}\nf()\n{a: 1}\n',
+    });
+    expect(blank).toMatchObject({ code: 0, stdout: '1\n{ a: 1 }\n' });
+    const body = await cli([], { input: '%%js\nconst a = 1\nconsole.log(a + 1)\n\nprint("py")\n' });
+    expect(body).toMatchObject({ code: 0, stdout: '2\npy\n' });
+    const timeout = await cli(['--lang', 'js', '--timeout', '1'], { input: 'while (true) {}\n"after"\n' });
+    expect(timeout.stdout).toBe("'after'\n");
+    expect(timeout.stderr).toContain('timed out after 1s');
+    const died = await cli(['--lang', 'js', '--cwd', dir], {
+      input: 'require("fs").appendFileSync("side.txt", "ran\\n"); process.kill(process.pid, "SIGKILL")\n',
+    });
+    expect(died.code).toBe(1);
+    expect(readFileSync(join(dir, 'side.txt'), 'utf8')).toBe('ran\n');
+    expect(died.stderr).toContain('The JavaScript kernel died');
+    expect(died.stderr).not.toContain('omp-sync');
+    const noPy = await cli(['--python', '/no/python', '--lang', 'js'], { input: '%%py\n1\n\n' });
+    expect(noPy.code).toBe(1);
+    expect(noPy.stderr).toContain('The Python backend is not available');
   });
 
   it('reads the script from stdin with -', async () => {

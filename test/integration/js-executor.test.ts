@@ -132,5 +132,6 @@ describe('executor: js cells', () => {
     expect(r).toMatchObject({ status: 'ok', retried: true });
     expect(r?.text).toContain('The JavaScript kernel died while running this cell (signal SIGKILL)');
     expect(r?.text).toContain("'second run'");
+    expect(r?.text).not.toContain('omp-sync');
   });
 });

@@ -109,6 +109,9 @@ describe('js kernel: cells', () => {
     );
     expect(plain(st.result)).toBe("[ 'dflt', 42, 'function' ]");
     expect(plain((await run(k, 'process.cwd()')).result)).toBe(`'${cwd}'`);
+    const noFile = await run(k, 'import z from "./nope.mjs"');
+    expect(noFile.outcome.error?.evalue).toMatch(/^Cannot find module '.*nope\.mjs'$/);
+    expect(noFile.outcome.error?.traceback.join('\n')).not.toContain('runner.cjs');
     const missing = await run(k, 'require("no-such-package-here")');
     expect(missing.outcome.error?.evalue).toContain("Cannot find module 'no-such-package-here'");
   });

@@ -45,9 +45,13 @@ describe('cellNeedsMoreInput for JavaScript', () => {
     expect(more('await fetchIt()')).toBe(false);
     expect(more('import x from "y"')).toBe(false);
     expect(more('let = = 1;\nok()')).toBe(false);
-    expect(more('function f() {\n')).toBe(false);
     expect(more('%%js\nfunction f() {\n  return 1\n}')).toBe(false);
     expect(cellNeedsMoreInput('%%js\nif (x) {', 'py')).toBe(true);
+    // Blank lines inside open code do not end it; read line by line, a %%js body ends with one.
+    expect(more('function f() {\n  const a = 1\n')).toBe(true);
+    expect(cellNeedsMoreInput('%%js\nconst a = 1', 'py', { lines: true })).toBe(true);
+    expect(cellNeedsMoreInput('%%js\nconst a = 1\n', 'py', { lines: true })).toBe(false);
+    expect(cellNeedsMoreInput('%%js\nf(\n', 'py', { lines: true })).toBe(true);
   });
 });
 
