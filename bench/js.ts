@@ -77,7 +77,13 @@ export async function jsBench(): Promise<BenchRow[]> {
       ratio: `${(start / bare).toFixed(2)}×`,
       target: '≤ 1.5× (as py)',
     },
-    { what: 'js warm round trip of 1+1', omp: ms(roundTrip), baseline: '-', ratio: '-', target: '< 1 ms (as py)' },
+    {
+      what: 'js warm round trip of 1+1',
+      omp: ms(roundTrip),
+      baseline: '-',
+      ratio: '-',
+      target: '< 1 ms (as py)',
+    },
     {
       what: `js ${LINES / 1000}k console.log lines, end to end`,
       omp: ms(print),

@@ -323,17 +323,20 @@ function tracebackOf(err) {
   if (!(err instanceof Error) && !(err && typeof err.stack === 'string')) {
     return [`Uncaught ${inspectPlain(err)}`];
   }
-  const stack = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
-  const lines = stack.split('\n');
+  // util.inspect shows what the stack leaves out: `[cause]`, an AggregateError's errors, `code`.
+  let text;
+  try {
+    text = err instanceof Error ? inspectPlain(err) : err.stack;
+  } catch {
+    text = undefined;
+  }
+  if (typeof text !== 'string')
+    text = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
   const out = [];
-  let framesSeen = false;
-  for (const line of lines) {
-    if (/^\s+at /.test(line)) {
-      framesSeen = true;
-      if (!isRunnerFrame(line)) out.push(line);
-    } else if (!framesSeen) {
-      out.push(line);
-    }
+  for (const line of text.split('\n')) {
+    if (!/^\s+at /.test(line) || !isRunnerFrame(line)) out.push(line);
+    // inspect opens the properties' brace on the last frame's line: keep the brace.
+    else if (line.endsWith(' {') && out.length) out[out.length - 1] += ' {';
   }
   return out;
 }
@@ -400,6 +403,14 @@ async function runCode(code, filename) {
   return { value };
 }
 
+/** `_` is the last result, as in Node's REPL, until a cell gives `_` a value of its own. */
+let lastResult;
+function keepLastResult(value) {
+  if ('_' in globalThis && globalThis._ !== lastResult) return;
+  lastResult = value;
+  defineProperty(globalThis, '_', { value, writable: true, configurable: true, enumerable: false });
+}
+
 async function execute(request) {
   const silent = request.silent === true;
   const storeHistory = request.storeHistory !== false && !silent;
@@ -413,7 +424,10 @@ async function execute(request) {
     const filename = storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>';
     if (request.code?.trim()) {
       const { value } = await runCode(request.code, filename);
-      if (value !== undefined && !silent) send({ type: 'result', id: request.id, bundle: bundleOf(value) });
+      if (value !== undefined && !silent) {
+        send({ type: 'result', id: request.id, bundle: bundleOf(value) });
+        keepLastResult(value);
+      }
     }
   } catch (err) {
     status = 'error';
@@ -537,12 +551,14 @@ function complete(request) {
   let names = [];
   try {
     if (match[1]) {
-      let value = globalThis;
-      for (const part of match[1]
+      // Only names and dots (the regex above), evaluated with a deadline: a getter that never
+      // returns must not hold the kernel.
+      const path = match[1]
         .split('.')
-        .map((s) => s.trim())
-        .filter(Boolean))
-        value = value[part];
+        .map((part) => part.trim())
+        .filter(Boolean)
+        .join('.');
+      const value = vm.runInThisContext(path, { timeout: 500, breakOnSigint: true });
       names = propertyNames(ObjectCtor(value));
     } else {
       names = [...propertyNames(globalThis), ...KEYWORDS];

@@ -215,6 +215,32 @@ describe('js kernel: edges', () => {
   });
 });
 
+describe('js kernel: REPL conveniences and error details', () => {
+  it('keeps the last result in _ until a cell assigns _ itself', async () => {
+    const k = await startJs();
+    await run(k, '6 * 7');
+    expect(plain((await run(k, '_ + 1')).result)).toBe('43');
+    await run(k, 'const _ = "mine"');
+    await run(k, '1');
+    expect(plain((await run(k, '_')).result)).toBe("'mine'");
+  });
+
+  it("shows an error's cause and properties, and completion of a hanging getter gives up", async () => {
+    const k = await startJs();
+    const r = await run(
+      k,
+      'throw new Error("outer", { cause: Object.assign(new Error("inner"), { code: "E_IN" }) })',
+    );
+    const tb = r.outcome.error?.traceback.join('\n') ?? '';
+    expect(tb).toContain('[cause]: Error: inner');
+    expect(tb).toContain("code: 'E_IN'");
+    expect(tb).not.toMatch(/runner\.cjs|node:internal/);
+    await run(k, 'Object.defineProperty(globalThis, "slow", { get() { while (true) {} } })');
+    expect((await k.complete('slow.x', 6, 5000)).matches).toEqual([]);
+    expect(plain((await run(k, '"alive"')).result)).toBe("'alive'");
+  });
+});
+
 describe('js kernel: what cells cannot break', () => {
   it('a NUL byte in child output neither leaks the end-of-cell marker nor delays later cells', async () => {
     const k = await startJs();
