@@ -72,8 +72,8 @@ program
       .choices(['auto', 'kitty', 'iterm', 'blocks', 'off'])
       .default('auto'),
   )
-  .showHelpAfterError()
-  .enablePositionalOptions();
+  // Global flags are taken before or after a command (`omp-eval run f.js --timeout 5`).
+  .showHelpAfterError();
 
 function settingsFrom(flags: GlobalFlags): Settings {
   const overrides: Partial<Settings> = {};

@@ -66,6 +66,15 @@ describe('omp-eval run', () => {
     expect(noPy.stderr).toContain('The Python backend is not available');
   });
 
+  it('takes global flags after the command too', async () => {
+    const r = await cli(['run', '-', '--lang', 'js', '--timeout', '5'], { input: 'console.log(6 * 7)\n' });
+    expect(r).toMatchObject({ code: 0, stdout: '42\n' });
+    const tool = await cli(['tool', '--python', '/no/py'], {
+      input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
+    });
+    expect(JSON.parse(tool.stdout).text).toContain('The Python interpreter /no/py cannot be used');
+  });
+
   it('reads the script from stdin with -', async () => {
     const r = await cli(['run', '-'], { input: 'print("from stdin")\n# %%\n1 + 1\n' });
     expect(r).toMatchObject({ code: 0, stdout: 'from stdin\n2\n' });
