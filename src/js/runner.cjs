@@ -293,6 +293,26 @@ defineGlobal('require', cellRequire);
 defineGlobal(IMPORT_FN, cellImport);
 
 // ---------------------------------------------------------------------------------------------
+// Waiting for what cells left running (`omp-eval run`, as `node script.js` would)
+
+/** Active resources by type (timers, sockets, child processes) keeping the loop alive. */
+function resourceCounts() {
+  const counts = new Map();
+  for (const type of proc.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+/** The runner's own, taken when the kernel became idle after its init. */
+let idleResources = new Map();
+
+defineGlobal('__omp_drain__', async function drain() {
+  for (;;) {
+    const now = resourceCounts();
+    if ([...now].every(([type, n]) => n <= (idleResources.get(type) ?? 0))) return;
+    await new PromiseCtor((resolve) => setTimeout(resolve, 20));
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
 // Errors
 
 /** process.exit() in a cell ends the cell, as sys.exit() does in Python; the kernel lives on. */
@@ -440,6 +460,7 @@ async function execute(request) {
   const rawSync = markRawStreams(request.id);
   current = null;
   send({ type: 'done', id: request.id, status, executionCount, cancelled, rawSync });
+  if (request.init) idleResources = resourceCounts();
 }
 
 const isInterrupt = (err) =>

@@ -18,6 +18,12 @@ export interface RunScriptOptions {
   stdin?: NodeJS.ReadableStream;
 }
 
+/** Waits for what the script left running in a kernel (silently: no result is shown). */
+const DRAIN = {
+  js: 'await __omp_drain__()',
+  py: '(lambda th: [t.join() for t in th.enumerate() if not t.daemon and t is not th.main_thread()])(__import__("threading"));',
+};
+
 export async function runScript(executor: Executor, opts: RunScriptOptions): Promise<number> {
   const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
   let source: string;
@@ -82,6 +88,20 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
           `${skipped ? `; ${skipped} later cell${skipped > 1 ? 's' : ''} not run` : ''}\n`,
       );
       return 1;
+    }
+    // Like `node script.js` and `python script.py`: the script ends when its timers, sockets and
+    // (non-daemon) threads are done, and what they print is shown.
+    for (const lang of ['js', 'py'] as const) {
+      if (!session.kernelOf(lang) || interrupted) continue;
+      const [drained] = await session.run([{ language: lang, code: DRAIN[lang] }], {
+        signal: controller.signal,
+        defaultTimeout: null,
+        retryOnDeath: false,
+        collectOutput: false,
+        onEvent: (_, event) => writeEvent(event, streams),
+      });
+      if (interrupted) return 130;
+      if (drained?.status !== 'ok') return 1;
     }
     return 0;
   } finally {

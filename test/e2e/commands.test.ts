@@ -66,6 +66,17 @@ describe('omp-eval run', () => {
     expect(noPy.stderr).toContain('The Python backend is not available');
   });
 
+  it('waits, like node and python, for timers and threads the script left running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-late-'));
+    const js = join(dir, 'late.js');
+    writeFileSync(js, 'setTimeout(() => console.log("late"), 300)\n"done"\n');
+    expect(await cli(['run', js])).toMatchObject({ code: 0, stdout: "'done'\nlate\n" });
+    const py = script(
+      'import threading, time\ndef later():\n    time.sleep(0.3)\n    print("late py")\nthreading.Thread(target=later).start()\n"done"\n',
+    );
+    expect(await cli(['run', py])).toMatchObject({ code: 0, stdout: "'done'\nlate py\n" });
+  });
+
   it('takes global flags after the command too', async () => {
     const r = await cli(['run', '-', '--lang', 'js', '--timeout', '5'], { input: 'console.log(6 * 7)\n' });
     expect(r).toMatchObject({ code: 0, stdout: '42\n' });
