@@ -168,11 +168,33 @@ function captureStream(stream, name) {
 captureStream(proc.stdout, 'stdout');
 captureStream(proc.stderr, 'stderr');
 
+// console.trace() prints the cell's frames, not the runner's.
+console.trace = function trace(...args) {
+  const holder = {};
+  Error.captureStackTrace(holder, trace);
+  const frames = withoutRunnerFrames(holder.stack.split('\n').slice(1).join('\n'));
+  proc.stderr.write(`Trace${args.length ? `: ${util.format(...args)}` : ''}\n${frames}\n`);
+};
+
 // ---------------------------------------------------------------------------------------------
 // Rich output
 
-const inspectPlain = (value) => util.inspect(value, { colors: false, depth: 4, maxArrayLength: 100 });
-const inspectAnsi = (value) => util.inspect(value, { colors: true, depth: 4, maxArrayLength: 100 });
+/** Drops the stack frames of the runner and of Node itself from inspected text (errors in it). */
+function withoutRunnerFrames(text) {
+  const out = [];
+  for (const line of text.split('\n')) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes around a frame
+    const plain = line.replace(/\u001b\[\d+m/g, '');
+    if (!/^\s+at /.test(plain) || !isRunnerFrame(plain)) out.push(line);
+    // inspect opens an error's properties on its last frame's line: keep the brace.
+    else if (plain.endsWith(' {') && out.length) out[out.length - 1] += ' {';
+  }
+  return out.join('\n');
+}
+const inspectPlain = (value) =>
+  withoutRunnerFrames(util.inspect(value, { colors: false, depth: 4, maxArrayLength: 100 }));
+const inspectAnsi = (value) =>
+  withoutRunnerFrames(util.inspect(value, { colors: true, depth: 4, maxArrayLength: 100 }));
 
 /** The MIME bundle of a value: its own (Symbol.for('Jupyter.display')), else util.inspect. */
 function bundleOf(value) {
@@ -334,9 +356,12 @@ class Interrupted extends Error {
   }
 }
 
-const isRunnerFrame = (line) =>
-  RUNNER_FILES.some((file) => line.includes(file)) ||
-  /\((node:|internal\/)|at (node:|internal\/)|\bat new Script \(|<anonymous>\)?$/.test(line);
+function isRunnerFrame(line) {
+  return (
+    RUNNER_FILES.some((file) => line.includes(file)) ||
+    /\((node:|internal\/)|at (node:|internal\/)|\bat new Script \(|<anonymous>\)?$/.test(line)
+  );
+}
 
 /** The traceback of a thrown value: its stack without the runner's and Node's own frames. */
 function tracebackOf(err) {
@@ -352,13 +377,7 @@ function tracebackOf(err) {
   }
   if (typeof text !== 'string')
     text = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
-  const out = [];
-  for (const line of text.split('\n')) {
-    if (!/^\s+at /.test(line) || !isRunnerFrame(line)) out.push(line);
-    // inspect opens the properties' brace on the last frame's line: keep the brace.
-    else if (line.endsWith(' {') && out.length) out[out.length - 1] += ' {';
-  }
-  return out;
+  return withoutRunnerFrames(text).split('\n');
 }
 
 function errorFrame(err) {

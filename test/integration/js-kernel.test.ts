@@ -235,6 +235,10 @@ describe('js kernel: REPL conveniences and error details', () => {
     expect(tb).toContain('[cause]: Error: inner');
     expect(tb).toContain("code: 'E_IN'");
     expect(tb).not.toMatch(/runner\.cjs|node:internal/);
+    const rejected = await run(k, 'Promise.reject(new Error("rej"))');
+    expect(plain(rejected.result)).toBe('Promise {\n  <rejected> Error: rej\n      at Cell In[2]:1:16\n}');
+    const trace = await run(k, 'function where() { console.trace("here", 1) }\nwhere()');
+    expect(trace.stderr).toBe('Trace: here 1\n    at where (Cell In[3]:1:28)\n    at Cell In[3]:2:1\n');
     await run(k, 'Object.defineProperty(globalThis, "slow", { get() { while (true) {} } })');
     expect((await k.complete('slow.x', 6, 5000)).matches).toEqual([]);
     expect(plain((await run(k, '"alive"')).result)).toBe("'alive'");
