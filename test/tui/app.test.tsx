@@ -399,3 +399,28 @@ describe('coloured tracebacks', () => {
     }
   });
 });
+
+describe('notebook: JavaScript results', () => {
+  const fixture: Record<string, Fixture> = {
+    '%%js\n[1]': {
+      events: [{ kind: 'result', text: '[ 1 ]', ansi: '[ \u001b[33m1\u001b[39m ]', images: [] }],
+    },
+  };
+
+  it('shows the coloured util.inspect form in colour, the plain one without', async () => {
+    for (const color of [true, false]) {
+      const backend = new FakeBackend(fixture);
+      const h = mount(<App backend={backend} imageMode="off" color={color} onExit={() => {}} />);
+      mounted.push(h);
+      await h.type('%%js');
+      await h.press(KEYS.enter);
+      await h.type('[1]');
+      await h.press(KEYS.enter);
+      await h.waitFor((f) => f.includes('Out[1]: [ 1 ]'));
+      const raw = h.stdout.writes.join('');
+      if (color) expect(raw).toContain('[ \u001b[33m1\u001b[39m ]');
+      else expect(raw).not.toContain('\u001b[33m1');
+      h.unmount();
+    }
+  });
+});
