@@ -73,7 +73,8 @@ program
       .default('auto'),
   )
   // Global flags are taken before or after a command (`omp-eval run f.js --timeout 5`).
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .configureHelp({ showGlobalOptions: true });
 
 function settingsFrom(flags: GlobalFlags): Settings {
   const overrides: Partial<Settings> = {};

@@ -63,6 +63,8 @@ export function autoIndent(line: string): string {
 function jsNeedsMoreInput(code: string): boolean {
   const source = cellLanguage(code, 'js').code;
   if (!source.trim()) return true; // just the %%js line: the cell follows
+  // Two empty lines run the cell whatever is open (a typo such as `foo(` must not hold it forever).
+  if (/\n[ \t]*\n[ \t]*$/.test(source)) return false;
   try {
     parse(source, { ecmaVersion: 'latest', allowAwaitOutsideFunction: true, allowHashBang: true });
     return false;
@@ -104,5 +106,13 @@ export function cellNeedsMoreInput(
       return cell.language === 'js' && needsMoreInput(cell.code, 'js');
     }
   }
+  // Read line by line, an empty line ends a Python cell, as it always did (open brackets too).
+  if (
+    opts.lines &&
+    cell.language === 'py' &&
+    text.includes('\n') &&
+    (text.split('\n').at(-1) ?? '').trim() === ''
+  )
+    return false;
   return needsMoreInput(cell.code, cell.language);
 }

@@ -326,11 +326,20 @@ function resourceCounts() {
 /** The runner's own, taken when the kernel became idle after its init. */
 let idleResources = new Map();
 
+/** While `run` waits: the first uncaught error or process.exit() of a callback ends the script. */
+let draining = null;
+
 defineGlobal('__omp_drain__', async function drain() {
-  for (;;) {
-    const now = resourceCounts();
-    if ([...now].every(([type, n]) => n <= (idleResources.get(type) ?? 0))) return;
-    await new PromiseCtor((resolve) => setTimeout(resolve, 20));
+  draining = { failure: null };
+  try {
+    for (;;) {
+      if (draining.failure) throw draining.failure;
+      const now = resourceCounts();
+      if ([...now].every(([type, n]) => n <= (idleResources.get(type) ?? 0))) return;
+      await new PromiseCtor((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    draining = null;
   }
 });
 
@@ -393,9 +402,21 @@ function errorFrame(err) {
 
 // Errors of callbacks that outlive their cell print like Node's, and the kernel lives on.
 proc.on('uncaughtException', (err) => {
+  if (draining && !draining.failure) {
+    draining.failure =
+      err instanceof ProcessExit
+        ? err
+        : new Error(`a callback threw: ${err instanceof Error ? err.message : inspectPlain(err)}`);
+    if (err instanceof ProcessExit) return;
+  }
   send({ type: 'stderr', id: currentId(), data: `Uncaught ${tracebackOf(err).join('\n')}\n` });
 });
 proc.on('unhandledRejection', (reason) => {
+  if (draining && !draining.failure) {
+    draining.failure = new Error(
+      `a promise was rejected and not handled: ${reason instanceof Error ? reason.message : inspectPlain(reason)}`,
+    );
+  }
   send({
     type: 'stderr',
     id: currentId(),
@@ -445,7 +466,7 @@ async function runCode(code, filename) {
 /** `_` is the last result, as in Node's REPL, until a cell gives `_` a value of its own. */
 let lastResult;
 function keepLastResult(value) {
-  if ('_' in globalThis && globalThis._ !== lastResult) return;
+  if ('_' in globalThis && !ObjectCtor.is(globalThis._, lastResult)) return;
   lastResult = value;
   defineProperty(globalThis, '_', { value, writable: true, configurable: true, enumerable: false });
 }
@@ -587,6 +608,12 @@ function complete(request) {
   const before = request.code.slice(0, request.cursor);
   const match = /((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)?$/.exec(before);
   const prefix = match[2] || '';
+  // `x[0].fo` or `f().fo`: the path does not start at a global; nothing to offer.
+  const beforePath = before.slice(0, match.index).slice(-1);
+  if (match[1] && /[.\])'"`]/.test(beforePath)) {
+    send({ type: 'complete_reply', id: request.id, matches: [], start: request.cursor, end: request.cursor });
+    return;
+  }
   const start = request.cursor - prefix.length;
   let names = [];
   try {

@@ -3,7 +3,7 @@
  * each cell's output. Exit code: 0 all cells ok, 1 a cell failed, 130 interrupted.
  */
 import { readFileSync } from 'node:fs';
-import type { Executor } from '../eval/executor.js';
+import type { Executor, OutputEvent } from '../eval/executor.js';
 import { type CellLanguage, cellLanguage, splitCells } from '../eval/script.js';
 import { readStream, type Streams, writeEvent } from './output.js';
 
@@ -18,11 +18,33 @@ export interface RunScriptOptions {
   stdin?: NodeJS.ReadableStream;
 }
 
-/** Waits for what the script left running in a kernel (silently: no result is shown). */
+/**
+ * Waits for what the script left running in a kernel (silently: no result is shown). Python runs
+ * the hooks it runs at exit before joining threads (they shut thread pools down).
+ */
 const DRAIN = {
   js: 'await __omp_drain__()',
-  py: '(lambda th: [t.join() for t in th.enumerate() if not t.daemon and t is not th.main_thread()])(__import__("threading"));',
+  py: '(lambda th: ([f() for f in list(getattr(th, "_threading_atexits", []))], [t.join() for t in th.enumerate() if not t.daemon and t is not th.main_thread()]))(__import__("threading"));',
 };
+
+/** The exit code a script asked for with process.exit() / sys.exit(), else undefined. */
+function requestedExit(error: { ename: string; evalue: string } | undefined): number | undefined {
+  if (error?.ename === 'ProcessExit') return Number(/^process\.exit\((\d*)\)/.exec(error.evalue)?.[1] || 0);
+  if (error?.ename === 'SystemExit') {
+    if (error.evalue === '' || error.evalue === 'None') return 0;
+    return /^-?\d+$/.test(error.evalue) ? Number(error.evalue) & 0xff : 1;
+  }
+  return undefined;
+}
+
+/** Prints an event, except the traceback of a requested exit (python prints only its message). */
+function writeRunEvent(event: OutputEvent, streams: Streams) {
+  if (event.kind === 'error' && requestedExit(event) !== undefined) {
+    const message = event.ename === 'SystemExit' && requestedExit(event) === 1 ? `${event.evalue}\n` : '';
+    return message ? streams.err.write(message) : true;
+  }
+  return writeEvent(event, streams);
+}
 
 export async function runScript(executor: Executor, opts: RunScriptOptions): Promise<number> {
   const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
@@ -73,12 +95,15 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
               `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${cell.title}` : ''} (line ${cell?.line}) ──\x1b[0m\n`,
             );
           }
-          return writeEvent(event, streams);
+          return writeRunEvent(event, streams);
         },
       },
     );
     if (interrupted) return 130;
     const failed = results.find((r) => r.status !== 'ok' && r.status !== 'skipped');
+    // process.exit(n) / sys.exit(n) in a cell ends the script with n, as it would outside.
+    const exit = requestedExit(failed?.error);
+    if (exit !== undefined) return exit;
     if (failed) {
       const cell = cells[failed.index];
       const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
@@ -95,13 +120,22 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
       if (!session.kernelOf(lang) || interrupted) continue;
       const [drained] = await session.run([{ language: lang, code: DRAIN[lang] }], {
         signal: controller.signal,
-        defaultTimeout: null,
+        defaultTimeout: opts.timeout ?? null,
         retryOnDeath: false,
         collectOutput: false,
-        onEvent: (_, event) => writeEvent(event, streams),
+        // The wait's own traceback and notices (Ctrl-C, a timeout) would be about omp-eval's code.
+        onEvent: (_, event) =>
+          event.kind === 'error' || event.kind === 'notice' ? true : writeRunEvent(event, streams),
       });
       if (interrupted) return 130;
-      if (drained?.status !== 'ok') return 1;
+      const drainExit = requestedExit(drained?.error);
+      if (drainExit !== undefined) return drainExit;
+      if (drained?.status !== 'ok') {
+        streams.err.write(
+          `omp-eval run: ${drained?.timedOut ? "the script's background work timed out" : (drained?.error?.evalue ?? "the script's background work failed")}\n`,
+        );
+        return 1;
+      }
     }
     return 0;
   } finally {

@@ -49,6 +49,11 @@ describe('omp-eval run', () => {
       input: 'function f() {\n  const a = 1\n\n  return a\n}\nf()\n{a: 1}\n',
     });
     expect(blank).toMatchObject({ code: 0, stdout: '1\n{ a: 1 }\n' });
+    const typo = await cli([], { input: 'print(1\n\nprint("next")\n' });
+    expect(typo.stdout).toBe('next\n');
+    expect(typo.stderr).toContain("SyntaxError: '(' was never closed");
+    const jsTypo = await cli(['--lang', 'js'], { input: 'foo(\n\n\n"after"\n' });
+    expect(jsTypo.stdout).toBe("'after'\n");
     const body = await cli([], { input: '%%js\nconst a = 1\nconsole.log(a + 1)\n\nprint("py")\n' });
     expect(body).toMatchObject({ code: 0, stdout: '2\npy\n' });
     const timeout = await cli(['--lang', 'js', '--timeout', '1'], { input: 'while (true) {}\n"after"\n' });
@@ -75,6 +80,47 @@ describe('omp-eval run', () => {
       'import threading, time\ndef later():\n    time.sleep(0.3)\n    print("late py")\nthreading.Thread(target=later).start()\n"done"\n',
     );
     expect(await cli(['run', py])).toMatchObject({ code: 0, stdout: "'done'\nlate py\n" });
+  });
+
+  it('ends with the code of process.exit() / sys.exit(), also from a callback; pools and timeouts do not hang', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-exit-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const later = await cli([
+      'run',
+      file(
+        'a.js',
+        'setTimeout(() => process.exit(3), 100);\nsetTimeout(() => console.log("after exit?"), 300);\n',
+      ),
+    ]);
+    expect(later.code).toBe(3);
+    expect(later.stdout).not.toContain('after exit?');
+    const thrown = await cli(['run', file('b.js', 'setTimeout(() => { throw new Error("boom") }, 50);\n')]);
+    expect(thrown.code).toBe(1);
+    expect(thrown.stderr).toContain('omp-eval run: a callback threw: boom');
+    expect(await cli(['run', file('c.js', 'console.log("a"); process.exit(0)\n')])).toMatchObject({
+      code: 0,
+      stdout: 'a\n',
+      stderr: '',
+    });
+    expect(await cli(['run', file('d.py', 'import sys\nprint("x")\nsys.exit(4)\n')])).toMatchObject({
+      code: 4,
+      stdout: 'x\n',
+      stderr: '',
+    });
+    const pool = await cli([
+      'run',
+      file(
+        'e.py',
+        'from concurrent.futures import ThreadPoolExecutor\nex = ThreadPoolExecutor(2)\nprint(ex.submit(lambda: 42).result())\n',
+      ),
+    ]);
+    expect(pool).toMatchObject({ code: 0, stdout: '42\n' });
+    const forever = await cli(['run', file('f.js', 'setInterval(() => {}, 100);\n0\n'), '--timeout', '1']);
+    expect(forever.code).toBe(1);
+    expect(forever.stderr).toBe("omp-eval run: the script's background work timed out\n");
   });
 
   it('takes global flags after the command too', async () => {

@@ -212,6 +212,9 @@ describe('js kernel: edges', () => {
     await run(k, 'const library = { alpha: 1, beta: 2 }');
     expect((await k.complete('libr', 4)).matches).toEqual(['library']);
     expect(await k.complete('x = library.al', 14)).toEqual({ matches: ['alpha'], start: 12, end: 14 });
+    // A path that does not start at a global name is not evaluated.
+    await run(k, 'globalThis.al = { pha: 1 }; const arr = [library]');
+    expect((await k.complete('arr[0].al.ph', 12)).matches).toEqual([]);
   });
 });
 
@@ -220,6 +223,9 @@ describe('js kernel: REPL conveniences and error details', () => {
     const k = await startJs();
     await run(k, '6 * 7');
     expect(plain((await run(k, '_ + 1')).result)).toBe('43');
+    await run(k, '0 / 0');
+    await run(k, '5');
+    expect(plain((await run(k, '_')).result)).toBe('5');
     await run(k, 'const _ = "mine"');
     await run(k, '1');
     expect(plain((await run(k, '_')).result)).toBe("'mine'");

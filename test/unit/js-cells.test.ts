@@ -52,6 +52,14 @@ describe('cellNeedsMoreInput for JavaScript', () => {
     expect(cellNeedsMoreInput('%%js\nconst a = 1', 'py', { lines: true })).toBe(true);
     expect(cellNeedsMoreInput('%%js\nconst a = 1\n', 'py', { lines: true })).toBe(false);
     expect(cellNeedsMoreInput('%%js\nf(\n', 'py', { lines: true })).toBe(true);
+    // Two empty lines run whatever is open (a typo must not hold the cell forever).
+    expect(more('foo(\n\n')).toBe(false);
+    expect(more('const x')).toBe(true);
+    expect(more('const x\n\n')).toBe(false);
+    // Read line by line, an empty line ends a Python cell even inside brackets, as before.
+    expect(cellNeedsMoreInput('print(1\n', 'py', { lines: true })).toBe(false);
+    expect(cellNeedsMoreInput('%%bash\necho \\(\n', 'py', { lines: true })).toBe(false);
+    expect(cellNeedsMoreInput('print(1\n', 'py')).toBe(true);
   });
 });
 
