@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { type ExecuteOptions, type KernelOptions, PythonKernel } from '../../src/eval/kernel.js';
 import type { Frame } from '../../src/eval/protocol.js';
 
@@ -39,6 +39,34 @@ export async function run(kernel: PythonKernel, code: string, opts: ExecuteOptio
     stderr: text('stderr'),
     result: result?.type === 'result' ? result.bundle : undefined,
   };
+}
+
+/**
+ * Starts `code`, waits until it printed "ready" (or asked for input), lets it run `settleMs`
+ * more, interrupts it, and returns the outcome, the time from the interrupt to the end and the
+ * frames.
+ */
+export async function interruptAfterReady(
+  k: PythonKernel,
+  code: string,
+  opts: { allowStdin?: boolean; settleMs?: number } = {},
+) {
+  let ready = false;
+  const frames: Frame[] = [];
+  const pending = run(k, code, {
+    ...(opts.allowStdin ? { allowStdin: true } : {}),
+    onFrame: (f) => {
+      frames.push(f);
+      if ((f.type === 'stdout' && f.data.includes('ready')) || f.type === 'input_request') ready = true;
+    },
+  });
+  await waitFor(() => ready, 10_000, 'the cell to start');
+  if (opts.settleMs) await new Promise((r) => setTimeout(r, opts.settleMs));
+  const t0 = performance.now();
+  expect(k.interrupt()).toBe(true);
+  expect(k.state).toBe('interrupting');
+  const { outcome } = await pending;
+  return { outcome, ms: performance.now() - t0, frames };
 }
 
 /** Resolves when the predicate holds, polling every 10 ms. */

@@ -1,26 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PythonKernel } from '../../src/eval/kernel.js';
 import type { Frame } from '../../src/eval/protocol.js';
-import { pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
-
-/** Starts `code`, waits until it printed "ready", interrupts, and returns the outcome. */
-async function interruptAfterReady(k: PythonKernel, code: string, opts: { allowStdin?: boolean } = {}) {
-  let ready = false;
-  const frames: Frame[] = [];
-  const pending = run(k, code, {
-    ...opts,
-    onFrame: (f) => {
-      frames.push(f);
-      if ((f.type === 'stdout' && f.data.includes('ready')) || f.type === 'input_request') ready = true;
-    },
-  });
-  await waitFor(() => ready, 10_000, 'the cell to start');
-  const t0 = performance.now();
-  expect(k.interrupt()).toBe(true);
-  expect(k.state).toBe('interrupting');
-  const { outcome } = await pending;
-  return { outcome, ms: performance.now() - t0, frames };
-}
+import { interruptAfterReady, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 
 describe('kernel: interrupt', () => {
   const cases: [string, string][] = [
