@@ -10,21 +10,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PythonKernel } from '../src/eval/kernel.js';
 import { resolvePython } from '../src/eval/runtime.js';
-
-export interface BenchRow {
-  what: string;
-  omp: string;
-  baseline: string;
-  ratio: string;
-  target: string;
-}
+import { type BenchRow, median, ms } from './lib.js';
 
 const FIGURES = 20;
 const ROUNDS = 7;
 const PYTHON = '/usr/bin/python3';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const ms = (x: number) => `${x.toFixed(0)} ms`;
 
 /** The figures' work; the script saves each figure where the kernel displays it. */
 const WORK = `for i in range(${FIGURES}):

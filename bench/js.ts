@@ -4,23 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import { Kernel } from '../src/eval/kernel.js';
-import type { BenchRow } from './display.js';
+import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
 
 const LINES = 200_000;
 const LOOP = `for (let i = 0; i < ${LINES}; i++) console.log("line " + i + " of the js benchmark output");`;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const ms = (x: number) => (x < 1 ? `${x.toFixed(2)} ms` : `${x.toFixed(0)} ms`);
-
-async function timeIt(n: number, fn: () => Promise<void>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
 
 function node(code: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -52,22 +39,7 @@ export async function jsBench(): Promise<BenchRow[]> {
     });
   });
   if (received < LINES * 5 * 35) throw new Error(`js print loop lost output: ${received} chars`);
-  const interrupt: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    let ready = false;
-    const cell = k.execute('console.log("go"); while (true) {}', {
-      onFrame: (f) => {
-        if (f.type === 'stdout') ready = true;
-      },
-    });
-    while (!ready) await new Promise((r) => setTimeout(r, 2));
-    await new Promise((r) => setTimeout(r, 20));
-    const t = performance.now();
-    k.interrupt();
-    const outcome = await cell;
-    interrupt.push(performance.now() - t);
-    if (!outcome.cancelled) throw new Error('interrupt did not cancel the js cell');
-  }
+  const interrupt = await interruptLatency(k, 'console.log("go"); while (true) {}');
   await k.shutdown();
   return [
     {
@@ -93,7 +65,7 @@ export async function jsBench(): Promise<BenchRow[]> {
     },
     {
       what: 'js interrupt of while (true) {} → done',
-      omp: ms(median(interrupt)),
+      omp: ms(interrupt),
       baseline: '-',
       ratio: '-',
       target: '< 20 ms (as py)',

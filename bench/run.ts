@@ -8,22 +8,7 @@ import { PythonKernel } from '../src/eval/kernel.js';
 import { resolvePython, which } from '../src/eval/runtime.js';
 import { displayBench } from './display.js';
 import { jsBench } from './js.js';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
-
-async function timeIt(n: number, fn: () => Promise<void>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
+import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
 
 /** Spawns a process, discards its stdout, resolves on exit. */
 function spawnAndDrain(cmd: string, args: string[]): Promise<void> {
@@ -40,15 +25,7 @@ function spawnAndDrain(cmd: string, args: string[]): Promise<void> {
 const LINES = 200_000;
 const LOOP = `for i in range(${LINES}):\n    print('${'x'.repeat(42)}', i)`;
 
-interface Row {
-  what: string;
-  omp: string;
-  baseline: string;
-  ratio: string;
-  target: string;
-}
-const rows: Row[] = [];
-const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`;
+const rows: BenchRow[] = [];
 
 async function jupyterBaseline(): Promise<{ roundTripMs: number; printLinesMs: number } | undefined> {
   const py = '/usr/bin/python3';
@@ -115,22 +92,7 @@ async function main() {
   if (received < LINES * 5 * 40) throw new Error(`print loop lost output: ${received} chars`);
 
   // 4. Interrupt of a running loop to done.
-  const interrupt: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    let ready = false;
-    const cell = k.execute('print("go")\nwhile True:\n    pass', {
-      onFrame: (f) => {
-        if (f.type === 'stdout') ready = true;
-      },
-    });
-    while (!ready) await new Promise((r) => setTimeout(r, 2));
-    await new Promise((r) => setTimeout(r, 20));
-    const t = performance.now();
-    k.interrupt();
-    const outcome = await cell;
-    interrupt.push(performance.now() - t);
-    if (!outcome.cancelled) throw new Error('interrupt did not cancel the cell');
-  }
+  const interrupt = await interruptLatency(k, 'print("go")\nwhile True:\n    pass');
 
   // 5. 1 GB in 1 MB writes: host memory stays bounded.
   global.gc?.();
@@ -181,7 +143,7 @@ async function main() {
   }
   rows.push({
     what: 'interrupt of a running loop → done',
-    omp: ms(median(interrupt)),
+    omp: ms(interrupt),
     baseline: '-',
     ratio: '-',
     target: '< 20 ms',
@@ -197,16 +159,16 @@ async function main() {
   rows.push(...(await displayBench()));
   rows.push(...(await jsBench()));
 
-  const cols: (keyof Row)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
-  const head: Row = {
+  const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
+  const head: BenchRow = {
     what: 'benchmark',
     omp: 'omp-eval',
     baseline: 'baseline',
     ratio: 'ratio',
     target: 'target',
   };
-  const width = (c: keyof Row) => Math.max(...[head, ...rows].map((r) => r[c].length));
-  const line = (r: Row) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
+  const width = (c: keyof BenchRow) => Math.max(...[head, ...rows].map((r) => r[c].length));
+  const line = (r: BenchRow) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
   process.stdout.write(
     `${[line(head), `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`, ...rows.map(line)].join('\n')}\n`,
   );

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pty from '@lydell/node-pty';
 import xterm from '@xterm/headless';
+import { median } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /** utime + stime of a process, in seconds (Linux). */
 function cpuSeconds(pid: number): number {

@@ -1,0 +1,53 @@
+/** What the benchmarks share: timing, medians, the table's rows and the interrupt measurement. */
+import type { Kernel } from '../src/eval/kernel.js';
+
+export interface BenchRow {
+  what: string;
+  omp: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+export const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`;
+
+/** The median time of `n` runs of `fn`. */
+export async function timeIt(n: number, fn: () => Promise<void>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+/**
+ * The median time from interrupt() to the end of a cell that printed something and then spins
+ * (`code`), over `rounds` runs in one kernel.
+ */
+export async function interruptLatency(k: Kernel, code: string, rounds = 15): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let ready = false;
+    const cell = k.execute(code, {
+      onFrame: (f) => {
+        if (f.type === 'stdout') ready = true;
+      },
+    });
+    while (!ready) await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 20));
+    const t = performance.now();
+    k.interrupt();
+    const outcome = await cell;
+    times.push(performance.now() - t);
+    if (!outcome.cancelled) throw new Error(`interrupt did not cancel the cell: ${code}`);
+  }
+  return median(times);
+}
