@@ -373,10 +373,11 @@ export class Kernel extends EventEmitter {
   }
 
   /** Part of the js runner's end-of-cell markers, so that output cannot imitate one. */
-  private readonly syncToken = randomBytes(6).toString('hex');
+  private syncToken = '';
 
   private spawnNode(cwd: string): ChildProcess {
     const hostEnv = this.opts.hostEnv ?? process.env;
+    this.syncToken = randomBytes(6).toString('hex');
     const env = {
       ...filterEnv(hostEnv, ['NODE_PATH', ...(this.opts.passEnv ?? [])]),
       OMP_JS_SYNC_TOKEN: this.syncToken,

@@ -115,12 +115,7 @@ function restoreIntrinsics(id) {
   const restored = [];
   INTRINSICS.forEach((name, i) => {
     if (globalThis[name] !== intrinsicValues[i]) {
-      defineProperty(globalThis, name, {
-        value: intrinsicValues[i],
-        writable: true,
-        configurable: true,
-        enumerable: false,
-      });
+      defineGlobal(name, intrinsicValues[i]);
       restored.push(name);
     }
   });
@@ -468,7 +463,7 @@ let lastResult;
 function keepLastResult(value) {
   if ('_' in globalThis && !ObjectCtor.is(globalThis._, lastResult)) return;
   lastResult = value;
-  defineProperty(globalThis, '_', { value, writable: true, configurable: true, enumerable: false });
+  defineGlobal('_', value);
 }
 
 async function execute(request) {
