@@ -95,24 +95,15 @@ export function cellNeedsMoreInput(
   opts: { lines?: boolean } = {},
 ): boolean {
   const cell = cellLanguage(text, fallback);
-  if (cell.code !== text) {
-    if (!cell.code.trim()) return true; // just the magic line: the body follows
-    // Read line by line (piped input), `%%js` / `%%py` is a cell magic whose body ends with an
-    // empty line, like %%bash (unless the body is still open). In the notebook Enter runs a
-    // complete body.
-    if (opts.lines) {
-      const last = text.split('\n').at(-1) ?? '';
-      if (last.trim() !== '') return true;
-      return cell.language === 'js' && needsMoreInput(cell.code, 'js');
-    }
+  const magic = cell.code !== text;
+  if (magic && !cell.code.trim()) return true; // just the magic line: the body follows
+  // Read line by line (piped input), an empty line ends a Python cell as it always did (open
+  // brackets too) and a `%%js` / `%%py` body, like %%bash; a js cell only while nothing is open.
+  // In the notebook, Enter runs a complete body.
+  if (opts.lines) {
+    const endsBlank = text.includes('\n') && (text.split('\n').at(-1) ?? '').trim() === '';
+    if (magic && !endsBlank) return true;
+    if (endsBlank && cell.language === 'py') return false;
   }
-  // Read line by line, an empty line ends a Python cell, as it always did (open brackets too).
-  if (
-    opts.lines &&
-    cell.language === 'py' &&
-    text.includes('\n') &&
-    (text.split('\n').at(-1) ?? '').trim() === ''
-  )
-    return false;
   return needsMoreInput(cell.code, cell.language);
 }
