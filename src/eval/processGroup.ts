@@ -18,16 +18,28 @@ function procStat(pid: string | number): string[] | undefined {
   }
 }
 
-/** Live (non-zombie) processes whose process group or session is `id`. Linux only. */
-function members(id: number): number[] {
-  const found: number[] = [];
+/** Live (non-zombie) processes with their ppid, process group and session. Linux only. */
+function liveProcesses(): { pid: number; ppid: number; pgrp: number; session: number }[] {
+  const found: { pid: number; ppid: number; pgrp: number; session: number }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (entry.charCodeAt(0) > 57) continue; // not a pid
     const stat = procStat(entry);
-    if (stat && stat[0] !== 'Z' && (Number(stat[2]) === id || Number(stat[3]) === id))
-      found.push(Number(entry));
+    if (!stat || stat[0] === 'Z') continue;
+    found.push({
+      pid: Number(entry),
+      ppid: Number(stat[1]),
+      pgrp: Number(stat[2]),
+      session: Number(stat[3]),
+    });
   }
   return found;
+}
+
+/** Live processes whose process group or session is `id`. Linux only. */
+function members(id: number): number[] {
+  return liveProcesses()
+    .filter((p) => p.pgrp === id || p.session === id)
+    .map((p) => p.pid);
 }
 
 /**
@@ -85,13 +97,7 @@ export function groupAlive(pgid: number): boolean {
 export function signalDescendants(pid: number, signal: NodeJS.Signals): number {
   if (!linux) return 0;
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (entry.charCodeAt(0) > 57) continue;
-    const stat = procStat(entry);
-    if (!stat || stat[0] === 'Z') continue;
-    const ppid = Number(stat[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
+  for (const p of liveProcesses()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
   let count = 0;
   const queue = [...(children.get(pid) ?? [])];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
