@@ -4,8 +4,8 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PythonKernel } from '../src/eval/kernel.js';
-import { resolvePython, which } from '../src/eval/runtime.js';
+import { Kernel } from '../src/eval/index.js';
+import { resolvePython, which } from '../src/eval/kernel/runtime.js';
 import { displayBench } from './display.js';
 import { jsBench } from './js.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
@@ -55,7 +55,7 @@ async function main() {
   // 1. Kernel start to ready, against the same interpreter running `-c pass`.
   const bare = await timeIt(15, () => spawnAndDrain(python.executable, ['-c', 'pass']));
   const start = await timeIt(15, async () => {
-    const k = await PythonKernel.start({ resolved: python });
+    const k = await Kernel.start({ resolved: python });
     void k.shutdown();
   });
   rows.push({
@@ -71,7 +71,7 @@ async function main() {
     process.stderr.write(`(python3 on PATH is ${shim}: -c pass takes ${ms(viaShim)} through it)\n`);
   }
 
-  const k = await PythonKernel.start({ resolved: python });
+  const k = await Kernel.start({ resolved: python });
 
   // 2. Warm round trip.
   for (let i = 0; i < 200; i++) await k.execute('1+1');

@@ -3,11 +3,18 @@
  * front end (line mode, `run`, `tool`, `setup`).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkCwd, createExecutor, type Executor, ExecutorError } from './eval/executor.js';
-import { KernelStartError } from './eval/kernel.js';
-import { PythonNotFoundError } from './eval/runtime.js';
-import type { CellLanguage } from './eval/script.js';
-import { loadSettings, type Settings, SettingsError } from './eval/settings.js';
+import type { CellLanguage } from './eval/index.js';
+import {
+  checkCwd,
+  createExecutor,
+  type Executor,
+  ExecutorError,
+  KernelStartError,
+  loadSettings,
+  PythonNotFoundError,
+  type Settings,
+  SettingsError,
+} from './eval/index.js';
 import { runRepl } from './modes/repl.js';
 import { runScript } from './modes/run.js';
 import { checkPython } from './modes/setup.js';

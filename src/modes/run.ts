@@ -3,8 +3,8 @@
  * each cell's output. Exit code: 0 all cells ok, 1 a cell failed, 130 interrupted.
  */
 import { readFileSync } from 'node:fs';
-import type { Executor, OutputEvent } from '../eval/executor.js';
-import { type CellLanguage, cellLanguage, splitCells } from '../eval/script.js';
+import type { Executor, OutputEvent } from '../eval/index.js';
+import { type CellLanguage, cellLanguage, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeEvent } from './output.js';
 
 export interface RunScriptOptions {

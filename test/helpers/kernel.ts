@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { afterEach, expect } from 'vitest';
-import { type ExecuteOptions, type KernelOptions, PythonKernel } from '../../src/eval/kernel.js';
-import type { Frame } from '../../src/eval/protocol.js';
+import { type ExecuteOptions, Kernel, type KernelOptions } from '../../src/eval/index.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 
-const started: PythonKernel[] = [];
+const started: Kernel[] = [];
 
 /** Starts a real kernel that is shut down after the test. */
-export async function startKernel(opts: KernelOptions = {}): Promise<PythonKernel> {
-  const kernel = await PythonKernel.start(opts);
+export async function startKernel(opts: KernelOptions = {}): Promise<Kernel> {
+  const kernel = await Kernel.start(opts);
   started.push(kernel);
   return kernel;
 }
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 /** Runs a cell and collects its frames. */
-export async function run(kernel: PythonKernel, code: string, opts: ExecuteOptions = {}) {
+export async function run(kernel: Kernel, code: string, opts: ExecuteOptions = {}) {
   const frames: Frame[] = [];
   const outcome = await kernel.execute(code, {
     ...opts,
@@ -47,7 +47,7 @@ export async function run(kernel: PythonKernel, code: string, opts: ExecuteOptio
  * frames.
  */
 export async function interruptAfterReady(
-  k: PythonKernel,
+  k: Kernel,
   code: string,
   opts: { allowStdin?: boolean; settleMs?: number } = {},
 ) {
@@ -78,7 +78,7 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what
   }
 }
 
-export { groupAlive, pidAlive } from '../../src/eval/processGroup.js';
+export { groupAlive, pidAlive } from '../../src/eval/kernel/processGroup.js';
 
 /** Output of a short command. */
 export function capture(cmd: string, args: string[]): Promise<string> {

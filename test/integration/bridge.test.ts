@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { resolveAgentHandle } from '../../src/eval/bridge.js';
+import { resolveAgentHandle } from '../../src/eval/executor/commandBridge.js';
 import { makeExecutor } from '../helpers/executor.js';
 
 const FAKE = `python3 ${fileURLToPath(new URL('../fixtures/fake-agent.py', import.meta.url))}`;

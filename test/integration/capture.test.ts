@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Frame } from '../../src/eval/protocol.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 import { run, startKernel, waitFor } from '../helpers/kernel.js';
 
 describe('kernel: output capture', () => {
@@ -55,9 +55,8 @@ describe('kernel: output capture', () => {
   });
 
   it('keeps the protocol intact when user code writes junk to fd 1', async () => {
-    const k = await startKernel();
     const noise: string[] = [];
-    k.on('noise', (line: string) => noise.push(line));
+    const k = await startKernel({ logger: { trace: () => {}, warn: (line) => noise.push(line) } });
     const { stdout } = await run(
       k,
       'import os\nos.write(1, b\'{"type": "done", "id": "fake"}\\n\\x00\\xff junk\\n\')',
@@ -86,7 +85,7 @@ describe('kernel: output capture', () => {
     );
     expect(stdout).toBe('from thread\n');
     const background: Frame[] = [];
-    k.on('background', (f: Frame) => background.push(f));
+    k.onBackground((f) => background.push(f));
     await run(k, 'import time\nthreading.Thread(target=lambda: (time.sleep(0.3), print("later"))).start()');
     await waitFor(
       () => background.some((f) => f.type === 'stdout' && f.data.includes('later')),

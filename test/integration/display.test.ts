@@ -4,8 +4,8 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import type { OutputEvent } from '../../src/eval/executor.js';
-import type { Frame } from '../../src/eval/protocol.js';
+import type { OutputEvent } from '../../src/eval/index.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { run, startKernel } from '../helpers/kernel.js';
 

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { TIMEOUT_KILLED_NOTICE } from '../../src/eval/executor.js';
+import { TIMEOUT_KILLED_NOTICE } from '../../src/eval/index.js';
 import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
-import { pidAlive } from '../helpers/kernel.js';
+import { pidAlive, waitFor } from '../helpers/kernel.js';
 
 const py = (code: string, extra: Record<string, unknown> = {}) => ({
   language: 'py' as const,
@@ -88,8 +88,13 @@ describe('executor: deaths we caused are not retried', () => {
     const s = await ex.session();
     const [bus] = await s.run([py('import os, signal\nos.kill(os.getpid(), signal.SIGBUS)')]);
     expect(bus?.exitCode).toBe(128 + 7);
-    const running = s.run([py('import time\ntime.sleep(30)')]);
-    await new Promise((r) => setTimeout(r, 300));
+    let started = false;
+    const running = s.run([py('import time\ntime.sleep(30)')], {
+      onEvent: (_, event) => {
+        if (event.kind === 'started') started = true;
+      },
+    });
+    await waitFor(() => started, 20_000, 'the cell to start');
     await s.restart();
     const [stopped] = await running;
     expect(stopped?.notices.at(-1)).toBe('The kernel was shut down while this cell was running.');

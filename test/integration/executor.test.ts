@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/executor.js';
+import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/index.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { pidAlive } from '../helpers/kernel.js';
 

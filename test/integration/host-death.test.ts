@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { signalGroup } from '../../src/eval/processGroup.js';
+import { signalGroup } from '../../src/eval/kernel/processGroup.js';
 import { groupAlive, pidAlive, waitFor } from '../helpers/kernel.js';
 
 /** A host process that starts a kernel, runs `code`, prints the kernel's pid, and waits. */
 function hostWith(code: string) {
   const script = `
-    import { PythonKernel } from '${new URL('../../dist/src/eval/kernel.js', import.meta.url).pathname}';
-    const k = await PythonKernel.start({});
+    import { Kernel } from '${new URL('../../dist/src/eval/index.js', import.meta.url).pathname}';
+    const k = await Kernel.start({});
     void k.execute(${JSON.stringify(code)});
     setTimeout(() => process.stdout.write(String(k.pid) + '\\n'), 300);
     setInterval(() => {}, 1000);
@@ -51,8 +51,8 @@ describe('kernels never outlive their host', () => {
 describe('a host that exits without shutting its kernels down', () => {
   it('kills them on its way out (process exit handler)', async () => {
     const script = `
-      import { PythonKernel } from '${new URL('../../dist/src/eval/kernel.js', import.meta.url).pathname}';
-      const k = await PythonKernel.start({});
+      import { Kernel } from '${new URL('../../dist/src/eval/index.js', import.meta.url).pathname}';
+      const k = await Kernel.start({});
       void k.execute('import time\\ntime.sleep(100)');
       setTimeout(() => { process.stdout.write(String(k.pid) + '\\n'); process.exit(0); }, 300);
     `;

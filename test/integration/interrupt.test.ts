@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Frame } from '../../src/eval/protocol.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 import { interruptAfterReady, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 
 describe('kernel: interrupt', () => {

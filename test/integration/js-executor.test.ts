@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/executor.js';
+import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/index.js';
 import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';

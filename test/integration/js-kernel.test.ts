@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Frame } from '../../src/eval/protocol.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 import { interruptAfterReady, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 
 const startJs = (opts: Parameters<typeof startKernel>[0] = {}) => startKernel({ language: 'js', ...opts });

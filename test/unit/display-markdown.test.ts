@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MARKDOWN_LIMIT, planColumns, renderMarkdown } from '../../src/eval/markdown.js';
+import { MARKDOWN_LIMIT, planColumns, renderMarkdown } from '../../src/render/markdown.js';
 
 const ESC = String.fromCharCode(27);
 const visible = (s: string) => [...s.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')].length;

@@ -6,7 +6,7 @@ import {
   imageSize,
   renderBundle,
   statusEvent,
-} from '../../src/eval/display.js';
+} from '../../src/eval/output/display.js';
 
 const PNG_2x3 =
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEElEQVR4nGNgYGD4z4AKAAH+AQHx3/eRAAAAAElFTkSuQmCC';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterEnv, kernelEnv } from '../../src/eval/runtime.js';
+import { filterEnv, kernelEnv } from '../../src/eval/kernel/runtime.js';
 
 describe('filterEnv', () => {
   const host = {
@@ -58,7 +58,7 @@ describe('filterEnv', () => {
 
 describe('credentials', () => {
   it('drops names that look like credentials, even with an allowed prefix, unless passed', async () => {
-    const { filterEnv, looksLikeCredential } = await import('../../src/eval/runtime.js');
+    const { filterEnv, looksLikeCredential } = await import('../../src/eval/kernel/runtime.js');
     const host = {
       PATH: '/bin',
       PI_SERVICE_TOKEN: 't',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { OutputSink, resolveArtifact, sanitize } from '../../src/eval/outputSink.js';
+import { OutputSink, resolveArtifact, sanitize } from '../../src/eval/output/outputSink.js';
 
 function sinkOf(chunks: string[], limits = {}) {
   const sink = new OutputSink(limits);

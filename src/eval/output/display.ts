@@ -9,7 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
-import type { MimeBundle } from './protocol.js';
+import type { MimeBundle } from '../protocol/index.js';
 
 export const STATUS_MIME = 'application/x-omp-status';
 /** text/plain with terminal colours, beside text/plain (the js kernel's results). */
