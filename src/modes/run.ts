@@ -28,8 +28,10 @@ const DRAIN = {
 };
 
 /** The exit code a script asked for with process.exit() / sys.exit(), else undefined. */
-function requestedExit(error: { ename: string; evalue: string } | undefined): number | undefined {
-  if (error?.ename === 'ProcessExit') return Number(/^process\.exit\((\d*)\)/.exec(error.evalue)?.[1] || 0);
+function requestedExit(
+  error: { ename: string; evalue: string; exitCode?: number } | undefined,
+): number | undefined {
+  if (error?.ename === 'ProcessExit') return error.exitCode ?? 0;
   if (error?.ename === 'SystemExit') {
     if (error.evalue === '' || error.evalue === 'None') return 0;
     return /^-?\d+$/.test(error.evalue) ? Number(error.evalue) & 0xff : 1;

@@ -286,8 +286,11 @@ describe('js kernel: what cells cannot break', () => {
     await run(k, 'const kept = 7');
     const r = await run(k, 'console.log("before"); process.exit(3); console.log("never")');
     expect(r.stdout).toBe('before\n');
-    expect(r.outcome.error).toMatchObject({ ename: 'ProcessExit' });
+    // The code travels as a field of the error frame (run ends with it).
+    expect(r.outcome.error).toMatchObject({ ename: 'ProcessExit', exitCode: 3 });
     expect(r.outcome.error?.evalue).toContain('process.exit(3) ended the cell');
+    expect((await run(k, 'process.exit()')).outcome.error).toMatchObject({ exitCode: 0 });
+    expect((await run(k, 'process.exit(-1)')).outcome.error).toMatchObject({ exitCode: 255 });
     expect(k.pid).toBe(pid);
     expect(plain((await run(k, 'kept')).result)).toBe('7');
   });
