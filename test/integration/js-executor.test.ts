@@ -100,12 +100,15 @@ describe('executor: js cells', () => {
     const s = await ex.session();
     const controller = new AbortController();
     let started = false;
-    const running = s.run([js('console.log("go"); await new Promise(() => {})'), js('"never"')], {
-      signal: controller.signal,
-      onEvent: (_, e) => {
-        if (e.kind === 'stdout') started = true;
+    const running = s.run(
+      [js('setTimeout(() => console.log("go"), 0); await new Promise(() => {})'), js('"never"')],
+      {
+        signal: controller.signal,
+        onEvent: (_, e) => {
+          if (e.kind === 'stdout') started = true;
+        },
       },
-    });
+    );
     await waitFor(() => started, 10_000, 'the cell to start');
     controller.abort();
     const results = await running;

@@ -172,7 +172,8 @@ describe('js kernel: interrupt', () => {
     const k = await startJs();
     const { outcome } = await interruptAfterReady(
       k,
-      'const before = 1; console.log("ready"); await new Promise(() => {})',
+      // "ready" from a timer: the cell is then surely waiting in its await, not in its sync part.
+      'const before = 1; setTimeout(() => console.log("ready"), 0); await new Promise(() => {})',
     );
     expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: false });
     expect(outcome.error?.evalue).toContain('awaited');

@@ -76,7 +76,7 @@ describe('kernel: death and shutdown', () => {
     const k = await startKernel();
     const exited = new Promise((resolve) => k.onState((state) => state === 'dead' && resolve(k.exit)));
     // Closing stdin alone (no exit request) must end the runner with code 0.
-    (k as unknown as { proc: { requests: NodeJS.WritableStream } }).proc.requests.end();
+    (k as unknown as { channel: { endRequests(): void } }).channel.endRequests();
     expect(await exited).toMatchObject({ code: 0, signal: null });
   });
 

@@ -3,6 +3,7 @@
  * it ends, nothing it started lives on (the group is reaped).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { type ExitRequest, exitRequest } from '../protocol/index.js';
 import { groupAlive, signalGroup } from './processGroup.js';
 
 /** What the exit hook needs of a kernel: kill it now, synchronously. */
@@ -76,4 +77,34 @@ export function settlesWithin(exited: Promise<unknown>, ms: number): Promise<boo
       resolve(true);
     });
   });
+}
+
+/** What endProcess needs of a kernel's channel. */
+export interface Endable {
+  write(request: ExitRequest): void;
+  endRequests(): void;
+  killGroup(signal: NodeJS.Signals): boolean;
+}
+
+/**
+ * Ends a kernel process: an idle one is asked (`exit` request, requests closed) and given a grace
+ * period; then SIGTERM to its group, another grace period, then SIGKILL. `kill` skips to SIGKILL.
+ */
+export async function endProcess(
+  channel: Endable,
+  exited: Promise<unknown>,
+  opts: { idle: boolean; kill: boolean; graceMs: number },
+): Promise<void> {
+  if (opts.kill) {
+    channel.killGroup('SIGKILL');
+    return;
+  }
+  if (opts.idle) channel.write(exitRequest());
+  channel.endRequests();
+  let done = opts.idle && (await settlesWithin(exited, opts.graceMs));
+  if (!done) {
+    channel.killGroup('SIGTERM');
+    done = await settlesWithin(exited, opts.graceMs);
+  }
+  if (!done) channel.killGroup('SIGKILL');
 }
