@@ -5,7 +5,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../src/eval/index.js';
-import { resolvePython, which } from '../src/eval/kernel/runtime.js';
+import { resolvePython, which } from '../src/eval/kernel/python.js';
 import { displayBench } from './display.js';
 import { jsBench } from './js.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';

@@ -29,7 +29,7 @@ export {
   type ResolvedPython,
   type ResolveOptions,
   resolvePython,
-} from './kernel/runtime.js';
+} from './kernel/python.js';
 export {
   type KernelEvent,
   type KernelState,

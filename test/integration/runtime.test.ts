@@ -14,12 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  PythonNotFoundError,
-  pythonCandidates,
-  resolvePython,
-  which,
-} from '../../src/eval/kernel/runtime.js';
+import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/kernel/python.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
 let realPython: string;
@@ -185,5 +180,36 @@ describe('runner file cache', () => {
     const safe = ensureRunnerFile({ sources, base: shared, logger });
     expect(dirname(safe)).not.toBe(exposed);
     expect(logged.at(-1)).toMatch(/is not a private directory of this user; using a fresh one/);
+  });
+});
+
+describe('probe cache', () => {
+  it('keeps a probe across runs only while nothing that picks the interpreter changed', async () => {
+    const { cachedProbe, storeProbe } = await import('../../src/eval/kernel/probeCache.js');
+    const dir = mkdtempSync(join(tmpdir(), 'omp-probe-'));
+    const shim = join(dir, 'python');
+    const real = join(dir, 'python3.99');
+    writeFileSync(shim, '#!/bin/sh\nexec true\n');
+    writeFileSync(real, '');
+    const env = { PATH: '/usr/bin', HOME: dir };
+    const probe = { executable: real, version: [3, 99, 0] as [number, number, number] };
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    storeProbe(shim, env, dir, probe);
+    expect(cachedProbe(shim, env, dir)).toEqual(probe);
+    // pyenv's switches: a variable, a local version file, the global version file.
+    expect(cachedProbe(shim, { ...env, PYENV_VERSION: '3.12' }, dir)).toBeUndefined();
+    writeFileSync(join(dir, '.python-version'), '3.12\n');
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    storeProbe(shim, env, dir, probe);
+    expect(cachedProbe(shim, env, dir)).toEqual(probe);
+    mkdirSync(join(dir, '.pyenv'));
+    writeFileSync(join(dir, '.pyenv', 'version'), '3.10\n');
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    storeProbe(shim, env, dir, probe);
+    // The interpreter the probe found was replaced.
+    rmSync(real);
+    writeFileSync(real, 'new');
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    expect(cachedProbe(shim, { ...env, OMP_EVAL_NO_PROBE_CACHE: '1' }, dir)).toBeUndefined();
   });
 });

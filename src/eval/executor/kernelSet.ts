@@ -4,7 +4,7 @@
  * on `lock`. Kernel states and between-cell output are published to subscribers.
  */
 import type { Kernel } from '../kernel/kernel.js';
-import type { ResolvedPython } from '../kernel/runtime.js';
+import type { ResolvedPython } from '../kernel/python.js';
 import type { KernelState } from '../kernel/state.js';
 import type { KernelLanguage as Language } from '../kernel/types.js';
 import type { Frame } from '../protocol/index.js';

@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { Kernel } from '../kernel/kernel.js';
-import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../kernel/runtime.js';
+import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../kernel/python.js';
 import { describeExit, type KernelLanguage as Language } from '../kernel/types.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { BridgeHandler } from '../protocol/index.js';

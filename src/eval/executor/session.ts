@@ -3,7 +3,7 @@
  * the cells of two calls never interleave; it interrupts, restarts and completes.
  */
 import type { Kernel } from '../kernel/kernel.js';
-import type { ResolvedPython } from '../kernel/runtime.js';
+import type { ResolvedPython } from '../kernel/python.js';
 import type { Completion, KernelLanguage as Language } from '../kernel/types.js';
 import type { Frame } from '../protocol/index.js';
 import type { KernelMode } from '../settings.js';

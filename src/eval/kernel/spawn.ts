@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
+import { filterEnv, kernelEnv } from './env.js';
+import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile } from './runnerFile.js';
-import { filterEnv, kernelEnv, type ResolvedPython, resolvePython } from './runtime.js';
 import type { KernelLanguage, KernelOptions } from './types.js';
 
 /** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */

@@ -1,7 +1,7 @@
 /** The kernel client's public types. */
 import type { Logger } from '../logger.js';
 import type { BridgeHandler, Frame } from '../protocol/index.js';
-import type { ResolvedPython } from './runtime.js';
+import type { ResolvedPython } from './python.js';
 
 export type KernelLanguage = 'py' | 'js';
 
