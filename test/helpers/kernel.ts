@@ -42,14 +42,13 @@ export async function run(kernel: Kernel, code: string, opts: ExecuteOptions = {
 }
 
 /**
- * Starts `code`, waits until it printed "ready" (or asked for input), lets it run `settleMs`
- * more, interrupts it, and returns the outcome, the time from the interrupt to the end and the
+ * Starts `code`, waits until it printed "ready" (or asked for input) and `until` holds, interrupts it, and returns the outcome, the time from the interrupt to the end and the
  * frames.
  */
 export async function interruptAfterReady(
   k: Kernel,
   code: string,
-  opts: { allowStdin?: boolean; settleMs?: number } = {},
+  opts: { allowStdin?: boolean; until?: () => boolean } = {},
 ) {
   let ready = false;
   const frames: Frame[] = [];
@@ -60,8 +59,8 @@ export async function interruptAfterReady(
       if ((f.type === 'stdout' && f.data.includes('ready')) || f.type === 'input_request') ready = true;
     },
   });
-  await waitFor(() => ready, 10_000, 'the cell to start');
-  if (opts.settleMs) await new Promise((r) => setTimeout(r, opts.settleMs));
+  await waitFor(() => ready, 60_000, 'the cell to start');
+  if (opts.until) await waitFor(opts.until, 60_000, 'the condition to interrupt on');
   const t0 = performance.now();
   expect(k.interrupt()).toBe(true);
   expect(k.state).toBe('interrupting');
@@ -70,7 +69,7 @@ export async function interruptAfterReady(
 }
 
 /** Resolves when the predicate holds, polling every 10 ms. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition') {
+export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what = 'condition') {
   const until = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

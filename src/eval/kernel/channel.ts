@@ -34,6 +34,8 @@ export interface ChannelOptions {
   logger: Logger;
   trace: boolean;
   bridge?: BridgeHandler;
+  /** How long a js `done` waits for the end-of-cell markers (default 1 s). */
+  rawSyncMs?: number;
 }
 
 export interface ChannelHandlers {
@@ -200,7 +202,7 @@ export class KernelChannel {
         // Wait for the raw streams to catch up (bounded: a marker can be lost to a closed fd).
         this.heldDone = {
           frame: parsed.frame,
-          timer: setTimeout(() => this.releaseHeldDone(true), RAW_SYNC_MS),
+          timer: setTimeout(() => this.releaseHeldDone(true), this.opts.rawSyncMs ?? RAW_SYNC_MS),
         };
         this.releaseHeldDone();
       } else {

@@ -143,6 +143,7 @@ export class Kernel {
           logger: this.logger,
           trace: this.trace,
           ...(this.opts.bridge ? { bridge: this.opts.bridge } : {}),
+          ...(this.opts.rawSyncMs !== undefined ? { rawSyncMs: this.opts.rawSyncMs } : {}),
         },
       );
     } catch (err) {

@@ -32,6 +32,8 @@ export interface KernelOptions {
   startTimeoutMs?: number;
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;
+  /** How long a js `done` waits for the end-of-cell markers on fd 1 and fd 2 (default 1 s). */
+  rawSyncMs?: number;
   /** Trace every frame in both directions to the logger (default: PI_PYTHON_IPC_TRACE=1). */
   trace?: boolean;
   /** Where traces and warnings go (default: nowhere). */
