@@ -6,7 +6,9 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../src/eval/index.js';
 import { resolvePython, which } from '../src/eval/kernel/python.js';
+import { cliBench } from './cli.js';
 import { displayBench } from './display.js';
+import { durationBench } from './durations.js';
 import { jsBench } from './js.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
 
@@ -48,6 +50,8 @@ async function jupyterBaseline(): Promise<{ roundTripMs: number; printLinesMs: n
 }
 
 async function main() {
+  // First, while nothing else of the benchmark runs: how fast the commands start.
+  rows.push(...(await cliBench()));
   const python = await resolvePython({ cwd: process.cwd() });
   process.stderr.write(`interpreter: ${python.executable} (Python ${python.version.join('.')})\n`);
   const jupyter = jupyterBaseline();
@@ -156,6 +160,7 @@ async function main() {
     target: 'bounded',
   });
 
+  rows.push(...(await durationBench(python)));
   rows.push(...(await displayBench()));
   rows.push(...(await jsBench()));
 
