@@ -98,7 +98,7 @@ export function storeProbe(path: string, env: NodeJS.ProcessEnv, cwd: string, pr
     entries.push([keyOf(path, env, cwd), { ...probe, stamp: stamp(probe.executable), at: Date.now() }]);
     const kept = entries.sort(([, a], [, b]) => a.at - b.at).slice(-MAX_ENTRIES);
     const atomic = require('write-file-atomic') as typeof writeFileAtomic;
-    atomic.sync(cacheFile(), JSON.stringify(Object.fromEntries(kept)), { mode: 0o600 });
+    atomic.sync(cacheFile(), JSON.stringify(Object.fromEntries(kept)), { mode: 0o600, fsync: false });
   } catch {
     // no cache this time
   }

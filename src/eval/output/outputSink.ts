@@ -5,19 +5,9 @@
  * Text is cleaned as it arrives: ANSI colour (SGR) is kept, other escape and control sequences
  * and NUL bytes are dropped, and a line rewritten with `\r` keeps only its last state.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { ArtifactFile } from './artifact.js';
+
+export { artifactDir, resolveArtifact } from './artifact.js';
 
 export interface SinkLimits {
   /** Characters kept from the start. */
@@ -37,9 +27,6 @@ export const DEFAULT_SINK_LIMITS: SinkLimits = {
   keep: true,
 };
 
-/** Artifacts older than this are removed when a new one is written. */
-const ARTIFACT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-
 export interface Truncation {
   totalChars: number;
   totalLines: number;
@@ -49,43 +36,6 @@ export interface Truncation {
   artifact?: string;
   artifactPath?: string;
   artifactError?: string;
-}
-
-const ARTIFACT_PREFIX = 'artifact://';
-
-export function artifactDir(): string {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const dir = join(tmpdir(), `omp-eval-artifacts-${uid}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) {
-    throw new Error(`${dir} is not a private directory of this user`);
-  }
-  return dir;
-}
-
-let swept = false;
-
-/** Removes artifacts older than a day, once per process. */
-function sweepArtifacts(dir: string) {
-  if (swept) return;
-  swept = true;
-  const cutoff = Date.now() - ARTIFACT_MAX_AGE_MS;
-  for (const name of readdirSync(dir)) {
-    try {
-      const file = join(dir, name);
-      if (statSync(file).mtimeMs < cutoff) unlinkSync(file);
-    } catch {
-      // raced with another process
-    }
-  }
-}
-
-/** The file an `artifact://<id>` URI names. */
-export function resolveArtifact(uri: string): string {
-  const id = uri.startsWith(ARTIFACT_PREFIX) ? uri.slice(ARTIFACT_PREFIX.length) : uri;
-  if (!/^[\w-]+$/.test(id)) throw new Error(`not an artifact id: ${uri}`);
-  return join(artifactDir(), `${id}.txt`);
 }
 
 /*
@@ -102,10 +52,14 @@ const PARTIAL_ESCAPE = /\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]*|[ -/]*)$/;
 /* How long an unfinished escape sequence may wait for its end before it is dropped. */
 const PARTIAL_ESCAPE_CAP = 4096;
 
+/* Every escape sequence starts with a character of CONTROLS (ESC or CSI). */
+const ANY_CONTROL = new RegExp(CONTROLS.source);
 const JUNK = new RegExp(`${ESCAPES.source}|${CONTROLS.source}`, 'g');
 
 /** Drops control characters and escape sequences, except colour (SGR). */
 export function sanitize(text: string): string {
+  // Most output has no control character at all: one quick scan says so.
+  if (!ANY_CONTROL.test(text)) return text;
   return text.replace(JUNK, (seq) => (SGR.test(seq) ? seq : ''));
 }
 
@@ -121,14 +75,17 @@ export class OutputSink {
   private totalLines = 0;
   private droppedChars = 0;
   private droppedLines = 0;
-  private artifactFd?: number;
-  private artifactId?: string;
-  private artifactPath?: string;
+  private artifact?: ArtifactFile;
   /** Why the full output is not in an artifact, when it is not. */
-  artifactError?: string;
+  private noArtifact?: string;
 
   constructor(limits: Partial<SinkLimits> = {}) {
     this.limits = { ...DEFAULT_SINK_LIMITS, ...limits };
+  }
+
+  /** Why the full output is not (all) in the artifact, if it is not. */
+  get artifactError(): string | undefined {
+    return this.noArtifact ?? this.artifact?.error;
   }
 
   push(chunk: string): void {
@@ -138,11 +95,13 @@ export class OutputSink {
     }
     let text = this.carry + chunk;
     this.carry = '';
-    const partial = PARTIAL_ESCAPE.exec(text);
+    // Only the text after the last ESC can hold an unfinished sequence.
+    const esc = text.lastIndexOf('\x1b');
+    const partial = esc === -1 ? null : PARTIAL_ESCAPE.exec(text.slice(esc));
     if (partial) {
       // Wait for the rest of the sequence; one that never ends is dropped, never shown as text.
       if (partial[0].length < PARTIAL_ESCAPE_CAP) this.carry = partial[0];
-      text = text.slice(0, partial.index);
+      text = text.slice(0, esc + partial.index);
     }
     if (text.endsWith('\r')) {
       this.carry = `\r${this.carry}`;
@@ -150,13 +109,30 @@ export class OutputSink {
     }
     text = sanitize(text).replace(/\r\n/g, '\n');
     let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      this.appendToLine(text.slice(start, nl));
-      this.commit(`${this.line}\n`);
-      this.line = '';
-      start = nl + 1;
+    // Whole lines without `\r` go in one block (a print loop's output); the rest line by line.
+    const last = text.lastIndexOf('\n');
+    if (last !== -1 && !text.includes('\r')) {
+      const first = text.indexOf('\n');
+      if (this.line) {
+        this.endLine(text.slice(0, first));
+        start = first + 1;
+      }
+      if (last >= start) this.commitLines(text.slice(start, last + 1));
+      start = last + 1;
+    } else {
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        this.endLine(text.slice(start, nl));
+        start = nl + 1;
+      }
     }
     this.appendToLine(text.slice(start));
+  }
+
+  /** Ends the open line with `rest`. */
+  private endLine(rest: string) {
+    this.appendToLine(rest);
+    this.commit(`${this.line}\n`);
+    this.line = '';
   }
 
   private appendToLine(piece: string) {
@@ -168,11 +144,75 @@ export class OutputSink {
     }
   }
 
+  /**
+   * Commits whole lines (each ending in `\n`, none with `\r`) at once, with the same outcome as
+   * committing them one by one: the head takes the lines that fit, the tail keeps the longest
+   * run of last lines that fits (at least one), the rest is dropped (to the artifact).
+   */
+  private commitLines(block: string) {
+    const ends: number[] = [];
+    for (let nl = block.indexOf('\n'), from = 0; nl !== -1; from = nl + 1, nl = block.indexOf('\n', from)) {
+      if (nl - from > this.limits.lineChars) {
+        for (const line of block.slice(0, -1).split('\n')) this.endLine(line); // a line to cut in pieces
+        return;
+      }
+      ends.push(nl + 1);
+    }
+    this.totalChars += block.length;
+    this.totalLines += ends.length;
+    this.artifact?.write(block);
+    let from = 0;
+    if (!this.headFull) {
+      const room = this.limits.headChars - this.head.length;
+      let fit = 0;
+      while (fit < ends.length && (ends[fit] as number) <= room) fit++;
+      from = fit ? (ends[fit - 1] as number) : 0;
+      this.head += block.slice(0, from);
+      if (from === block.length) return;
+      this.headFull = true;
+    }
+    this.keepTail(block, from, ends);
+  }
+
+  /**
+   * The lines of `block` after `from` (ending at `ends`) join the tail, which keeps the longest
+   * run of last pieces that fits (at least one); what falls out of it is dropped.
+   */
+  private keepTail(block: string, from: number, ends: number[]) {
+    const limit = this.limits.tailChars;
+    const first = ends.findIndex((end) => end > from);
+    const startOf = (i: number) => (i === first ? from : (ends[i - 1] as number));
+    const lengthOf = (i: number) => (ends[i] as number) - startOf(i);
+    let keep = ends.length - 1;
+    let kept = lengthOf(keep);
+    while (keep > first && kept + lengthOf(keep - 1) <= limit) kept += lengthOf(--keep);
+    // Old pieces stay only behind all the new lines, as far as they fit.
+    let oldFrom = this.tail.length;
+    if (keep === first) {
+      while (oldFrom > 0 && kept + (this.tail[oldFrom - 1] as string).length <= limit) {
+        kept += (this.tail[--oldFrom] as string).length;
+      }
+    }
+    const droppedNew = startOf(keep) - from;
+    if (oldFrom > 0 || droppedNew > 0) this.openArtifact(block.slice(from));
+    for (const piece of this.tail.slice(0, oldFrom))
+      this.countDropped(piece.length, piece.endsWith('\n') ? 1 : 0);
+    if (droppedNew) this.countDropped(droppedNew, keep - first);
+    const added: string[] = [];
+    for (let i = keep; i < ends.length; i++) added.push(block.slice(startOf(i), ends[i]));
+    this.tail = [...this.tail.slice(oldFrom), ...added];
+    this.tailLength = kept;
+  }
+
+  private countDropped(chars: number, lines: number) {
+    this.droppedChars += chars;
+    this.droppedLines += lines;
+  }
+
   private commit(piece: string) {
     this.totalChars += piece.length;
     if (piece.endsWith('\n')) this.totalLines++;
-    if (!this.limits.keep) return;
-    if (this.artifactFd !== undefined) this.writeArtifact(piece);
+    this.artifact?.write(piece);
     if (!this.headFull) {
       if (this.head.length + piece.length <= this.limits.headChars) {
         this.head += piece;
@@ -182,57 +222,33 @@ export class OutputSink {
     }
     this.tail.push(piece);
     this.tailLength += piece.length;
-    while (this.tailLength > this.limits.tailChars && this.tail.length > 1) {
-      const dropped = this.tail.shift() as string;
-      this.tailLength -= dropped.length;
-      this.ensureArtifact(dropped);
-      this.droppedChars += dropped.length;
-      if (dropped.endsWith('\n')) this.droppedLines++;
+    let drop = 0;
+    while (this.tailLength > this.limits.tailChars && this.tail.length - drop > 1) {
+      this.tailLength -= (this.tail[drop++] as string).length;
     }
+    if (!drop) return;
+    this.openArtifact('');
+    for (const dropped of this.tail.slice(0, drop))
+      this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
+    this.tail = this.tail.slice(drop);
   }
 
   /**
    * Opens the artifact the first time something must be dropped, and writes everything seen so
-   * far (head, the dropped piece, the tail); from then on commit() appends each piece.
+   * far: the head, the tail, then `more` (what came with the tail but is not in it yet); from
+   * then on everything committed is appended.
    */
-  private ensureArtifact(dropped: string) {
-    if (this.artifactId || this.artifactError) return;
-    try {
-      const dir = artifactDir();
-      sweepArtifacts(dir);
-      const id = randomUUID();
-      const path = join(dir, `${id}.txt`);
-      this.artifactFd = openSync(path, 'wx', 0o600);
-      this.artifactId = id;
-      this.artifactPath = path;
-    } catch (err) {
-      this.artifactError = (err as Error).message;
+  private openArtifact(more: string) {
+    if (this.artifact || this.noArtifact) return;
+    const artifact = ArtifactFile.create();
+    if (typeof artifact === 'string') {
+      this.noArtifact = artifact;
       return;
     }
-    this.writeArtifact(this.head);
-    this.writeArtifact(dropped);
-    for (const piece of this.tail) this.writeArtifact(piece);
-  }
-
-  /** Appends to the artifact; a failing write (disk full) ends the artifact, not the cell. */
-  private writeArtifact(piece: string) {
-    if (this.artifactFd === undefined) return;
-    try {
-      writeSync(this.artifactFd, piece);
-    } catch (err) {
-      this.artifactError = `the full output could not be saved: ${(err as Error).message}`;
-      this.closeArtifact();
-    }
-  }
-
-  private closeArtifact() {
-    if (this.artifactFd === undefined) return;
-    try {
-      closeSync(this.artifactFd);
-    } catch {
-      // nothing left to do
-    }
-    this.artifactFd = undefined;
+    this.artifact = artifact;
+    artifact.write(this.head);
+    for (const piece of this.tail) artifact.write(piece);
+    artifact.write(more);
   }
 
   /** Flushes the open line and closes the artifact. Idempotent. */
@@ -246,16 +262,17 @@ export class OutputSink {
       this.commit(this.line);
       this.line = '';
     }
-    this.closeArtifact();
+    this.artifact?.close();
   }
 
   /** The text to show: all of it, or head + an omission marker + tail. */
   get text(): string {
     const open = this.line;
     if (!this.droppedChars) return this.head + this.tail.join('') + open;
-    const where = this.artifactId
-      ? `full output: ${ARTIFACT_PREFIX}${this.artifactId}${this.artifactError ? ` (incomplete: ${this.artifactError})` : ''}`
-      : `the full output could not be saved: ${this.artifactError}`;
+    const error = this.artifactError;
+    const where = this.artifact
+      ? `full output: ${this.artifact.uri}${error ? ` (incomplete: ${error})` : ''}`
+      : `the full output could not be saved: ${error}`;
     const marker = `… [${this.droppedLines} lines, ${this.droppedChars} chars omitted; ${where}]\n`;
     const head = this.head.endsWith('\n') || !this.head ? this.head : `${this.head}\n`;
     return `${head}${marker}${this.tail.join('')}${open}`;
@@ -263,15 +280,14 @@ export class OutputSink {
 
   get truncation(): Truncation | undefined {
     if (!this.droppedChars) return undefined;
+    const error = this.artifactError;
     return {
       totalChars: this.totalChars + this.line.length,
       totalLines: this.totalLines,
       omittedChars: this.droppedChars,
       omittedLines: this.droppedLines,
-      ...(this.artifactId && this.artifactPath
-        ? { artifact: `${ARTIFACT_PREFIX}${this.artifactId}`, artifactPath: this.artifactPath }
-        : {}),
-      ...(this.artifactError ? { artifactError: this.artifactError } : {}),
+      ...(this.artifact ? { artifact: this.artifact.uri, artifactPath: this.artifact.path } : {}),
+      ...(error ? { artifactError: error } : {}),
     };
   }
 }
