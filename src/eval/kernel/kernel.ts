@@ -16,14 +16,13 @@ import {
 import { KernelChannel, type ProcessEnd } from './channel.js';
 import { CompletionRequests } from './completions.js';
 import { endProcess, reapGroup } from './lifetime.js';
-import { cancelledOutcome, deadOutcome, exitOutcome } from './outcomes.js';
+import { type Cell, cancelledOutcome, cellErrorOf, deadOutcome, exitOutcome } from './outcomes.js';
 import type { ResolvedPython } from './python.js';
 import { getPreludeSource } from './runnerFile.js';
 import { spawnKernel } from './spawn.js';
 import { awaitInit, checkDirectory } from './startup.js';
 import { type KernelState, KernelStateMachine, type StateListener } from './state.js';
 import {
-  type CellError,
   type CellOutcome,
   COMPLETE_TIMEOUT_MS,
   type Completion,
@@ -38,18 +37,6 @@ import {
   SHUTDOWN_GRACE_MS,
   START_TIMEOUT_MS,
 } from './types.js';
-
-interface Cell {
-  request: ExecuteRequest;
-  options: ExecuteOptions;
-  resolve: (outcome: CellOutcome) => void;
-  error?: CellError;
-  onAbort?: () => void;
-  /** The runner sent `started`: from then on SIGINT reaches the cell. */
-  started?: boolean;
-  /** interrupt() came before `started`: SIGINT is sent when it arrives. */
-  interruptPending?: boolean;
-}
 
 let nextKernelId = 1;
 /** How often a js cell that has not ended gets SIGINT again while it is being interrupted. */
@@ -406,13 +393,4 @@ export class Kernel {
     await reapGroup(this.pid, grace);
     return exit;
   }
-}
-
-function cellErrorOf(frame: Extract<Frame, { type: 'error' }>): CellError {
-  return {
-    ename: frame.ename,
-    evalue: frame.evalue,
-    traceback: frame.traceback,
-    ...(frame.exitCode !== undefined ? { exitCode: frame.exitCode } : {}),
-  };
 }

@@ -1,5 +1,6 @@
-/** How a cell ended when no `done` frame said so: cancelled in the queue, or its kernel ended. */
-import type { CellError, CellOutcome, KernelExit, KernelExitReason } from './types.js';
+/** A kernel's cells (queued or running), and how one ended when no `done` frame said so. */
+import type { ErrorFrame, ExecuteRequest } from '../protocol/index.js';
+import type { CellError, CellOutcome, ExecuteOptions, KernelExit, KernelExitReason } from './types.js';
 import { describeExit } from './types.js';
 
 /** What a cell that was running when the kernel ended is told, by the reason it ended. */
@@ -57,4 +58,27 @@ export function exitOutcome(
   }
   if (ran && cell.error) outcome.error = { ...cell.error };
   return outcome;
+}
+
+/** A cell in a kernel's queue or running. */
+export interface Cell {
+  request: ExecuteRequest;
+  options: ExecuteOptions;
+  resolve: (outcome: CellOutcome) => void;
+  error?: CellError;
+  onAbort?: () => void;
+  /** The runner sent `started`: from then on SIGINT reaches the cell. */
+  started?: boolean;
+  /** interrupt() came before `started`: SIGINT is sent when it arrives. */
+  interruptPending?: boolean;
+}
+
+/** The error a cell's `error` frame reports. */
+export function cellErrorOf(frame: ErrorFrame): CellError {
+  return {
+    ename: frame.ename,
+    evalue: frame.evalue,
+    traceback: frame.traceback,
+    ...(frame.exitCode !== undefined ? { exitCode: frame.exitCode } : {}),
+  };
 }
