@@ -200,7 +200,11 @@ describe('js kernel: edges', () => {
     );
     await run(k, 'const library = { alpha: 1, beta: 2 }');
     expect((await k.complete('libr', 4, 600_000)).matches).toEqual(['library']);
-    expect(await k.complete('x = library.al', 14, 600_000)).toEqual({ matches: ['alpha'], start: 12, end: 14 });
+    expect(await k.complete('x = library.al', 14, 600_000)).toEqual({
+      matches: ['alpha'],
+      start: 12,
+      end: 14,
+    });
     // A path that does not start at a global name is not evaluated.
     await run(k, 'globalThis.al = { pha: 1 }; const arr = [library]');
     expect((await k.complete('arr[0].al.ph', 12)).matches).toEqual([]);
