@@ -16,7 +16,7 @@ describe('kernel: output capture', () => {
       `import os, time\nprint("tick", end="")\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.01)\nprint(" tock")`,
       { onFrame: (frame) => seen.push(frame) },
     );
-    await waitFor(() => seen.some((f) => f.type === 'stdout'), 20_000, 'the partial line');
+    await waitFor(() => seen.some((f) => f.type === 'stdout'), 60_000, 'the partial line');
     expect(seen.find((f) => f.type === 'stdout')).toMatchObject({ data: 'tick' });
     writeFileSync(gate, '');
     const { stdout } = await pending;

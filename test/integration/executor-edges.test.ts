@@ -99,7 +99,7 @@ describe('executor: deaths we caused are not retried', () => {
         if (event.kind === 'started') started = true;
       },
     });
-    await waitFor(() => started, 20_000, 'the cell to start');
+    await waitFor(() => started, 60_000, 'the cell to start');
     await s.restart();
     const [stopped] = await running;
     expect(stopped?.notices.at(-1)).toBe('The kernel was shut down while this cell was running.');

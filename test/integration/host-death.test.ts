@@ -51,8 +51,15 @@ describe('a host that exits without shutting its kernels down', () => {
     const script = `
       import { Kernel } from '${new URL('../../dist/src/eval/index.js', import.meta.url).pathname}';
       const k = await Kernel.start({});
-      void k.execute('import time\\ntime.sleep(100)');
-      setTimeout(() => { process.stdout.write(String(k.pid) + '\\n'); process.exit(0); }, 300);
+      // Without its host guard, only the exit handler can take the kernel along.
+      process.kill(-k.channel.guard.pid, 'SIGKILL');
+      void k.execute('import time\\ntime.sleep(100)', {
+        onFrame: (f) => {
+          if (f.type !== 'started') return;
+          process.stdout.write(String(k.pid) + '\\n');
+          process.exit(0);
+        },
+      });
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -61,7 +68,10 @@ describe('a host that exits without shutting its kernels down', () => {
       child.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
     );
     await new Promise((resolve) => child.once('close', resolve));
-    // At once: the shell guard in the kernel would take up to 0.5 s.
-    await waitFor(() => !groupAlive(kernel), 150, 'the kernel to be gone when the host exited');
+    try {
+      await waitFor(() => !groupAlive(kernel), 60_000, 'the kernel to be gone when the host exited');
+    } finally {
+      signalGroup(kernel, 'SIGKILL'); // never leave a kernel behind, even on failure
+    }
   });
 });

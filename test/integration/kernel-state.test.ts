@@ -15,7 +15,7 @@ describe('kernel states are published, not polled', () => {
         if (f.type === 'stdout') printed = true;
       },
     });
-    await waitFor(() => printed, 20_000, 'the cell to print');
+    await waitFor(() => printed, 60_000, 'the cell to print');
     k.interrupt();
     await running;
     await k.shutdown();

@@ -83,11 +83,11 @@ describe('message spec: every frame each runner sends is valid', () => {
       await r.done(id);
     }
     r.send(executeRequest('input', 'input("name? ")', { allowStdin: true }));
-    await waitFor(() => r.frames.some((f) => f.type === 'input_request'), 20_000, 'input_request');
+    await waitFor(() => r.frames.some((f) => f.type === 'input_request'), 60_000, 'input_request');
     r.send(inputReply('input', 'Ada'));
     await r.done('input');
     r.send(completeRequest('complete', 'pri', 3));
-    await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 20_000, 'complete_reply');
+    await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 60_000, 'complete_reply');
     r.send({ type: 'bogus' } as unknown as Request); // answered with a ProtocolError frame
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
@@ -118,7 +118,7 @@ describe('message spec: every frame each runner sends is valid', () => {
       await r.done(id);
     }
     r.send(completeRequest('complete', 'Mat', 3));
-    await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 20_000, 'complete_reply');
+    await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 60_000, 'complete_reply');
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
     expect(invalid(r.lines)).toEqual([]);
