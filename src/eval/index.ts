@@ -1,13 +1,14 @@
 /**
  * The engine's public face: the only module front ends (src/cli.ts, src/modes, src/tui) import.
- * It knows nothing of terminals; front ends consume its typed events and results.
+ * It knows nothing of terminals; front ends consume its typed events and results. Running cells:
+ * createExecutor → Executor.session → Session.run; the eval tool: runEvalTool; kernels of their
+ * own: Kernel.start; the wire protocol's types, for kernels of other kinds (sandboxed, remote).
  */
 
 export { autoIndent, cellNeedsMoreInput, needsMoreInput } from './completeness.js';
 export { type BridgeCommands, commandBridge, resolveAgentHandle } from './executor/commandBridge.js';
 export type { OutputEvent } from './executor/events.js';
 export type { KernelStateListener, KernelStatus } from './executor/kernelSet.js';
-// Running cells
 export { checkCwd, createExecutor, type Executor } from './executor/registry.js';
 export {
   type CellRequest,
@@ -22,7 +23,6 @@ export type { Session } from './executor/session.js';
 export type { ExecutorOptions, RunOptions, SessionOptions } from './executor/types.js';
 export { ExecutorError } from './executor/types.js';
 
-// Kernels
 export { Kernel } from './kernel/kernel.js';
 export {
   PythonNotFoundError,
@@ -47,15 +47,11 @@ export {
   KernelStartError,
   LANGUAGE_LABEL,
 } from './kernel/types.js';
-// Reporting
 export { type Logger, silentLogger, streamLogger } from './logger.js';
-// Outputs
 export type { ImageOutput, StatusEvent } from './output/display.js';
 export { resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
-// The wire protocol (for kernels of other kinds: sandboxed, remote)
 export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
 export { type CellLanguage, cellLanguage, type ScriptCell, splitCells } from './script.js';
-// Settings, scripts, cell completeness
 export {
   backendAvailability,
   type KernelMode,
@@ -63,7 +59,6 @@ export {
   type Settings,
   SettingsError,
 } from './settings.js';
-// The eval tool
 export {
   type EvalToolContext,
   type EvalToolParams,

@@ -340,5 +340,6 @@ describe('magics: %pip', () => {
     expect(second.stdout).toContain('modules of the installed packages were unloaded');
     expect(second.result?.['text/plain']).toBe("'2.0'");
     expect(existsSync(join(venv, 'lib'))).toBe(true);
-  }, 120_000);
+    // A venv and two pip runs: minutes on a loaded machine.
+  }, 900_000);
 });
