@@ -41,8 +41,12 @@ export interface ChannelOptions {
 export interface ChannelHandlers {
   /** Every frame, in order (raw output as stdout/stderr frames). */
   onFrame(frame: Frame): void;
-  /** The cell raw output belongs to: the running cell once it started, else null (background). */
-  rawOwner(): string | null;
+  /**
+   * The cell raw output belongs to: the running cell once it started, null between cells
+   * (background output), undefined while a cell was sent but its `started` frame has not been
+   * read yet (fd 1 may be read before fd 3): such output waits for releaseRaw().
+   */
+  rawOwner(): string | null | undefined;
   /** The frame stream broke (a frame over the size cap): nothing later can be trusted. */
   onProtocolError(message: string): void;
 }
@@ -65,6 +69,7 @@ export class KernelChannel {
   private readonly guard;
   private readonly untrack: () => void;
   private heldDone?: { frame: DoneFrame; timer: NodeJS.Timeout };
+  private heldRaw: { stream: RawStream; data: string }[] = [];
   private pauses = 0;
 
   constructor(
@@ -220,7 +225,18 @@ export class KernelChannel {
   private emitRaw(stream: RawStream, data: string) {
     if (!data) return;
     if (stream === 'stderr') this.stderrTail = (this.stderrTail + data).slice(-STDERR_TAIL_CHARS);
-    this.handlers.onFrame({ type: stream, id: this.handlers.rawOwner(), data });
+    const owner = this.handlers.rawOwner();
+    if (owner === undefined) this.heldRaw.push({ stream, data });
+    else this.handlers.onFrame({ type: stream, id: owner, data });
+  }
+
+  /** Raw output that waited for the running cell's `started` goes on now (to its owner then). */
+  releaseRaw(): void {
+    const held = this.heldRaw;
+    this.heldRaw = [];
+    for (const { stream, data } of held) {
+      this.handlers.onFrame({ type: stream, id: this.handlers.rawOwner() ?? null, data });
+    }
   }
 
   private releaseHeldDone(force = false) {

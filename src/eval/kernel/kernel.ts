@@ -121,7 +121,8 @@ export class Kernel {
         proc,
         {
           onFrame: (frame) => this.onFrame(frame),
-          rawOwner: () => (this.current?.started ? this.current.request.id : null),
+          rawOwner: () =>
+            this.current ? (this.current.started ? this.current.request.id : undefined) : null,
           onProtocolError: (message) => this.onProtocolError(message),
         },
         {
@@ -193,6 +194,7 @@ export class Kernel {
     }
     if (frame.type === 'started') {
       cell.started = true;
+      this.channel?.releaseRaw();
       if (cell.interruptPending) this.signalCell();
     }
     if (frame.type === 'error' && !cell.error) cell.error = cellErrorOf(frame);
@@ -218,6 +220,7 @@ export class Kernel {
       clearTimeout(this.escalation);
       clearInterval(this.reinterrupt);
       this.escalation = undefined;
+      this.channel?.releaseRaw(); // what waited for a `started` that never came: background
     }
     if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
     cell.resolve(outcome);
@@ -355,6 +358,7 @@ export class Kernel {
     };
     const running = this.current;
     this.current = undefined;
+    this.channel?.releaseRaw();
     if (running) {
       const cell = { id: running.request.id, ...(running.error ? { error: running.error } : {}) };
       this.finish(running, exitOutcome(cell, true, exit, context));
