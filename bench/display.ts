@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PythonKernel } from '../src/eval/kernel.js';
-import { resolvePython } from '../src/eval/runtime.js';
+import { Kernel } from '../src/eval/index.js';
+import { resolvePython } from '../src/eval/kernel/python.js';
 import { type BenchRow, median, ms } from './lib.js';
 
 const FIGURES = 20;
@@ -73,7 +73,7 @@ function startScript(path: string, out: string) {
 }
 
 /** Milliseconds from the request to the last of the cell's figure displays. */
-async function timeCell(kernel: PythonKernel, code: string): Promise<number> {
+async function timeCell(kernel: Kernel, code: string): Promise<number> {
   let shown = 0;
   let last = 0;
   const start = performance.now();
@@ -106,13 +106,13 @@ export async function displayBench(): Promise<BenchRow[]> {
       const baseline = startScript(script, dir);
       coldScript.push(await baseline.cold);
       baseline.end();
-      const k = await PythonKernel.start({ resolved: python });
+      const k = await Kernel.start({ resolved: python });
       cold.push(await timeCell(k, `import matplotlib.pyplot as plt\n${WORK}`));
       await k.shutdown();
     }
     const baseline = startScript(script, dir);
     await baseline.cold;
-    const k = await PythonKernel.start({ resolved: python });
+    const k = await Kernel.start({ resolved: python });
     await timeCell(k, `import matplotlib.pyplot as plt\n${WORK}`);
     const warmScript: number[] = [];
     const warm: number[] = [];

@@ -3,7 +3,7 @@
  * lines against the same loop in a bare node writing to a pipe, and interrupt latency.
  */
 import { spawn } from 'node:child_process';
-import { Kernel } from '../src/eval/kernel.js';
+import { Kernel } from '../src/eval/index.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
 
 const LINES = 200_000;

@@ -1,5 +1,5 @@
 /** What the benchmarks share: timing, medians, the table's rows and the interrupt measurement. */
-import type { Kernel } from '../src/eval/kernel.js';
+import type { Kernel } from '../src/eval/index.js';
 
 export interface BenchRow {
   what: string;

@@ -4,9 +4,11 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PythonKernel } from '../src/eval/kernel.js';
-import { resolvePython, which } from '../src/eval/runtime.js';
+import { Kernel } from '../src/eval/index.js';
+import { resolvePython, which } from '../src/eval/kernel/python.js';
+import { cliBench } from './cli.js';
 import { displayBench } from './display.js';
+import { durationBench } from './durations.js';
 import { jsBench } from './js.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
 
@@ -48,6 +50,8 @@ async function jupyterBaseline(): Promise<{ roundTripMs: number; printLinesMs: n
 }
 
 async function main() {
+  // First, while nothing else of the benchmark runs: how fast the commands start.
+  rows.push(...(await cliBench()));
   const python = await resolvePython({ cwd: process.cwd() });
   process.stderr.write(`interpreter: ${python.executable} (Python ${python.version.join('.')})\n`);
   const jupyter = jupyterBaseline();
@@ -55,7 +59,7 @@ async function main() {
   // 1. Kernel start to ready, against the same interpreter running `-c pass`.
   const bare = await timeIt(15, () => spawnAndDrain(python.executable, ['-c', 'pass']));
   const start = await timeIt(15, async () => {
-    const k = await PythonKernel.start({ resolved: python });
+    const k = await Kernel.start({ resolved: python });
     void k.shutdown();
   });
   rows.push({
@@ -71,7 +75,7 @@ async function main() {
     process.stderr.write(`(python3 on PATH is ${shim}: -c pass takes ${ms(viaShim)} through it)\n`);
   }
 
-  const k = await PythonKernel.start({ resolved: python });
+  const k = await Kernel.start({ resolved: python });
 
   // 2. Warm round trip.
   for (let i = 0; i < 200; i++) await k.execute('1+1');
@@ -156,6 +160,7 @@ async function main() {
     target: 'bounded',
   });
 
+  rows.push(...(await durationBench(python)));
   rows.push(...(await displayBench()));
   rows.push(...(await jsBench()));
 

@@ -3,16 +3,9 @@
  * front end (line mode, `run`, `tool`, `setup`).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkCwd, createExecutor, type Executor, ExecutorError } from './eval/executor.js';
-import { KernelStartError } from './eval/kernel.js';
-import { PythonNotFoundError } from './eval/runtime.js';
-import type { CellLanguage } from './eval/script.js';
-import { loadSettings, type Settings, SettingsError } from './eval/settings.js';
-import { runRepl } from './modes/repl.js';
-import { runScript } from './modes/run.js';
-import { checkPython } from './modes/setup.js';
-import { runToolCommand } from './modes/tool.js';
-import { runNotebook } from './tui/index.js';
+// Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
+// and `tool` never load the notebook's Ink, React, highlighting or image libraries).
+import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
 import type { ImageMode } from './tui/lib/images.js';
 
 interface GlobalFlags {
@@ -76,7 +69,8 @@ program
   .showHelpAfterError()
   .configureHelp({ showGlobalOptions: true });
 
-function settingsFrom(flags: GlobalFlags): Settings {
+async function settingsFrom(flags: GlobalFlags): Promise<Settings> {
+  const { loadSettings } = await import('./eval/index.js');
   const overrides: Partial<Settings> = {};
   if (flags.python) overrides['python.interpreter'] = flags.python;
   if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
@@ -87,15 +81,26 @@ function settingsFrom(flags: GlobalFlags): Settings {
   return loadSettings(overrides);
 }
 
+/** Whether an error is one a user can cause (a clear one-line message, no stack). */
+async function knownError(err: unknown): Promise<boolean> {
+  const { ExecutorError, KernelStartError, PythonNotFoundError, SettingsError } = await import(
+    './eval/index.js'
+  );
+  return [SettingsError, ExecutorError, PythonNotFoundError, KernelStartError].some(
+    (type) => err instanceof type,
+  );
+}
+
 /**
  * Runs a front end with an executor, turning the errors a user can cause into one clear line (a
- * JSON object for `tool`, whose output is read by programs).
+ * JSON object for `tool`, whose output is read by programs). The engine's warnings go to `logger`.
  */
 async function withExecutor(
   flags: GlobalFlags,
   body: (executor: Executor) => Promise<number>,
-  json = false,
+  opts: { json?: boolean; logger?: Logger } = {},
 ): Promise<void> {
+  const { createExecutor, SettingsError, streamLogger } = await import('./eval/index.js');
   let executor: Executor | undefined;
   const stop = () => {
     void executor?.dispose().finally(() => process.exit(143));
@@ -103,16 +108,15 @@ async function withExecutor(
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
   try {
-    executor = createExecutor({ settings: settingsFrom(flags) });
+    executor = createExecutor({
+      settings: await settingsFrom(flags),
+      logger: opts.logger ?? streamLogger(process.stderr),
+    });
     process.exitCode = await body(executor);
   } catch (err) {
-    const known =
-      err instanceof SettingsError ||
-      err instanceof ExecutorError ||
-      err instanceof PythonNotFoundError ||
-      err instanceof KernelStartError;
+    const known = await knownError(err);
     const message = known ? (err as Error).message : ((err as Error).stack ?? String(err));
-    if (json) process.stdout.write(`${JSON.stringify({ error: message, isError: true })}\n`);
+    if (opts.json) process.stdout.write(`${JSON.stringify({ error: message, isError: true })}\n`);
     else process.stderr.write(`omp-eval: ${message}\n`);
     process.exitCode = known && err instanceof SettingsError ? 2 : 1;
   } finally {
@@ -120,24 +124,56 @@ async function withExecutor(
   }
 }
 
+/**
+ * The notebook's logger: Ink owns the screen, so what the engine reports is kept (the last 200
+ * messages) and written to stderr once the notebook has ended and restored the terminal.
+ */
+function deferredLogger(): { logger: Logger; flush: () => void } {
+  const held: string[] = [];
+  const keep = (line: string) => {
+    held.push(line.endsWith('\n') ? line : `${line}\n`);
+    if (held.length > 200) held.shift();
+  };
+  return {
+    logger: { trace: keep, warn: (message) => keep(`omp-eval: warning: ${message}`) },
+    flush: () => {
+      for (const line of held.splice(0)) process.stderr.write(line);
+    },
+  };
+}
+
 program.action(async () => {
   const flags = program.opts<GlobalFlags>();
   // The notebook needs a terminal; piped input gets the line mode.
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  await withExecutor(flags, (executor) =>
-    interactive
-      ? runNotebook(executor, {
+  if (!interactive) {
+    const { runRepl } = await import('./modes/repl.js');
+    await withExecutor(flags, (executor) =>
+      runRepl(executor, {
+        cwd: flags.cwd,
+        ...(flags.lang ? { language: flags.lang } : {}),
+        ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+      }),
+    );
+    return;
+  }
+  const { runNotebook } = await import('./tui/index.js');
+  const deferred = deferredLogger();
+  try {
+    await withExecutor(
+      flags,
+      (executor) =>
+        runNotebook(executor, {
           cwd: flags.cwd,
           images: flags.images,
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           ...(flags.lang ? { language: flags.lang } : {}),
-        })
-      : runRepl(executor, {
-          cwd: flags.cwd,
-          ...(flags.lang ? { language: flags.lang } : {}),
-          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
         }),
-  );
+      { logger: deferred.logger },
+    );
+  } finally {
+    deferred.flush();
+  }
 });
 
 program
@@ -148,6 +184,7 @@ program
   .argument('<file>', 'the script, or - for standard input')
   .action(async (file: string) => {
     const flags = program.opts<GlobalFlags>();
+    const { runScript } = await import('./modes/run.js');
     await withExecutor(flags, (executor) =>
       runScript(executor, {
         file,
@@ -165,7 +202,8 @@ program
   )
   .action(async () => {
     const flags = program.opts<GlobalFlags>();
-    await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }), true);
+    const { runToolCommand } = await import('./modes/tool.js');
+    await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }), { json: true });
   });
 
 const setup = program.command('setup').description('check or prepare a runtime');
@@ -176,7 +214,9 @@ setup
   .action(async () => {
     const flags = program.opts<GlobalFlags>();
     try {
-      const settings = settingsFrom(flags);
+      const { checkPython } = await import('./modes/setup.js');
+      const { checkCwd } = await import('./eval/index.js');
+      const settings = await settingsFrom(flags);
       process.exitCode = await checkPython(
         { interpreter: settings['python.interpreter'], cwd: checkCwd(flags.cwd) },
         { out: process.stdout, err: process.stderr },

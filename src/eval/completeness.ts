@@ -1,5 +1,14 @@
-import { parse } from 'acorn';
+import { createRequire } from 'node:module';
+import type * as Acorn from 'acorn';
 import { type CellLanguage, cellLanguage } from './script.js';
+
+// acorn is loaded on the first js cell typed in a front end, not at every start.
+const require = createRequire(import.meta.url);
+let acorn: typeof Acorn | undefined;
+const parse: typeof Acorn.parse = (source, options) => {
+  acorn ??= require('acorn') as typeof Acorn;
+  return acorn.parse(source, options);
+};
 
 /**
  * Whether a front end should run the code it has or wait for more lines, as IPython's terminal

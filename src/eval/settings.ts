@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { clampTimeout, DEFAULT_TIMEOUT_S } from './watchdog.js';
+import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
+import { settingsProblems } from './schemas/index.js';
 
 export type KernelMode = 'session' | 'per-call';
 
@@ -57,51 +58,32 @@ export function parseBooleanFlag(value: string | undefined, name: string): boole
   );
 }
 
-type Validator = (value: unknown, where: string) => unknown;
-
-const expectBoolean: Validator = (value, where) => {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string') return parseBooleanFlag(value, where);
-  throw new SettingsError(`${where} must be true or false, got ${JSON.stringify(value)}`);
+/** What each setting must be, for messages (the rules themselves are in schemas/schemas.json). */
+const RULES: Record<keyof Settings, string> = {
+  'python.interpreter': 'must be a path to a Python interpreter',
+  'python.kernelMode': 'must be "session" or "per-call"',
+  'eval.py': 'must be true or false (or 1/0, yes/no, on/off)',
+  'eval.js': 'must be true or false (or 1/0, yes/no, on/off)',
+  'eval.timeout': 'must be a number of seconds (1..3600)',
+  'env.pass': 'must be a list of environment variable names',
+  'bridge.agentCommand': 'must be a shell command',
+  'bridge.completionCommand': 'must be a shell command',
 };
 
-const VALIDATORS: Record<keyof Settings, Validator> = {
-  'python.interpreter': (value, where) => {
-    if (typeof value === 'string' && value.trim()) return value;
-    throw new SettingsError(`${where} must be a path to a Python interpreter, got ${JSON.stringify(value)}`);
-  },
-  'python.kernelMode': (value, where) => {
-    if (value === 'session' || value === 'per-call') return value;
-    throw new SettingsError(`${where} must be "session" or "per-call", got ${JSON.stringify(value)}`);
-  },
-  'eval.py': expectBoolean,
-  'eval.js': expectBoolean,
-  'bridge.agentCommand': (value, where) => {
-    if (typeof value === 'string' && value.trim()) return value;
-    throw new SettingsError(`${where} must be a shell command, got ${JSON.stringify(value)}`);
-  },
-  'bridge.completionCommand': (value, where) => {
-    if (typeof value === 'string' && value.trim()) return value;
-    throw new SettingsError(`${where} must be a shell command, got ${JSON.stringify(value)}`);
-  },
-  'env.pass': (value, where) => {
-    const names = typeof value === 'string' ? [value] : value;
-    if (
-      Array.isArray(names) &&
-      names.every((n) => typeof n === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n))
-    ) {
-      return names;
-    }
-    throw new SettingsError(
-      `${where} must be a list of environment variable names, got ${JSON.stringify(value)}`,
-    );
-  },
-  'eval.timeout': (value, where) => {
-    const n = typeof value === 'string' && value.trim() ? Number(value) : value;
-    if (typeof n === 'number' && Number.isFinite(n) && n > 0) return clampTimeout(n);
-    throw new SettingsError(`${where} must be a number of seconds (1..3600), got ${String(value)}`);
-  },
-};
+/** A value the schema accepted, in its settings type (strings of flags and env become values). */
+function convert(key: keyof Settings, value: unknown): unknown {
+  switch (key) {
+    case 'eval.py':
+    case 'eval.js':
+      return typeof value === 'string' ? parseBooleanFlag(value, key) : value;
+    case 'eval.timeout':
+      return clampTimeout(Number(value));
+    case 'env.pass':
+      return typeof value === 'string' ? [value] : value;
+    default:
+      return value;
+  }
+}
 
 /** Flattens `{python: {interpreter: x}}` and accepts `{"python.interpreter": x}` alike. */
 function flatten(obj: Record<string, unknown>, prefix = ''): Record<string, unknown> {
@@ -117,16 +99,23 @@ function flatten(obj: Record<string, unknown>, prefix = ''): Record<string, unkn
 
 /** Validates a partial settings object from `source` (a file path or "flags"). */
 export function validateSettings(raw: Record<string, unknown>, source: string): Partial<Settings> {
+  const flat = Object.fromEntries(Object.entries(flatten(raw)).filter(([, v]) => v !== undefined));
+  const [problem] = settingsProblems(flat);
+  if (problem && !problem.known) {
+    throw new SettingsError(
+      `unknown setting "${problem.key}" in ${source}; known settings: ${Object.keys(RULES).join(', ')}`,
+    );
+  }
+  if (problem) {
+    const rule = RULES[problem.key as keyof Settings];
+    throw new SettingsError(
+      `setting "${problem.key}" in ${source} ${rule}, got ${JSON.stringify(flat[problem.key])}`,
+    );
+  }
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(flatten(raw))) {
-    if (value === undefined) continue;
-    const validate = VALIDATORS[key as keyof Settings];
-    if (!validate) {
-      throw new SettingsError(
-        `unknown setting "${key}" in ${source}; known settings: ${Object.keys(VALIDATORS).join(', ')}`,
-      );
-    }
-    out[key] = validate(value, `setting "${key}" in ${source}`);
+  for (const [key, value] of Object.entries(flat)) {
+    const converted = convert(key as keyof Settings, value);
+    if (converted !== undefined) out[key] = converted;
   }
   return out as Partial<Settings>;
 }

@@ -2,8 +2,17 @@
  * The agent-facing `eval` tool: validates `{cells: [...]}`, checks which backends are available,
  * runs the cells through the executor and renders the text an agent reads.
  */
-import type { CellRequest, CellResult, Executor, RunOptions, Session, SessionOptions } from './executor.js';
-import { baseOf, ExecutorError, failedResult, skippedResult } from './executor.js';
+import type { Executor } from './executor/registry.js';
+import {
+  baseOf,
+  type CellRequest,
+  type CellResult,
+  failedResult,
+  skippedResult,
+} from './executor/results.js';
+import type { Session } from './executor/session.js';
+import { ExecutorError, type RunOptions, type SessionOptions } from './executor/types.js';
+import { toolInputProblems } from './schemas/index.js';
 import { backendAvailability } from './settings.js';
 
 export interface EvalToolParams {
@@ -24,68 +33,11 @@ export class ToolInputError extends Error {
   }
 }
 
-const CELL_KEYS = new Set(['language', 'code', 'title', 'timeout', 'reset']);
-const describe = (v: unknown) =>
-  v === null
-    ? 'null'
-    : Array.isArray(v)
-      ? 'an array'
-      : typeof v === 'string'
-        ? `"${v.slice(0, 40)}"`
-        : typeof v;
-
-/** Checks the tool input, listing every problem; returns the typed params. */
+/** Checks the tool input against its schema, listing every problem; returns the typed params. */
 export function validateToolInput(input: unknown): EvalToolParams {
-  const problems: string[] = [];
-  if (!input || typeof input !== 'object' || Array.isArray(input)) {
-    throw new ToolInputError([`the input must be an object like {"cells": [...]}, got ${describe(input)}`]);
-  }
-  const obj = input as Record<string, unknown>;
-  for (const key of Object.keys(obj))
-    if (key !== 'cells') problems.push(`unknown field "${key}" (only "cells" is accepted)`);
-  const cells = obj.cells;
-  if (!Array.isArray(cells)) {
-    problems.push(`"cells" must be an array of cells, got ${describe(cells)}`);
-    throw new ToolInputError(problems);
-  }
-  if (cells.length === 0) problems.push('"cells" must contain at least one cell');
-  const out: CellRequest[] = [];
-  cells.forEach((cell: unknown, i) => {
-    const at = `cells[${i}]`;
-    if (!cell || typeof cell !== 'object' || Array.isArray(cell)) {
-      problems.push(`${at} must be an object with "language" and "code", got ${describe(cell)}`);
-      return;
-    }
-    const c = cell as Record<string, unknown>;
-    for (const key of Object.keys(c)) {
-      if (!CELL_KEYS.has(key))
-        problems.push(`${at} has unknown field "${key}" (allowed: ${[...CELL_KEYS].join(', ')})`);
-    }
-    if (c.language !== 'py' && c.language !== 'js') {
-      problems.push(
-        `${at}.language must be "py" or "js", got ${c.language === undefined ? 'nothing' : describe(c.language)}`,
-      );
-    }
-    if (typeof c.code !== 'string')
-      problems.push(
-        `${at}.code must be a string, got ${c.code === undefined ? 'nothing' : describe(c.code)}`,
-      );
-    if (c.title !== undefined && typeof c.title !== 'string')
-      problems.push(`${at}.title must be a string, got ${describe(c.title)}`);
-    if (
-      c.timeout !== undefined &&
-      (typeof c.timeout !== 'number' || !Number.isFinite(c.timeout) || c.timeout <= 0)
-    ) {
-      problems.push(
-        `${at}.timeout must be a positive number of seconds (clamped to 1..3600), got ${describe(c.timeout)}`,
-      );
-    }
-    if (c.reset !== undefined && typeof c.reset !== 'boolean')
-      problems.push(`${at}.reset must be true or false, got ${describe(c.reset)}`);
-    out.push(c as unknown as CellRequest);
-  });
+  const problems = toolInputProblems(input);
   if (problems.length) throw new ToolInputError(problems);
-  return { cells: out };
+  return input as EvalToolParams;
 }
 
 function cellHeader(cell: CellResult, total: number): string {

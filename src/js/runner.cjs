@@ -386,13 +386,22 @@ function tracebackOf(err) {
 
 function errorFrame(err) {
   const isError = err instanceof Error || (err && typeof err === 'object' && 'message' in err);
-  return {
+  const frame = {
     type: 'error',
     id: currentId(),
     ename: isError ? Str(err.name || err.constructor?.name || 'Error') : 'Uncaught',
     evalue: isError ? Str(err.message) : inspectPlain(err),
     traceback: tracebackOf(err),
   };
+  // The code process.exit() was given travels as a field, not inside the message.
+  if (err instanceof ProcessExit) frame.exitCode = exitCodeOf(err.code);
+  return frame;
+}
+
+/** process.exit()'s code as Node would exit with it: an integer, 0 when none was given. */
+function exitCodeOf(code) {
+  const n = code === undefined || code === null || code === '' ? 0 : Number(code);
+  return Number.isInteger(n) ? n & 0xff : 1;
 }
 
 // Errors of callbacks that outlive their cell print like Node's, and the kernel lives on.

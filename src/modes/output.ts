@@ -2,7 +2,7 @@
  * Writes executor events as plain text: stdout to stdout, stderr, errors and notices to stderr.
  * Used where there is no notebook screen (pipes, `omp-eval run`, line mode).
  */
-import type { OutputEvent } from '../eval/executor.js';
+import type { OutputEvent } from '../eval/index.js';
 
 export interface Streams {
   out: NodeJS.WritableStream;

@@ -3,9 +3,8 @@
  * the Ink notebook until that lands, and serves piped input (`echo '1+1' | omp-eval`).
  */
 import { createInterface } from 'node:readline';
-import { cellNeedsMoreInput } from '../eval/completeness.js';
-import type { Executor, Session } from '../eval/executor.js';
-import { type CellLanguage, cellLanguage } from '../eval/script.js';
+import type { Executor, Session } from '../eval/index.js';
+import { type CellLanguage, cellLanguage, cellNeedsMoreInput } from '../eval/index.js';
 import { type Streams, writeEvent } from './output.js';
 
 export interface ReplOptions {

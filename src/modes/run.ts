@@ -3,8 +3,8 @@
  * each cell's output. Exit code: 0 all cells ok, 1 a cell failed, 130 interrupted.
  */
 import { readFileSync } from 'node:fs';
-import type { Executor, OutputEvent } from '../eval/executor.js';
-import { type CellLanguage, cellLanguage, splitCells } from '../eval/script.js';
+import type { Executor, OutputEvent } from '../eval/index.js';
+import { type CellLanguage, cellLanguage, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeEvent } from './output.js';
 
 export interface RunScriptOptions {
@@ -28,8 +28,10 @@ const DRAIN = {
 };
 
 /** The exit code a script asked for with process.exit() / sys.exit(), else undefined. */
-function requestedExit(error: { ename: string; evalue: string } | undefined): number | undefined {
-  if (error?.ename === 'ProcessExit') return Number(/^process\.exit\((\d*)\)/.exec(error.evalue)?.[1] || 0);
+function requestedExit(
+  error: { ename: string; evalue: string; exitCode?: number } | undefined,
+): number | undefined {
+  if (error?.ename === 'ProcessExit') return error.exitCode ?? 0;
   if (error?.ename === 'SystemExit') {
     if (error.evalue === '' || error.evalue === 'None') return 0;
     return /^-?\d+$/.test(error.evalue) ? Number(error.evalue) & 0xff : 1;

@@ -2,7 +2,7 @@
  * `omp-eval setup python --check`: which interpreter omp-eval would use, why, and what was skipped.
  */
 
-import { PythonNotFoundError, type ResolveOptions, resolvePython } from '../eval/runtime.js';
+import { PythonNotFoundError, type ResolveOptions, resolvePython } from '../eval/index.js';
 import type { Streams } from './output.js';
 
 export async function checkPython(opts: ResolveOptions, { out, err }: Streams): Promise<number> {

@@ -3,8 +3,8 @@
  * object on stdout. Exit 0 when the tool ran (cell failures are in the result), 2 on bad input,
  * 130 when interrupted (the result of what ran is still printed), 1 on any other error.
  */
-import type { Executor } from '../eval/executor.js';
-import { runEvalTool, ToolInputError } from '../eval/tool.js';
+import type { Executor } from '../eval/index.js';
+import { runEvalTool, ToolInputError } from '../eval/index.js';
 import { readStream } from './output.js';
 
 export async function runToolCommand(

@@ -2,9 +2,15 @@
  * What the notebook needs from the executor, as a small interface: the app is tested against a
  * fake that replays recorded events, and runs against the executor through this adapter.
  */
-import type { CellResult, Executor, OutputEvent, Session } from '../eval/executor.js';
-import type { Completion } from '../eval/kernel.js';
-import { type CellLanguage, cellLanguage } from '../eval/script.js';
+import {
+  type CellLanguage,
+  type CellResult,
+  type Completion,
+  cellLanguage,
+  type Executor,
+  type OutputEvent,
+  type Session,
+} from '../eval/index.js';
 import type { KernelStatus } from './state/reducer.js';
 
 export interface CellRun {
@@ -33,7 +39,10 @@ export interface NotebookBackend {
   sendInput(value: string): void;
   /** Restarts the kernel: state is lost. */
   restart(): Promise<void>;
+  /** The kernel's state now: the working kernel's, else the default language's. */
   kernelState(): KernelStatus;
+  /** Calls `listener` with kernelState() whenever it may have changed; returns an unsubscribe. */
+  onKernelState(listener: (state: KernelStatus) => void): () => void;
   dispose(): Promise<void>;
 }
 
@@ -52,6 +61,13 @@ export async function executorBackend(
   // A JavaScript notebook starts without a Python; its %%py cells then say why they cannot run.
   const session: Session = await executor.session({ id: 'notebook', cwd, requirePython: language === 'py' });
   const js = language === 'js';
+  // The kernel that is working, else the default language's. A kernel being stopped is as good
+  // as dead for the notebook (it is about to be replaced).
+  const kernelState = (): KernelStatus => {
+    if (session.kernelOf(language === 'py' ? 'js' : 'py')?.state === 'busy') return 'busy';
+    const state = session.kernelOf(language)?.state ?? 'none';
+    return state === 'stopping' ? 'dead' : state;
+  };
   return {
     cwd: session.cwd,
     mode: session.mode,
@@ -84,11 +100,16 @@ export async function executorBackend(
       }),
     sendInput: (value) => session.sendInput(value),
     restart: () => session.restart(),
-    // The kernel that is working, else the default language's.
-    kernelState: () =>
-      (session.kernelOf(language === 'py' ? 'js' : 'py')?.state === 'busy' ? 'busy' : undefined) ??
-      session.kernelOf(language)?.state ??
-      'none',
+    kernelState,
+    onKernelState(listener) {
+      let last = kernelState();
+      return session.onKernelState(() => {
+        const state = kernelState();
+        if (state === last) return;
+        last = state;
+        listener(state);
+      });
+    },
     async dispose() {
       // Disposing first stops a running cell; releasing first would wait for it to end.
       await executor.dispose();

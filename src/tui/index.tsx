@@ -4,8 +4,7 @@
  */
 import chalk from 'chalk';
 import { render } from 'ink';
-import type { Executor } from '../eval/executor.js';
-import type { CellLanguage } from '../eval/script.js';
+import type { CellLanguage, Executor } from '../eval/index.js';
 import { App } from './App.js';
 import { executorBackend } from './backend.js';
 import { historyPath } from './lib/history.js';

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, lastChildPid } from '../helpers/cli.js';
+import { waitFor } from '../helpers/kernel.js';
 
 function script(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'omp-run-')), 'script.py');
@@ -335,22 +336,22 @@ describe('omp-eval tool: failures stay JSON', () => {
   });
 
   it('on Ctrl-C interrupts the cell, prints the result and exits 130', async () => {
-    let sent = false;
-    const started = Date.now();
-    const r = await new Promise<Awaited<ReturnType<typeof cli>>>((resolve) => {
-      void cli(['tool'], {
-        input: JSON.stringify({
-          cells: [{ language: 'py', code: 'import time\ntime.sleep(30)', timeout: 60 }],
-        }),
-      }).then(resolve);
-      // No output arrives before the result, so interrupt after the kernel had time to start.
-      setTimeout(() => {
-        sent = true;
-        process.kill(lastChildPid(), 'SIGINT');
-      }, 1500);
+    // No output arrives before the result: the cell makes a file once it runs, then Ctrl-C.
+    const gate = join(mkdtempSync(join(tmpdir(), 'omp-gate-')), 'running');
+    const pending = cli(['tool'], {
+      input: JSON.stringify({
+        cells: [
+          {
+            language: 'py',
+            code: `import time\nopen(${JSON.stringify(gate)}, "w").close()\ntime.sleep(3600)`,
+            timeout: 3600,
+          },
+        ],
+      }),
     });
-    expect(sent).toBe(true);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    await waitFor(() => existsSync(gate), 60_000, 'the cell to run');
+    process.kill(lastChildPid(), 'SIGINT');
+    const r = await pending;
     expect(r.code).toBe(130);
     const result = JSON.parse(r.stdout);
     expect(result.cells[0]).toMatchObject({ status: 'cancelled', timedOut: false });

@@ -102,7 +102,7 @@ describe('the notebook in a terminal', () => {
     );
     await s.waitFor((t) => t.includes('running'));
     s.write('\x03');
-    await s.waitFor((t) => t.includes('kernel killed') && t.includes('state is lost'), 'the kill', 20_000);
+    await s.waitFor((t) => t.includes('kernel killed') && t.includes('state is lost'), 'the kill', 60_000);
     await s.run('"lost" in globals()');
     await s.waitFor((t) => t.includes('Out[1]: False'));
   });

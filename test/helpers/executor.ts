@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { createExecutor, type Executor, type ExecutorOptions } from '../../src/eval/executor.js';
+import { createExecutor, type Executor, type ExecutorOptions } from '../../src/eval/index.js';
 
 const executors: Executor[] = [];
 

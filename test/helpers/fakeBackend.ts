@@ -1,4 +1,4 @@
-import type { CellResult, OutputEvent } from '../../src/eval/executor.js';
+import type { CellResult, OutputEvent } from '../../src/eval/index.js';
 import type { CellRun, NotebookBackend } from '../../src/tui/backend.js';
 import type { KernelStatus } from '../../src/tui/state/reducer.js';
 import { cellResult } from './results.js';
@@ -18,7 +18,16 @@ export class FakeBackend implements NotebookBackend {
   readonly python = '/usr/bin/python3';
   readonly version = '3.11.7';
   language: 'py' | 'js' = 'py';
-  state: KernelStatus = 'idle';
+  private _state: KernelStatus = 'idle';
+  private readonly stateListeners = new Set<(state: KernelStatus) => void>();
+  get state(): KernelStatus {
+    return this._state;
+  }
+  set state(state: KernelStatus) {
+    if (state === this._state) return;
+    this._state = state;
+    for (const listener of this.stateListeners) listener(state);
+  }
   count = 0;
   interrupts = 0;
   inputs: string[] = [];
@@ -112,6 +121,13 @@ export class FakeBackend implements NotebookBackend {
 
   kernelState() {
     return this.state;
+  }
+
+  onKernelState(listener: (state: KernelStatus) => void) {
+    this.stateListeners.add(listener);
+    return () => {
+      this.stateListeners.delete(listener);
+    };
   }
 
   async dispose() {}

@@ -97,7 +97,7 @@ export function mount(
       await tick();
     },
     async waitFor(predicate, what = 'screen') {
-      const until = Date.now() + 5000;
+      const until = Date.now() + 60_000;
       while (!predicate(frame())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${frame()}`);
         await tick();

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { afterEach, expect } from 'vitest';
-import { type ExecuteOptions, type KernelOptions, PythonKernel } from '../../src/eval/kernel.js';
-import type { Frame } from '../../src/eval/protocol.js';
+import { type ExecuteOptions, Kernel, type KernelOptions } from '../../src/eval/index.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 
-const started: PythonKernel[] = [];
+const started: Kernel[] = [];
 
 /** Starts a real kernel that is shut down after the test. */
-export async function startKernel(opts: KernelOptions = {}): Promise<PythonKernel> {
-  const kernel = await PythonKernel.start(opts);
+export async function startKernel(opts: KernelOptions = {}): Promise<Kernel> {
+  const kernel = await Kernel.start(opts);
   started.push(kernel);
   return kernel;
 }
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 /** Runs a cell and collects its frames. */
-export async function run(kernel: PythonKernel, code: string, opts: ExecuteOptions = {}) {
+export async function run(kernel: Kernel, code: string, opts: ExecuteOptions = {}) {
   const frames: Frame[] = [];
   const outcome = await kernel.execute(code, {
     ...opts,
@@ -42,14 +42,13 @@ export async function run(kernel: PythonKernel, code: string, opts: ExecuteOptio
 }
 
 /**
- * Starts `code`, waits until it printed "ready" (or asked for input), lets it run `settleMs`
- * more, interrupts it, and returns the outcome, the time from the interrupt to the end and the
+ * Starts `code`, waits until it printed "ready" (or asked for input) and `until` holds, interrupts it, and returns the outcome, the time from the interrupt to the end and the
  * frames.
  */
 export async function interruptAfterReady(
-  k: PythonKernel,
+  k: Kernel,
   code: string,
-  opts: { allowStdin?: boolean; settleMs?: number } = {},
+  opts: { allowStdin?: boolean; until?: () => boolean } = {},
 ) {
   let ready = false;
   const frames: Frame[] = [];
@@ -60,8 +59,8 @@ export async function interruptAfterReady(
       if ((f.type === 'stdout' && f.data.includes('ready')) || f.type === 'input_request') ready = true;
     },
   });
-  await waitFor(() => ready, 10_000, 'the cell to start');
-  if (opts.settleMs) await new Promise((r) => setTimeout(r, opts.settleMs));
+  await waitFor(() => ready, 60_000, 'the cell to start');
+  if (opts.until) await waitFor(opts.until, 60_000, 'the condition to interrupt on');
   const t0 = performance.now();
   expect(k.interrupt()).toBe(true);
   expect(k.state).toBe('interrupting');
@@ -70,7 +69,7 @@ export async function interruptAfterReady(
 }
 
 /** Resolves when the predicate holds, polling every 10 ms. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition') {
+export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what = 'condition') {
   const until = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -78,7 +77,7 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what
   }
 }
 
-export { groupAlive, pidAlive } from '../../src/eval/processGroup.js';
+export { groupAlive, pidAlive } from '../../src/eval/kernel/processGroup.js';
 
 /** Output of a short command. */
 export function capture(cmd: string, args: string[]): Promise<string> {

@@ -54,7 +54,7 @@ export function openNotebook(
   };
   return {
     text,
-    async waitFor(predicate, what = 'screen', timeoutMs = 15_000) {
+    async waitFor(predicate, what = 'screen', timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(text())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${text()}`);

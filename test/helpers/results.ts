@@ -1,4 +1,4 @@
-import type { CellResult } from '../../src/eval/executor.js';
+import type { CellResult } from '../../src/eval/index.js';
 
 /** A cell result that ended ok with no output, with `over` on top. */
 export function cellResult(over: Partial<CellResult> = {}): CellResult {

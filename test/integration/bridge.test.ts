@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { resolveAgentHandle } from '../../src/eval/bridge.js';
+import { resolveAgentHandle } from '../../src/eval/executor/commandBridge.js';
 import { makeExecutor } from '../helpers/executor.js';
 
 const FAKE = `python3 ${fileURLToPath(new URL('../fixtures/fake-agent.py', import.meta.url))}`;
@@ -55,11 +55,9 @@ describe('the host bridge: agent() and completion()', () => {
   it('runs 8 agent calls through parallel() with concurrency 4, results in input order', async () => {
     const s = await bridged().session();
     const [r] = await s.run([
-      py(
-        'import time\nt = time.time()\nout = parallel([lambda i=i: agent("sleep:0.4") + str(i) for i in range(8)], concurrency=4)\n(out, round(time.time() - t))',
-      ),
+      py('parallel([lambda i=i: agent("sleep:0.4") + str(i) for i in range(8)], concurrency=4)'),
     ]);
-    expect(r?.text).toBe(`([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 1)\n`);
+    expect(r?.text).toBe(`[${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}]\n`);
   });
 
   it('pauses the timeout while a call is in flight, but not while the cell computes', async () => {
@@ -71,15 +69,20 @@ describe('the host bridge: agent() and completion()', () => {
       py('import time\nt = time.time()\nwhile time.time() - t < 4: pass', { timeout: 2 }),
     ]);
     expect(computing?.timedOut).toBe(true);
-  }, 20_000);
+  });
 
   it('a cancelled cell answers its in-flight call at once', async () => {
     const s = await bridged().session();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 500);
-    const started = Date.now();
-    const [r] = await s.run([py('agent("sleep:30")')], { signal: controller.signal });
-    expect(Date.now() - started).toBeLessThan(1500);
+    // Cancelled once the call is in flight; a call that were not answered at once would hold
+    // the cell for an hour (past the test's timeout).
+    const [r] = await s.run([py('agent("sleep:3600")')], {
+      signal: controller.signal,
+      onEvent: (_, event) => {
+        if (event.kind === 'status' && event.event.op === 'agent' && event.event.state === 'started')
+          controller.abort();
+      },
+    });
     expect(r?.status).toBe('cancelled');
     const [after] = await s.run([py('1 + 1')]);
     expect(after?.text).toBe('2\n');

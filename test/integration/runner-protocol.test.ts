@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { type Frame, LineSplitter, parseLine } from '../../src/eval/protocol.js';
-import { ensureRunnerFile } from '../../src/eval/runnerFile.js';
+import { ensureRunnerFile } from '../../src/eval/kernel/runnerFile.js';
+import { type Frame, LineSplitter, parseFrameLine } from '../../src/eval/protocol/index.js';
 
 /** Talks to runner.py directly, without the kernel client, to see exactly what it sends. */
 function rawRunner() {
@@ -11,7 +11,7 @@ function rawRunner() {
   const splitter = new LineSplitter();
   child.stdout.on('data', (chunk: Buffer) => {
     for (const line of splitter.push(chunk)) {
-      const parsed = parseLine(line);
+      const parsed = parseFrameLine(line);
       if (parsed.kind === 'frame') frames.push(parsed.frame);
       else noise.push(line);
     }

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/runtime.js';
+import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/kernel/python.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
 let realPython: string;
@@ -133,27 +133,31 @@ describe('interpreter resolution', () => {
 
 describe('runner file cache', () => {
   it('writes the kernel files once per content, privately, and replaces a tampered copy', async () => {
-    const { ensureRunnerFile, getKernelSources, kernelFilesHash, setSecurityLogger } = await import(
-      '../../src/eval/runnerFile.js'
+    const { ensureRunnerFile, getKernelSources, kernelFilesHash } = await import(
+      '../../src/eval/kernel/runnerFile.js'
     );
     const logged: string[] = [];
-    setSecurityLogger((m) => logged.push(m));
+    const logger = { trace: () => {}, warn: (m: string) => logged.push(m) };
     const base = mkdtempSync(join(tmpdir(), 'omp-cache-'));
     chmodSync(base, 0o700);
     const sources = getKernelSources();
-    const runner = ensureRunnerFile(sources, base);
+    const runner = ensureRunnerFile({ sources, base, logger });
     const magics = join(dirname(runner), 'magics.py');
     expect(statSync(dirname(runner)).mode & 0o777).toBe(0o700);
     expect(statSync(runner).mode & 0o777).toBe(0o600);
-    expect(ensureRunnerFile(sources, base)).toBe(runner);
+    expect(ensureRunnerFile({ sources, base, logger })).toBe(runner);
     writeFileSync(runner, 'import os; os._exit(1)\n');
     rmSync(magics);
-    symlinkSync('/etc/passwd', magics);
-    expect(ensureRunnerFile(sources, base)).toBe(runner);
+    // A decoy as the link's target: replacing the link must never write through it.
+    const decoy = join(base, 'decoy.txt');
+    writeFileSync(decoy, 'decoy\n');
+    symlinkSync(decoy, magics);
+    expect(ensureRunnerFile({ sources, base, logger })).toBe(runner);
     expect(readFileSync(runner, 'utf8')).toBe(sources['runner.py']);
     expect(lstatSync(magics).isSymbolicLink()).toBe(false);
+    expect(readFileSync(decoy, 'utf8')).toBe('decoy\n');
     expect(readFileSync(magics, 'utf8')).toBe(sources['magics.py']);
-    const other = ensureRunnerFile({ ...sources, 'runner.py': 'print(1)\n' }, base);
+    const other = ensureRunnerFile({ sources: { ...sources, 'runner.py': 'print(1)\n' }, base, logger });
     expect(dirname(other)).not.toBe(dirname(runner));
     expect(logged).toEqual([
       expect.stringMatching(/runner\.py was not the expected file .*; replaced/),
@@ -163,7 +167,7 @@ describe('runner file cache', () => {
     // give the file away; elsewhere the ownership check is covered by the code path above).
     if (process.getuid?.() === 0) {
       chownSync(join(dirname(runner), 'server.py'), 65534, 65534);
-      ensureRunnerFile(sources, base);
+      ensureRunnerFile({ sources, base, logger });
       expect(statSync(join(dirname(runner), 'server.py')).uid).toBe(0);
       expect(logged.at(-1)).toMatch(/server\.py was not the expected file/);
     }
@@ -173,8 +177,39 @@ describe('runner file cache', () => {
     const exposed = join(shared, kernelFilesHash(sources));
     mkdirSync(exposed, { mode: 0o777 });
     chmodSync(exposed, 0o777);
-    const safe = ensureRunnerFile(sources, shared);
+    const safe = ensureRunnerFile({ sources, base: shared, logger });
     expect(dirname(safe)).not.toBe(exposed);
     expect(logged.at(-1)).toMatch(/is not a private directory of this user; using a fresh one/);
+  });
+});
+
+describe('probe cache', () => {
+  it('keeps a probe across runs only while nothing that picks the interpreter changed', async () => {
+    const { cachedProbe, storeProbe } = await import('../../src/eval/kernel/probeCache.js');
+    const dir = mkdtempSync(join(tmpdir(), 'omp-probe-'));
+    const shim = join(dir, 'python');
+    const real = join(dir, 'python3.99');
+    writeFileSync(shim, '#!/bin/sh\nexec true\n');
+    writeFileSync(real, '');
+    const env = { PATH: '/usr/bin', HOME: dir };
+    const probe = { executable: real, version: [3, 99, 0] as [number, number, number] };
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    storeProbe(shim, env, dir, probe);
+    expect(cachedProbe(shim, env, dir)).toEqual(probe);
+    // pyenv's switches: a variable, a local version file, the global version file.
+    expect(cachedProbe(shim, { ...env, PYENV_VERSION: '3.12' }, dir)).toBeUndefined();
+    writeFileSync(join(dir, '.python-version'), '3.12\n');
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    storeProbe(shim, env, dir, probe);
+    expect(cachedProbe(shim, env, dir)).toEqual(probe);
+    mkdirSync(join(dir, '.pyenv'));
+    writeFileSync(join(dir, '.pyenv', 'version'), '3.10\n');
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    storeProbe(shim, env, dir, probe);
+    // The interpreter the probe found was replaced.
+    rmSync(real);
+    writeFileSync(real, 'new');
+    expect(cachedProbe(shim, env, dir)).toBeUndefined();
+    expect(cachedProbe(shim, { ...env, OMP_EVAL_NO_PROBE_CACHE: '1' }, dir)).toBeUndefined();
   });
 });

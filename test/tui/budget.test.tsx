@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS, mount } from '../helpers/ink.js';
+import { waitFor } from '../helpers/kernel.js';
 
 /** What Ink writes when it gives up on incremental updates and repaints the whole screen. */
 const CLEAR_SCREEN = ['\x1b[2J', '\x1bc', '\x1b[3J'];
@@ -17,18 +18,16 @@ describe('render budget', () => {
     const script = Array.from({ length: 200 }, (_, i) => `# %%\nprint(${i})`).join('\n');
     await h.press(`${KEYS.pasteStart}${script}\n# %%\nstream${KEYS.pasteEnd}`);
     await h.press(KEYS.enter);
-    const until = Date.now() + 20_000;
-    while (backend.ran.length < 201 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => backend.ran.length >= 201, 100_000, 'the 201 cells to run');
     expect(backend.ran).toHaveLength(201);
     for (let i = 0; i < 300; i++) {
       backend.emit({ kind: 'stdout', text: `streamed line ${i} ${'x'.repeat(i % 120)}\n` });
       if (i % 30 === 0) await new Promise((r) => setTimeout(r, 60));
     }
-    await new Promise((r) => setTimeout(r, 150));
+    const writes = () => h.stdout.writes.join('');
+    await waitFor(() => writes().includes('streamed line 299'), 100_000, 'the last streamed line');
     backend.finish();
-    await new Promise((r) => setTimeout(r, 150));
-    const written = h.stdout.writes.join('');
-    expect(written).toContain('streamed line 299');
+    const written = writes();
     for (const sequence of CLEAR_SCREEN)
       expect(written.includes(sequence), JSON.stringify(sequence)).toBe(false);
     h.unmount();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterEnv, kernelEnv } from '../../src/eval/runtime.js';
+import { filterEnv, kernelEnv } from '../../src/eval/kernel/env.js';
 
 describe('filterEnv', () => {
   const host = {
@@ -32,8 +32,22 @@ describe('filterEnv', () => {
     });
   });
 
-  it('never passes a denylisted key, even when it matches an allowed prefix', () => {
-    expect(filterEnv({ ...host, PI_X: 'ok' })).not.toHaveProperty('OPENAI_API_KEY');
+  it("never passes the spec's denylisted API keys, even under an allowed prefix or name", () => {
+    // Without the credential rule each of these would pass: they start with an allowed prefix.
+    const keys = [
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'GEMINI_API_KEY',
+      'GITHUB_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+    ];
+    const prefixed = Object.fromEntries(
+      keys.flatMap((k) => [
+        [`PI_${k}`, 'secret'],
+        [`XDG_${k}`, 'secret'],
+      ]),
+    );
+    expect(filterEnv({ ...host, ...prefixed, PI_X: 'ok' })).toEqual({ ...filterEnv(host), PI_X: 'ok' });
   });
 
   it('adds the kernel settings and prepends a venv bin to PATH', () => {
@@ -58,7 +72,7 @@ describe('filterEnv', () => {
 
 describe('credentials', () => {
   it('drops names that look like credentials, even with an allowed prefix, unless passed', async () => {
-    const { filterEnv, looksLikeCredential } = await import('../../src/eval/runtime.js');
+    const { filterEnv, looksLikeCredential } = await import('../../src/eval/kernel/env.js');
     const host = {
       PATH: '/bin',
       PI_SERVICE_TOKEN: 't',

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { cellNeedsMoreInput } from '../../src/eval/completeness.js';
-import { renderBundle } from '../../src/eval/display.js';
+import { renderBundle } from '../../src/eval/output/display.js';
 import { cellLanguage, splitCells } from '../../src/eval/script.js';
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OutputSink, resolveArtifact, sanitize } from '../../src/eval/outputSink.js';
+import { OutputSink, resolveArtifact, sanitize } from '../../src/eval/output/outputSink.js';
 
 function sinkOf(chunks: string[], limits = {}) {
   const sink = new OutputSink(limits);
@@ -88,5 +89,48 @@ describe('OutputSink', () => {
 
   it('rejects artifact ids that could escape the directory', () => {
     expect(() => resolveArtifact('artifact://../../etc/passwd')).toThrow(/not an artifact id/);
+  });
+});
+
+describe('OutputSink: any chunking, the same result', () => {
+  // Lines of all lengths (some longer than lineChars); or short lines with \r rewrites (a line
+  // rewritten with \r past lineChars is cut wherever the chunks happened to put its end).
+  const piece = (cr: boolean) =>
+    fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é'), maxLength: 30 }).map((s) => `${s}\n`),
+      fc.string({ unit: fc.constantFrom('x'), minLength: 1, maxLength: 90 }),
+      fc.constantFrom('\n', ...(cr ? ['\r', 'progress 1\rprogress 2\n', '\r\n'] : [])),
+    );
+  const output = fc.boolean().chain((cr) =>
+    fc.record({
+      cr: fc.constant(cr),
+      text: fc.array(piece(cr), { maxLength: 120 }).map((parts) => parts.join('')),
+      cuts: fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 8 }),
+    }),
+  );
+
+  const feed = (text: string, cuts: number[], cr: boolean) => {
+    const sink = new OutputSink({ headChars: 60, tailChars: 80, lineChars: cr ? 1 << 20 : 50 });
+    for (let at = 0, i = 0; at < text.length; i++) {
+      const size = cuts[i % cuts.length] as number;
+      sink.push(text.slice(at, at + size));
+      at += size;
+    }
+    sink.end();
+    const { artifact: _a, artifactPath, ...truncation } = sink.truncation ?? { artifactPath: undefined };
+    const saved = artifactPath ? readFileSync(artifactPath, 'utf8') : undefined;
+    return { text: sink.text.replace(/artifact:\/\/[\w-]+/, 'artifact://ID'), truncation, saved };
+  };
+
+  it('whole blocks of lines give what one character at a time gives, and the artifact has it all', () => {
+    fc.assert(
+      fc.property(output, ({ text, cuts, cr }) => {
+        const reference = feed(text, [1], cr);
+        expect(feed(text, cuts, cr)).toEqual(reference);
+        if (reference.saved !== undefined)
+          expect(feed(text, [text.length || 1], cr).saved).toBe(reference.saved);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, parseLine } from '../../src/eval/protocol.js';
+import { LineSplitter, parseFrameLine } from '../../src/eval/protocol/index.js';
 import { ToolInputError, validateToolInput } from '../../src/eval/tool.js';
 
 /** Text with the characters that break naive splitters: multi-byte, U+2028/U+2029, \r, quotes. */
@@ -31,7 +31,9 @@ describe('properties: the NDJSON splitter', () => {
             at += size;
           }
           expect(splitter.end()).toBeUndefined();
-          expect(lines.map((l) => parseLine(l))).toEqual(frames.map((frame) => ({ kind: 'frame', frame })));
+          expect(lines.map((l) => parseFrameLine(l))).toEqual(
+            frames.map((frame) => ({ kind: 'frame', frame })),
+          );
         },
       ),
       { numRuns: 300 },

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   encodeRequest,
+  executeRequest,
   FrameTooLargeError,
   LineSplitter,
-  parseLine,
+  parseFrameLine,
   validateFrame,
-} from '../../src/eval/protocol.js';
+} from '../../src/eval/protocol/index.js';
 
 describe('LineSplitter', () => {
   it('splits on \\n only, keeping U+2028, U+2029 and \\r inside lines', () => {
@@ -46,7 +47,7 @@ describe('LineSplitter', () => {
   });
 });
 
-describe('parseLine and validateFrame', () => {
+describe('parseFrameLine and validateFrame', () => {
   it('accepts every frame shape of the protocol', () => {
     const frames = [
       { type: 'started', id: 'a' },
@@ -58,20 +59,21 @@ describe('parseLine and validateFrame', () => {
       { type: 'input_request', id: 'a', prompt: '? ', password: false },
       { type: 'done', id: 'a', status: 'ok', executionCount: 1, cancelled: false },
     ];
-    for (const frame of frames) expect(parseLine(JSON.stringify(frame))).toEqual({ kind: 'frame', frame });
+    for (const frame of frames)
+      expect(parseFrameLine(JSON.stringify(frame))).toEqual({ kind: 'frame', frame });
   });
 
   it('reports junk and malformed frames as noise with a reason', () => {
-    expect(parseLine('Traceback (most recent call last):')).toMatchObject({
+    expect(parseFrameLine('Traceback (most recent call last):')).toMatchObject({
       kind: 'noise',
       reason: 'not JSON',
     });
-    expect(parseLine('[1,2]')).toMatchObject({ kind: 'noise', reason: 'not a JSON object' });
-    expect(parseLine('{"type":"done","id":"a"}')).toMatchObject({
+    expect(parseFrameLine('[1,2]')).toMatchObject({ kind: 'noise', reason: 'not a JSON object' });
+    expect(parseFrameLine('{"type":"done","id":"a"}')).toMatchObject({
       kind: 'noise',
       reason: /done frame needs/,
     });
-    expect(parseLine('{"type":"bogus"}')).toMatchObject({
+    expect(parseFrameLine('{"type":"bogus"}')).toMatchObject({
       kind: 'noise',
       reason: 'unknown frame type "bogus"',
     });
@@ -79,7 +81,7 @@ describe('parseLine and validateFrame', () => {
   });
 
   it('encodes a request as one line', () => {
-    const line = encodeRequest({ id: 'a', code: 'print("a\\nb")\n', silent: false, storeHistory: true });
+    const line = encodeRequest(executeRequest('a', 'print("a\\nb")\n'));
     expect(line.endsWith('\n')).toBe(true);
     expect(line.slice(0, -1)).not.toContain('\n');
     expect(JSON.parse(line)).toMatchObject({ id: 'a', code: 'print("a\\nb")\n' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { autoIndent, needsMoreInput } from '../../src/eval/completeness.js';
-import { clampLine, hiddenLabel, preview } from '../../src/tui/lib/preview.js';
+import { clampLine, hiddenLabel } from '../../src/tui/lib/preview.js';
 
 describe('preview and clamp', () => {
   it('clamps lines longer than 4000 characters and says how much is left out', () => {
@@ -8,11 +8,7 @@ describe('preview and clamp', () => {
     expect(clampLine('x'.repeat(4500))).toBe(`${'x'.repeat(4000)}… [500 chars omitted]`);
   });
 
-  it('shows the last 20 lines collapsed and all of them expanded', () => {
-    const lines = Array.from({ length: 25 }, (_, i) => `l${i}`);
-    expect(preview(lines, false)).toEqual({ lines: lines.slice(5), hidden: 5 });
-    expect(preview(lines, true)).toEqual({ lines, hidden: 0 });
-    expect(preview(lines.slice(0, 20), false)).toEqual({ lines: lines.slice(0, 20), hidden: 0 });
+  it('labels the lines a collapsed cell hides', () => {
     expect(hiddenLabel(5)).toBe('… 5 more lines (ctrl+o to expand)');
     expect(hiddenLabel(1)).toBe('… 1 more line (ctrl+o to expand)');
   });
@@ -149,11 +145,10 @@ describe('asking the terminal for its image protocol', () => {
         return true;
       },
     };
-    const started = Date.now();
-    const found = await queryImageProtocol(stdin as never, stdout as never, 2000);
+    // A deadline far beyond the test's own: the answer, not the deadline, ends the query.
+    const found = await queryImageProtocol(stdin as never, stdout as never, 3_600_000);
     expect(found).toBe('kitty');
     expect(written).toEqual([IMAGE_QUERY]);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(stdin.isRaw).toBe(false);
     expect(stdin.listenerCount('readable')).toBe(0);
   });

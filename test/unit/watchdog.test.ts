@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CellTimeoutError, clampTimeout, Watchdog } from '../../src/eval/watchdog.js';
+import { CellTimeoutError, clampTimeout, Watchdog } from '../../src/eval/executor/watchdog.js';
 
 describe('Watchdog', () => {
   beforeEach(() => vi.useFakeTimers());

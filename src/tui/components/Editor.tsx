@@ -2,7 +2,7 @@
 
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import { type CellLanguage, cellLanguage } from '../../eval/script.js';
+import { type CellLanguage, cellLanguage } from '../../eval/index.js';
 import type { EditorState } from '../lib/editor.js';
 import { highlightCode } from '../lib/highlight.js';
 

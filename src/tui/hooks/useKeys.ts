@@ -4,8 +4,7 @@
  */
 import { type Key, useInput } from 'ink';
 import { useCallback, useRef, useState } from 'react';
-import { cellNeedsMoreInput } from '../../eval/completeness.js';
-import { splitCells } from '../../eval/script.js';
+import { cellNeedsMoreInput, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
 import * as ed from '../lib/editor.js';
 import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';

@@ -4,9 +4,8 @@
  * kernel's state.
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { type CellResult, failedResult, type OutputEvent } from '../../eval/executor.js';
-import { renderMarkdown } from '../../eval/markdown.js';
-import { cellLanguage } from '../../eval/script.js';
+import { type CellResult, cellLanguage, failedResult, type OutputEvent } from '../../eval/index.js';
+import { renderMarkdown } from '../../render/markdown.js';
 import type { NotebookBackend } from '../backend.js';
 import { type ImageMode, placeholder, renderBlocks } from '../lib/images.js';
 import {

@@ -2,7 +2,7 @@
  * The prompt's multi-line editor as a pure state machine: text as lines, a cursor, and the edits
  * the keys make. The component maps key presses to these functions.
  */
-import { autoIndent } from '../../eval/completeness.js';
+import { autoIndent } from '../../eval/index.js';
 
 export interface EditorState {
   lines: string[];

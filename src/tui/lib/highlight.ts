@@ -1,6 +1,6 @@
 /** Syntax highlighting of cell code (Python or JavaScript), with highlight.js through cli-highlight. */
 import { highlight } from 'cli-highlight';
-import type { CellLanguage } from '../../eval/script.js';
+import type { CellLanguage } from '../../eval/index.js';
 
 const cache = new Map<string, string>();
 const HIGHLIGHT_LANGUAGE: Record<CellLanguage, string> = { py: 'python', js: 'javascript' };

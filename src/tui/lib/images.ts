@@ -3,7 +3,7 @@
  * native protocols); `off`, or no colour, gives a one-line placeholder.
  */
 import terminalImage from 'terminal-image';
-import type { ImageOutput } from '../../eval/display.js';
+import type { ImageOutput } from '../../eval/index.js';
 
 export type ImageMode = 'auto' | 'kitty' | 'iterm' | 'blocks' | 'off';
 

@@ -3,8 +3,8 @@
  * terminal would), images as rows of their own. Memory is bounded: past a cap, the first rows and
  * the last rows are kept and the middle is counted.
  */
-import type { ImageOutput } from '../../eval/display.js';
-import { sanitize } from '../../eval/outputSink.js';
+import type { ImageOutput } from '../../eval/index.js';
+import { sanitize } from '../../eval/index.js';
 
 export type Stream = 'stdout' | 'stderr' | 'result' | 'error' | 'notice' | 'status' | 'markdown';
 

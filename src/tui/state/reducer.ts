@@ -2,8 +2,7 @@
  * The notebook's state: an append-only list of cells with monotonic ids, and the kernel's status.
  * Pure: every change is an action, so the transitions are unit-tested without a terminal.
  */
-import type { ImageOutput } from '../../eval/display.js';
-import type { CellLanguage } from '../../eval/script.js';
+import type { CellLanguage, ImageOutput } from '../../eval/index.js';
 import { appendImage, appendText, emptyOutput, type Output, type Stream } from './output.js';
 
 export type CellStatus =

@@ -3,23 +3,16 @@
  * temp directory and reused by later spawns, but only after their content is checked.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type writeFileAtomic from 'write-file-atomic';
+import { type Logger, silentLogger } from '../logger.js';
 
 /** The Python files a kernel runs: runner.py and the modules it loads from beside itself. */
 export const KERNEL_FILES = ['runner.py', 'server.py', 'magics.py'] as const;
-const PY_DIR = new URL('../py/', import.meta.url);
+const PY_DIR = new URL('../../py/', import.meta.url);
 export const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 
 let kernelSources: Record<string, string> | undefined;
@@ -59,7 +52,7 @@ function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
 let cacheDir: string | undefined;
 
 /** `<tmp>/omp-python-runner-<uid>`, or a fresh private directory if that one is not safe. */
-export function runnerCacheDir(base = tmpdir()): string {
+export function runnerCacheDir(base = tmpdir(), logger: Logger = silentLogger): string {
   if (cacheDir && isPrivate(cacheDir, 'dir')) return cacheDir;
   const preferred = join(base, uid() >= 0 ? `omp-python-runner-${uid()}` : 'omp-python-runner');
   try {
@@ -71,40 +64,25 @@ export function runnerCacheDir(base = tmpdir()): string {
     cacheDir = preferred;
   } else {
     cacheDir = mkdtempSync(join(base, 'omp-python-runner-'));
-    logSecurity(`${preferred} is not a private directory of this user; the runner is cached in ${cacheDir}`);
+    logger.warn(`${preferred} is not a private directory of this user; the runner is cached in ${cacheDir}`);
   }
   return cacheDir;
 }
 
+// Loaded when a file must be written (rarely: once per content), not at every start.
+const require = createRequire(import.meta.url);
+
 /**
- * Where the cache's security events go: a tampered file or directory is never used, and the
- * case is reported (stderr by default; tests and embedding hosts can replace it).
+ * Writes `file` whole or not at all. write-file-atomic writes through a symlink to its target, so
+ * whatever is at `file` is removed first: a link planted there is replaced, never followed. (The
+ * directory is private to this user, so nobody can put one back in between.)
  */
-export let logSecurity = (message: string): void => {
-  process.stderr.write(`omp-eval: warning: ${message}\n`);
-};
-
-export function setSecurityLogger(logger: (message: string) => void): void {
-  logSecurity = logger;
-}
-
 function writeAtomically(file: string, content: string) {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
+  rmSync(file, { force: true });
+  const atomic = require('write-file-atomic') as typeof writeFileAtomic;
+  atomic.sync(file, content, { mode: 0o600, fsync: true });
 }
 
-/**
- * Writes the kernel's files into `<cache>/<hash>/` (hash of all of them), each atomically with
- * mode 0600, unless identical files are there; returns the path of runner.py. A file is reused
- * only when it is ours and its content matches.
- */
 /** The cache directory's name for a set of kernel files: a hash of all of them. */
 export function kernelFilesHash(sources: Record<string, string>): string {
   const hash = createHash('sha256');
@@ -116,7 +94,23 @@ export function kernelFilesHash(sources: Record<string, string>): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-export function ensureRunnerFile(sources = getKernelSources(), base = runnerCacheDir()): string {
+export interface RunnerFileOptions {
+  sources?: Record<string, string>;
+  /** The cache directory (default: runnerCacheDir()). */
+  base?: string;
+  /** Told when a cached file or directory was not safe to use (it is never used then). */
+  logger?: Logger;
+}
+
+/**
+ * Writes the kernel's files into `<cache>/<hash>/` (hash of all of them), each atomically with
+ * mode 0600, unless identical files are there; returns the path of runner.py. A file is reused
+ * only when it is ours and its content matches.
+ */
+export function ensureRunnerFile(options: RunnerFileOptions = {}): string {
+  const logger = options.logger ?? silentLogger;
+  const sources = options.sources ?? getKernelSources();
+  const base = options.base ?? runnerCacheDir(undefined, logger);
   const dir = join(base, kernelFilesHash(sources));
   try {
     mkdirSync(dir, { mode: 0o700 });
@@ -124,8 +118,8 @@ export function ensureRunnerFile(sources = getKernelSources(), base = runnerCach
     // exists already
   }
   if (!isPrivate(dir, 'dir')) {
-    logSecurity(`${dir} is not a private directory of this user; using a fresh one`);
-    return ensureRunnerFile(sources, mkdtempSync(join(base, 'omp-python-runner-')));
+    logger.warn(`${dir} is not a private directory of this user; using a fresh one`);
+    return ensureRunnerFile({ sources, base: mkdtempSync(join(base, 'omp-python-runner-')), logger });
   }
   for (const [name, content] of Object.entries(sources)) {
     const file = join(dir, name);
@@ -138,7 +132,7 @@ export function ensureRunnerFile(sources = getKernelSources(), base = runnerCach
     const intact = present && isPrivate(file, 'file') && readFileSync(file, 'utf8') === content;
     if (!intact) {
       if (present)
-        logSecurity(`${file} was not the expected file (a link, another owner, or other content); replaced`);
+        logger.warn(`${file} was not the expected file (a link, another owner, or other content); replaced`);
       writeAtomically(file, content);
     }
   }

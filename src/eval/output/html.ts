@@ -1,87 +1,16 @@
 /**
- * MIME bundle → outputs: the text to show (and its markdown, when it has one), at most one image
- * with its pixel size, JSON data and status events.
- *
- * Text precedence follows the spec, `text/markdown` > `text/plain` > `text/html`, with one
- * exception: a `text/plain` that is only the runner's `repr()` of an object that also offered HTML
- * (the frame says `plainIsRepr`, e.g. a pandas DataFrame) ranks below the HTML, which is shown as
- * markdown (tables stay tables). Payloads too large to show are left out with a notice.
+ * HTML → markdown, for bundles whose best text form is HTML (a pandas DataFrame): turndown (loaded
+ * when the first HTML arrives), with a table rule of our own (GFM tables; row and column spans are
+ * expanded, several header rows merged) since turndown's core keeps no tables.
  */
 import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
-import type { MimeBundle } from './protocol.js';
 
-export const STATUS_MIME = 'application/x-omp-status';
-/** text/plain with terminal colours, beside text/plain (the js kernel's results). */
-export const ANSI_MIME = 'application/x-omp-ansi';
-/** Base64 characters of the largest image that is passed on (12 MiB of PNG or JPEG). */
-export const IMAGE_LIMIT = 16 * 1024 * 1024;
 /** Characters of HTML converted to markdown; the rest is cut (about 35 ms at the limit). */
 export const HTML_LIMIT = 64 * 1024;
-/** Characters of JSON shown as text for a bundle that has nothing else to show. */
-const JSON_TEXT_LIMIT = 64 * 1024;
-
-export interface ImageOutput {
-  mime: 'image/png' | 'image/jpeg';
-  /** base64 */
-  data: string;
-  width?: number;
-  height?: number;
-}
-
-export interface StatusEvent {
-  op: string;
-  [key: string]: unknown;
-}
-
-export interface RenderOptions {
-  /** The bundle's text/plain is only repr() of the object (the frame's `plainIsRepr`). */
-  plainIsRepr?: boolean;
-}
-
-export interface RenderedOutput {
-  /** What a plain-text reader sees: the chosen text form (markdown source for markdown and HTML). */
-  text?: string;
-  /** Set when the text is markdown (from text/markdown or converted HTML): renderMarkdown() it. */
-  markdown?: string;
-  /** The same text with terminal colours (the js kernel's util.inspect), for a colour terminal. */
-  ansi?: string;
-  images: ImageOutput[];
-  json?: unknown;
-  /** The MIME types the bundle carried. */
-  mimeTypes: string[];
-  bundle: MimeBundle;
-}
-
-/** Width and height from a PNG's IHDR chunk or a JPEG's SOF marker. */
-export function imageSize(mime: string, base64: string): { width: number; height: number } | undefined {
-  const bytes = Buffer.from(base64.slice(0, 1 << 16), 'base64');
-  if (mime === 'image/png') {
-    if (bytes.length < 24 || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
-    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-  }
-  if (mime === 'image/jpeg') {
-    let i = 2;
-    while (i + 9 < bytes.length) {
-      if (bytes[i] !== 0xff) return undefined;
-      const marker = bytes[i + 1] as number;
-      const length = bytes.readUInt16BE(i + 2);
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        return { height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
-      }
-      i += 2 + length;
-    }
-  }
-  return undefined;
-}
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const kilobytes = (bytes: number) => `${Math.round(bytes / 1e3)} kB`;
-
-// ---------------------------------------------------------------------------------------------
-// HTML → markdown: turndown, with a table rule of our own (GFM tables; row and column spans are
-// expanded, several header rows merged) since turndown's core keeps no tables.
-// ---------------------------------------------------------------------------------------------
 
 // Private-use characters mark cells and rows in turndown's output for the table rule to parse.
 const CELL = '\uE000';
@@ -290,84 +219,4 @@ export function htmlToText(html: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-}
-
-/** A line for an SVG image: its size from the width/height attributes or the viewBox. */
-function svgText(svg: string): string {
-  const tag = svg.match(/<svg\b[^>]*>/i)?.[0] ?? '';
-  const attr = (name: string) => tag.match(new RegExp(`\\b${name}\\s*=\\s*["']([^"']*)["']`, 'i'))?.[1];
-  let width = attr('width');
-  let height = attr('height');
-  const box = attr('viewBox')
-    ?.trim()
-    .split(/[\s,]+/);
-  if ((!width || !height) && box?.length === 4) [width, height] = [box[2], box[3]];
-  const size = width && height ? ` ${width.replace(/px$/, '')}×${height.replace(/px$/, '')}` : '';
-  return `[SVG image${size}]`;
-}
-
-export function statusEvent(bundle: MimeBundle): StatusEvent | undefined {
-  const status = bundle[STATUS_MIME];
-  if (!status || typeof status !== 'object' || typeof (status as StatusEvent).op !== 'string')
-    return undefined;
-  return status as StatusEvent;
-}
-
-export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): RenderedOutput {
-  const mimeTypes = Object.keys(bundle);
-  const out: RenderedOutput = { images: [], mimeTypes, bundle };
-  const str = (mime: string) => (typeof bundle[mime] === 'string' ? (bundle[mime] as string) : undefined);
-  const notices: string[] = [];
-
-  const markdown = str('text/markdown');
-  const plain = str('text/plain');
-  const html = str('text/html');
-  if (markdown !== undefined) {
-    out.text = out.markdown = markdown;
-  } else if (html !== undefined && (plain === undefined || options.plainIsRepr)) {
-    const converted = htmlToMarkdown(html);
-    if (converted || plain === undefined) out.text = out.markdown = converted;
-  }
-  if (out.text === undefined && plain !== undefined) {
-    out.text = plain;
-    const ansi = str(ANSI_MIME);
-    if (ansi !== undefined) out.ansi = ansi;
-  }
-
-  // One image per bundle: PNG when there is one (PIL offers PNG and JPEG of the same picture).
-  for (const mime of ['image/png', 'image/jpeg'] as const) {
-    const data = str(mime);
-    if (!data) continue;
-    const size = imageSize(mime, data);
-    if (data.length > IMAGE_LIMIT) {
-      const dims = size ? ` ${size.width}×${size.height}` : '';
-      notices.push(
-        `[${mime.slice(6)} image${dims} of ${megabytes((data.length * 3) / 4)} not shown: ` +
-          `images over ${megabytes((IMAGE_LIMIT * 3) / 4)} are left out]`,
-      );
-    } else {
-      out.images.push({ mime, data, ...size });
-    }
-    break;
-  }
-  if ('application/json' in bundle) out.json = bundle['application/json'];
-  if (out.text === undefined && out.images.length === 0) {
-    const svg = str('image/svg+xml');
-    const latex = str('text/latex');
-    if (svg !== undefined) out.text = svgText(svg);
-    else if (latex !== undefined) out.text = latex;
-    else if (out.json !== undefined) {
-      const json = JSON.stringify(out.json, null, 2) ?? '';
-      out.text =
-        json.length > JSON_TEXT_LIMIT
-          ? `${json.slice(0, JSON_TEXT_LIMIT)}\n[JSON cut for display: ${megabytes(json.length)} in all]`
-          : json;
-    }
-  }
-  if (notices.length) {
-    const tail = notices.join('\n');
-    out.text = out.text ? `${out.text}\n${tail}` : tail;
-    if (out.markdown !== undefined) out.markdown = `${out.markdown}\n\n${tail}`;
-  }
-  return out;
 }

@@ -1,132 +1,12 @@
 /**
- * What a kernel runs with: the filtered environment and the resolved Python interpreter.
+ * Which Python a kernel runs: the candidates in the spec's order, each probed (its real
+ * executable and version) before it is chosen.
  */
-import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-
-/** Variables passed through as they are (the spec's allowlist). */
-export const ENV_ALLOWLIST: ReadonlySet<string> = new Set([
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'TERM',
-  'COLORTERM',
-  'NO_COLOR',
-  'FORCE_COLOR',
-  'COLUMNS',
-  'LINES',
-  'LANG',
-  'LANGUAGE',
-  'TZ',
-  'TMPDIR',
-  'TEMP',
-  'TMP',
-  'DISPLAY',
-  'VIRTUAL_ENV',
-  'CONDA_PREFIX',
-  'CONDA_DEFAULT_ENV',
-  'PYTHONPATH',
-  'PYTHONHOME',
-  'PYTHONDONTWRITEBYTECODE',
-  'PYTHONWARNINGS',
-  'PYTHONUTF8',
-  'PYTHONHASHSEED',
-  'MPLBACKEND',
-  'MPLCONFIGDIR',
-  'LD_LIBRARY_PATH',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'REQUESTS_CA_BUNDLE',
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'NO_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'no_proxy',
-  // Windows essentials
-  'SYSTEMROOT',
-  'SystemRoot',
-  'COMSPEC',
-  'PATHEXT',
-  'WINDIR',
-  'APPDATA',
-  'LOCALAPPDATA',
-  'USERPROFILE',
-]);
-
-export const ENV_ALLOW_PREFIXES: readonly string[] = ['LC_', 'XDG_', 'PI_'];
-
-/** Credentials that never reach a kernel, even through an allowed prefix. */
-export const ENV_DENYLIST: ReadonlySet<string> = new Set([
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'GROQ_API_KEY',
-  'MISTRAL_API_KEY',
-  'XAI_API_KEY',
-  'OPENROUTER_API_KEY',
-  'DEEPSEEK_API_KEY',
-  'AZURE_OPENAI_API_KEY',
-  'COHERE_API_KEY',
-  'PERPLEXITY_API_KEY',
-  'TOGETHER_API_KEY',
-  'FIREWORKS_API_KEY',
-  'CEREBRAS_API_KEY',
-  'HF_TOKEN',
-  'HUGGING_FACE_HUB_TOKEN',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SESSION_TOKEN',
-  'GITHUB_TOKEN',
-  'GH_TOKEN',
-]);
-
-/** Names that look like credentials: dropped even when allowed, unless passed explicitly. */
-export function looksLikeCredential(name: string): boolean {
-  const upper = name.toUpperCase();
-  return (
-    upper.endsWith('_API_KEY') ||
-    upper.includes('_SECRET') ||
-    upper.endsWith('_TOKEN') ||
-    upper.includes('PASSWORD')
-  );
-}
-
-/**
- * The environment a kernel starts with: allowlisted host variables (minus credentials), plus
- * the names in `pass`, which the user asked for explicitly.
- */
-export function filterEnv(host: NodeJS.ProcessEnv, pass: readonly string[] = []): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(host)) {
-    if (value === undefined) continue;
-    if (pass.includes(key)) {
-      env[key] = value;
-      continue;
-    }
-    if (ENV_DENYLIST.has(key) || looksLikeCredential(key)) continue;
-    if (ENV_ALLOWLIST.has(key) || ENV_ALLOW_PREFIXES.some((p) => key.startsWith(p))) env[key] = value;
-  }
-  return env;
-}
-
-/** Adds what every kernel needs on top of the filtered environment. */
-export function kernelEnv(
-  host: NodeJS.ProcessEnv,
-  python: ResolvedPython,
-  pass: readonly string[] = [],
-): Record<string, string> {
-  const env = filterEnv(host, pass);
-  if (python.binDir) env.PATH = env.PATH ? `${python.binDir}${delimiter}${env.PATH}` : python.binDir;
-  env.PYTHONUNBUFFERED = '1';
-  env.PYTHONIOENCODING = 'utf-8';
-  env.MPLBACKEND ??= 'Agg';
-  return env;
-}
+import { filterEnv } from './env.js';
+import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
 
 export interface PythonCandidate {
   /** Where the candidate came from, e.g. `VIRTUAL_ENV` or `PATH (python3)`. */
@@ -207,41 +87,58 @@ export function pythonCandidates(opts: {
 }
 
 const PROBE = 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version_info[:3])';
-const probeCache = new Map<string, Promise<{ executable: string; version: [number, number, number] }>>();
+const PROBE_TIMEOUT_MS = 10_000;
+const probes = new Map<string, Promise<Probe>>();
 
-function probeOnce(path: string, env: NodeJS.ProcessEnv) {
-  return new Promise<{ executable: string; version: [number, number, number] }>((resolve, reject) => {
-    execFile(path, ['-c', PROBE], { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) {
-        const detail = (stderr || err.message).trim().split('\n').slice(-3).join(' ');
-        reject(new Error(detail || String(err)));
-        return;
-      }
-      const [executable = '', versionText = ''] = stdout.trim().split('\n');
-      const version = versionText.split('.').map(Number) as [number, number, number];
-      if (version.length !== 3 || version.some(Number.isNaN)) {
-        reject(new Error(`unexpected probe output: ${stdout.trim().slice(0, 200)}`));
-        return;
-      }
-      resolve({ executable: executable || path, version });
-    });
+/** Runs the interpreter once to learn its real executable and version (execa: bounded, timed). */
+async function probeOnce(path: string, env: NodeJS.ProcessEnv): Promise<Probe> {
+  const { execa } = await import('execa');
+  const result = await execa(path, ['-c', PROBE], {
+    env,
+    extendEnv: false,
+    timeout: PROBE_TIMEOUT_MS,
+    maxBuffer: 64 * 1024,
+    reject: false,
+    stdin: 'ignore',
   });
+  if (result.failed) {
+    const detail = String(result.stderr || result.shortMessage || '')
+      .trim()
+      .split('\n')
+      .slice(-3)
+      .join(' ');
+    throw new Error(detail || `exit code ${result.exitCode}`);
+  }
+  const stdout = String(result.stdout);
+  const [executable = '', versionText = ''] = stdout.trim().split('\n');
+  const version = versionText.split('.').map(Number) as [number, number, number];
+  if (version.length !== 3 || version.some(Number.isNaN)) {
+    throw new Error(`unexpected probe output: ${stdout.trim().slice(0, 200)}`);
+  }
+  return { executable: executable || path, version };
 }
 
-/** Probes an interpreter (cached per path and modification time for this process). */
-export async function probePython(path: string, env: NodeJS.ProcessEnv) {
-  let key = path;
+/**
+ * Probes an interpreter: once per process, and across processes through the probe cache (so a
+ * version manager's shim is not run at every start).
+ */
+export async function probePython(path: string, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<Probe> {
+  let st: ReturnType<typeof statSync>;
   try {
-    const st = statSync(path);
-    key = `${path}\0${st.mtimeMs}\0${st.ino}`;
+    st = statSync(path);
   } catch {
     throw new Error('does not exist');
   }
-  let probe = probeCache.get(key);
+  const key = `${path}\0${st.mtimeMs}\0${st.ino}`;
+  let probe = probes.get(key);
   if (!probe) {
-    probe = probeOnce(path, filterEnv(env));
-    probeCache.set(key, probe);
-    probe.catch(() => probeCache.delete(key));
+    const cached = cachedProbe(path, env, cwd);
+    probe = cached ? Promise.resolve(cached) : probeOnce(path, filterEnv(env));
+    probes.set(key, probe);
+    probe.then(
+      (result) => cached || storeProbe(path, env, cwd, result),
+      () => probes.delete(key),
+    );
   }
   const result = await probe;
   const [major, minor] = result.version;
@@ -278,7 +175,7 @@ export async function resolvePython(opts: ResolveOptions): Promise<ResolvedPytho
     if (seen.has(candidate.path)) continue;
     seen.add(candidate.path);
     try {
-      const probe = await probePython(candidate.path, env);
+      const probe = await probePython(candidate.path, env, opts.cwd);
       // A discovered interpreter is spawned as its own sys.executable, which skips version-manager
       // shims (pyenv, asdf) on every start; an explicit one is spawned exactly as given.
       return {

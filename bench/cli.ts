@@ -1,0 +1,82 @@
+/**
+ * How fast the commands start, side by side in one run (each round runs every command once, so a
+ * change of load hits all of them alike): `omp-eval --version` against `node -e 0`; `run` and
+ * `tool` of one small cell against `node -e 0` + `python -c pass` (the real interpreter, not a
+ * version manager's shim); a `tool` call printing 200,000 lines against the same script under `run`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolvePython } from '../src/eval/kernel/python.js';
+import { type BenchRow, median, ms } from './lib.js';
+
+const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
+const ROUNDS = 11;
+const LINES = 200_000;
+
+/** Milliseconds from spawn to exit, with `input` on stdin and stdout drained. */
+function timed(cmd: string, args: string[], input = ''): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdout.resume();
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(performance.now() - t);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`));
+    });
+    child.stdin.end(input);
+  });
+}
+
+export async function cliBench(): Promise<BenchRow[]> {
+  const python = await resolvePython({ cwd: process.cwd() });
+  const dir = mkdtempSync(join(tmpdir(), 'omp-bench-cli-'));
+  const small = join(dir, 'small.py');
+  const loop = `for i in range(${LINES}):\n    print('${'x'.repeat(42)}', i)`;
+  const big = join(dir, 'lines.py');
+  writeFileSync(small, 'print(1)\n');
+  writeFileSync(big, `${loop}\n`);
+  const tool = (code: string) => JSON.stringify({ cells: [{ language: 'py', code }] });
+  const commands: Record<string, () => Promise<number>> = {
+    node: () => timed(process.execPath, ['-e', '0']),
+    python: () => timed(python.executable, ['-c', 'pass']),
+    version: () => timed(process.execPath, [BIN, '--version']),
+    run: () => timed(process.execPath, [BIN, 'run', small]),
+    tool: () => timed(process.execPath, [BIN, 'tool'], tool('1+1')),
+    runLines: () => timed(process.execPath, [BIN, 'run', big]),
+    toolLines: () => timed(process.execPath, [BIN, 'tool'], tool(loop)),
+  };
+  await commands.run?.(); // warm: the runner cache, the probe cache, the OS's file cache
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, command] of Object.entries(commands)) times[name]?.push(await command());
+  }
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])) as Record<
+    string,
+    number
+  >;
+  const node = m.node as number;
+  const both = node + (m.python as number);
+  const row = (what: string, omp: number, base: number, baseline: string, limit: number): BenchRow => ({
+    what,
+    omp: ms(omp),
+    baseline: `${ms(base)} (${baseline})`,
+    ratio: `${(omp / base).toFixed(2)}×`,
+    target: `≤ ${limit}×${omp / base <= limit ? '' : ' MISSED'}`,
+  });
+  return [
+    row('omp-eval --version', m.version as number, node, 'node -e 0', 2),
+    row('omp-eval run of print(1)', m.run as number, both, 'node -e 0 + python -c pass', 1.5),
+    row('omp-eval tool of 1+1', m.tool as number, both, 'node -e 0 + python -c pass', 1.5),
+    row(
+      `omp-eval tool printing ${LINES / 1000}k lines`,
+      m.toolLines as number,
+      m.runLines as number,
+      'the same under run',
+      1.2,
+    ),
+  ];
+}

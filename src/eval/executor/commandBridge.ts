@@ -1,0 +1,95 @@
+/**
+ * The host side of agent() and completion(): each call runs the configured command (through
+ * execa: cancellation, the whole process tree killed, a bounded buffer) with the request as JSON
+ * on stdin and takes its stdout as the answer. Agent runs are stored as transcripts that an
+ * `agent://<id>` handle names.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactDir } from '../output/outputSink.js';
+import type { BridgeHandler } from '../protocol/index.js';
+import { bridgePayloadProblem } from '../schemas/index.js';
+
+export interface BridgeCommands {
+  agent?: string;
+  completion?: string;
+}
+
+const HANDLE_PREFIX = 'agent://';
+/** The most a command may print as its answer. */
+export const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
+const CANCELLED = 'cancelled: the cell was interrupted';
+
+/** The transcript file an `agent://<id>` handle names. */
+export function resolveAgentHandle(uri: string): string {
+  const id = uri.startsWith(HANDLE_PREFIX) ? uri.slice(HANDLE_PREFIX.length) : uri;
+  if (!/^[\w-]+$/.test(id)) throw new Error(`not an agent handle: ${uri}`);
+  return join(artifactDir(), `agent-${id}.json`);
+}
+
+/** Runs `command` in a shell (its own process group) with `input` on stdin; resolves with its stdout. */
+export async function runCommand(command: string, input: string, signal: AbortSignal): Promise<string> {
+  const { execa } = await import('execa');
+  if (signal.aborted) throw new Error(CANCELLED);
+  const child = execa('/bin/sh', ['-c', command], {
+    input,
+    detached: true, // a group of its own: an interrupt kills everything the command started
+    reject: false,
+    stripFinalNewline: false,
+    maxBuffer: MAX_ANSWER_CHARS,
+    cancelSignal: signal,
+    killSignal: 'SIGKILL',
+  });
+  const killTree = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
+  signal.addEventListener('abort', killTree, { once: true });
+  try {
+    const result = await child;
+    if (result.isCanceled || signal.aborted) throw new Error(CANCELLED);
+    if (result.isMaxBuffer) throw new Error(`${command} printed more than ${MAX_ANSWER_CHARS} characters`);
+    if (result.exitCode !== 0) {
+      const err = String(result.stderr ?? '')
+        .trim()
+        .slice(-4000);
+      const how =
+        result.exitCode === undefined
+          ? `failed: ${result.shortMessage}`
+          : `exited with code ${result.exitCode}`;
+      throw new Error(`${command} ${how}${err ? `: ${err}` : ''}`);
+    }
+    return String(result.stdout ?? '');
+  } finally {
+    signal.removeEventListener('abort', killTree);
+  }
+}
+
+export function commandBridge(commands: BridgeCommands): BridgeHandler {
+  return async ({ kind, payload }, signal) => {
+    const command =
+      kind === 'agent' ? commands.agent : kind === 'completion' ? commands.completion : undefined;
+    if (!command) {
+      const flag = kind === 'agent' ? '--agent-command' : '--completion-command';
+      throw new Error(
+        `${kind}() needs a command to run it: start omp-eval with ${flag} CMD (or set bridge.${kind}Command in the config file); CMD receives the request as JSON on stdin and answers on stdout`,
+      );
+    }
+    const problem = bridgePayloadProblem(kind, payload);
+    if (problem) throw new Error(problem);
+    const output = (await runCommand(command, JSON.stringify({ kind, ...payload }), signal)).replace(
+      /\n$/,
+      '',
+    );
+    if (kind !== 'agent') return { output };
+    const id = randomUUID();
+    writeFileSync(resolveAgentHandle(id), JSON.stringify({ id, request: payload, output }, null, 2), {
+      mode: 0o600,
+    });
+    return { output, id, handle: `${HANDLE_PREFIX}${id}` };
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The kernels of one session key (session id + real cwd + interpreter): one per language, each
+ * started at its language's first cell, shared by every owner of the key. Runs on the key queue
+ * on `lock`. Kernel states and between-cell output are published to subscribers.
+ */
+import type { Kernel } from '../kernel/kernel.js';
+import type { ResolvedPython } from '../kernel/python.js';
+import type { KernelState } from '../kernel/state.js';
+import type { KernelLanguage as Language } from '../kernel/types.js';
+import type { Frame } from '../protocol/index.js';
+
+export const LANGUAGES: readonly Language[] = ['py', 'js'];
+
+/** A kernel's state, or `none` when the language has no kernel (not started yet, or shut down). */
+export type KernelStatus = KernelState | 'none';
+
+export type KernelStateListener = (language: Language, state: KernelStatus) => void;
+
+export class KernelSet {
+  owners = 0;
+  /** Tail of the queue of runs on this key. */
+  lock: Promise<void> = Promise.resolve();
+  private readonly kernels: Partial<Record<Language, { kernel: Kernel; unsubscribe: () => void }>> = {};
+  private readonly background = new Set<(frame: Frame) => void>();
+  private readonly stateListeners = new Set<KernelStateListener>();
+
+  constructor(
+    readonly key: string,
+    readonly cwd: string,
+    /** Unset when no Python was found (the session was opened with requirePython: false). */
+    readonly python: ResolvedPython | undefined,
+    readonly pythonError: Error | undefined,
+  ) {}
+
+  get(language: Language): Kernel | undefined {
+    return this.kernels[language]?.kernel;
+  }
+
+  all(): Kernel[] {
+    return LANGUAGES.flatMap((language) => this.kernels[language]?.kernel ?? []);
+  }
+
+  /** Makes `kernel` the set's kernel of `language`, publishing its states and background output. */
+  add(language: Language, kernel: Kernel): void {
+    this.remove(language);
+    const offState = kernel.onState((state) => this.publish(language, state));
+    const offBackground = kernel.onBackground((frame) => {
+      for (const listener of this.background) listener(frame);
+    });
+    this.kernels[language] = {
+      kernel,
+      unsubscribe: () => {
+        offState();
+        offBackground();
+      },
+    };
+    this.publish(language, kernel.state);
+  }
+
+  /** Takes the kernel of `language` out of the set (the caller shuts it down). */
+  remove(language: Language): Kernel | undefined {
+    const entry = this.kernels[language];
+    if (!entry) return undefined;
+    entry.unsubscribe();
+    delete this.kernels[language];
+    this.publish(language, 'none');
+    return entry.kernel;
+  }
+
+  /** Shuts down every kernel (or the one of `only`). */
+  async shutdown(only?: Language): Promise<void> {
+    const kernels = LANGUAGES.filter((l) => !only || l === only).flatMap((l) => this.remove(l) ?? []);
+    await Promise.all(kernels.map((k) => k.shutdown()));
+  }
+
+  onBackground(listener: (frame: Frame) => void): () => void {
+    this.background.add(listener);
+    return () => {
+      this.background.delete(listener);
+    };
+  }
+
+  onKernelState(listener: KernelStateListener): () => void {
+    this.stateListeners.add(listener);
+    return () => {
+      this.stateListeners.delete(listener);
+    };
+  }
+
+  private publish(language: Language, state: KernelStatus) {
+    for (const listener of [...this.stateListeners]) listener(language, state);
+  }
+}

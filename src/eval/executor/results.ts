@@ -1,0 +1,126 @@
+/** A cell's result, and the results of cells that did not run or failed outside a kernel. */
+import { constants } from 'node:os';
+import type { CellError, KernelExit, KernelLanguage as Language } from '../kernel/types.js';
+import { describeExit } from '../kernel/types.js';
+import type { ImageOutput, StatusEvent } from '../output/display.js';
+import type { Truncation } from '../output/outputSink.js';
+
+export interface CellRequest {
+  language?: Language;
+  code: string;
+  title?: string;
+  /** Seconds, clamped to 1..3600; default from settings. */
+  timeout?: number;
+  /** Restart this cell's runtime (the kernel of its language) before it runs. */
+  reset?: boolean;
+}
+
+export type CellStatus = 'ok' | 'error' | 'cancelled' | 'skipped';
+
+export interface CellResult {
+  index: number;
+  title?: string;
+  language: Language;
+  status: CellStatus;
+  /** 0 ok, 1 error, 130 cancelled, or the dead kernel's exit code (128 + n for signal n). */
+  exitCode: number | null;
+  executionCount?: number;
+  durationMs: number;
+  timedOut: boolean;
+  kernelKilled: boolean;
+  /** The kernel died during the cell and the cell was run again in a new kernel. */
+  retried: boolean;
+  /** Output text (stdout, stderr, results, tracebacks) in order, head and tail when truncated. */
+  text: string;
+  truncation?: Truncation;
+  images: ImageOutput[];
+  json: unknown[];
+  statusEvents: StatusEvent[];
+  error?: CellError;
+  /** Annotations about the run itself (timeouts, retries, restarts). */
+  notices: string[];
+}
+
+export const TIMEOUT_NOTICE = (s: number) =>
+  `eval cell timed out after ${s}s; kernel interrupted but remains running. Reset the kernel via { reset: true } if state appears corrupted.`;
+export const TIMEOUT_KILLED_NOTICE =
+  'eval cell timed out and the kernel was unresponsive to interrupt; the kernel has been killed and will be recreated on the next call.';
+
+/** The shell's convention: the exit code, or 128 + n for a death by signal n. */
+export function exitCodeOf(exit: KernelExit): number | null {
+  if (exit.signal) return 128 + (constants.signals[exit.signal] ?? 0);
+  return exit.code;
+}
+
+/** The annotation of how a cell ended, when it ended abnormally. */
+export function noticeFor(o: {
+  timedOut: boolean;
+  killed: boolean;
+  exit?: KernelExit;
+  retried: boolean;
+  seconds?: number;
+  label: string;
+}): string | undefined {
+  if (o.timedOut) return o.killed ? TIMEOUT_KILLED_NOTICE : TIMEOUT_NOTICE(o.seconds ?? 0);
+  if (o.killed) {
+    return o.exit?.reason === 'died'
+      ? `The kernel died when it was interrupted (${describeExit(o.exit)}); it will be recreated on the next run.`
+      : 'The kernel did not respond to the interrupt and was killed; it will be recreated on the next run.';
+  }
+  if (o.exit?.reason === 'died') {
+    return o.retried
+      ? `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`
+      : `The ${o.label} kernel died (${describeExit(o.exit)}).`;
+  }
+  if (o.exit?.reason === 'shutdown') return 'The kernel was shut down while this cell was running.';
+  if (o.exit?.reason === 'protocol-error') return 'The kernel was stopped: its output could not be read.';
+  return undefined;
+}
+
+export type CellBase = Pick<CellResult, 'index' | 'title' | 'language'>;
+
+/** The identity fields of a cell's result. */
+export function baseOf(index: number, cell: CellRequest): CellBase {
+  return { index, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' };
+}
+
+const EMPTY = {
+  timedOut: false,
+  kernelKilled: false,
+  retried: false,
+  images: [],
+  json: [],
+  statusEvents: [],
+};
+
+/** A cell that was not run because an earlier one did not succeed (or the run was aborted). */
+export function skippedResult(index: number, cell: CellRequest): CellResult {
+  return {
+    ...baseOf(index, cell),
+    status: 'skipped',
+    exitCode: null,
+    durationMs: 0,
+    text: '',
+    ...EMPTY,
+    notices: [],
+  };
+}
+
+/** A cell that failed before or outside a kernel (no kernel, backend unavailable, ...). */
+export function failedResult(
+  base: CellBase,
+  durationMs: number,
+  message: string,
+  opts: { ename?: string; notices?: string[] } = {},
+): CellResult {
+  return {
+    ...base,
+    status: 'error',
+    exitCode: 1,
+    durationMs,
+    text: `${message}\n`,
+    ...EMPTY,
+    error: { ename: opts.ename ?? 'EvalError', evalue: message, traceback: [] },
+    notices: opts.notices ?? [],
+  };
+}

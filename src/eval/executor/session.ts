@@ -1,0 +1,146 @@
+/**
+ * A session: one owner of the kernels of a key. Its runs queue on the key (a promise chain), so
+ * the cells of two calls never interleave; it interrupts, restarts and completes.
+ */
+import type { Kernel } from '../kernel/kernel.js';
+import type { ResolvedPython } from '../kernel/python.js';
+import type { Completion, KernelLanguage as Language } from '../kernel/types.js';
+import type { Frame } from '../protocol/index.js';
+import type { KernelMode } from '../settings.js';
+import { type CellRunHost, runCell } from './cellRun.js';
+import type { KernelSet, KernelStateListener } from './kernelSet.js';
+import { type CellRequest, type CellResult, skippedResult } from './results.js';
+import { ExecutorError, type RunOptions } from './types.js';
+
+/** What a session needs of its executor. */
+export interface SessionHost {
+  /** The default cell timeout (the eval.timeout setting). */
+  readonly defaultTimeout: number;
+  /** Aborted by interruptAll() and dispose(); a new one after each interruptAll(). */
+  readonly sessionSignal: AbortSignal;
+  kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel>;
+  release(set: KernelSet): Promise<void>;
+}
+
+export class Session {
+  private released = false;
+
+  constructor(
+    private readonly host: SessionHost,
+    private readonly set: KernelSet,
+    readonly mode: KernelMode,
+  ) {}
+
+  get cwd(): string {
+    return this.set.cwd;
+  }
+  /** The session's interpreter; unset when it was opened without one (requirePython: false). */
+  get python(): ResolvedPython | undefined {
+    return this.set.python;
+  }
+  /** The session's Python kernel, if it has been started. */
+  get kernel(): Kernel | undefined {
+    return this.set.get('py');
+  }
+  /** The session's kernel of a language, if it has been started. */
+  kernelOf(language: Language): Kernel | undefined {
+    return this.set.get(language);
+  }
+
+  /** Starts a kernel now instead of at the first cell (a front end that shows its state). */
+  async start(language: Language = 'py'): Promise<void> {
+    await this.host.kernelFor(this.set, language, []);
+  }
+
+  /** Output the kernels send between cells (threads of earlier cells); returns an unsubscribe. */
+  onBackground(listener: (frame: Frame) => void): () => void {
+    return this.set.onBackground(listener);
+  }
+
+  /**
+   * Calls `listener` whenever a kernel of this session changes state, starts or goes away
+   * (`none`); returns the function that unsubscribes it.
+   */
+  onKernelState(listener: KernelStateListener): () => void {
+    return this.set.onKernelState(listener);
+  }
+
+  /** Completions from a kernel for the name before `cursor` (none while a cell runs). */
+  complete(code: string, cursor: number, language: Language = 'py'): Promise<Completion> {
+    return (
+      this.set.get(language)?.complete(code, cursor) ??
+      Promise.resolve({ matches: [], start: cursor, end: cursor })
+    );
+  }
+
+  /** Answers the running cell's input() request. */
+  sendInput(value: string): void {
+    for (const kernel of this.set.all()) if (kernel.state === 'busy') kernel.sendInput(value);
+  }
+
+  /** Interrupts the running cell, if any (the kernel escalates to a kill on its own). */
+  interrupt(): boolean {
+    let any = false;
+    for (const kernel of this.set.all()) any = kernel.interrupt() || any;
+    return any;
+  }
+
+  /** Restarts the kernels (or the one of `language`) now: the next cell starts a fresh one. */
+  async restart(language?: Language): Promise<void> {
+    await this.set.shutdown(language);
+  }
+
+  /**
+   * Runs cells in order in this session's kernels. When a cell does not end ok, the later cells
+   * are skipped. Runs on one key never overlap: they wait for each other.
+   */
+  run(cells: CellRequest[], options: RunOptions = {}): Promise<CellResult[]> {
+    if (this.released) return Promise.reject(new ExecutorError('this session has been released'));
+    const previous = this.set.lock;
+    let unlock!: () => void;
+    this.set.lock = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    return previous.then(async () => {
+      try {
+        return await this.runCells(cells, options);
+      } finally {
+        if (this.mode === 'per-call') await this.restart();
+        unlock();
+      }
+    });
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.host.release(this.set);
+  }
+
+  private async runCells(cells: CellRequest[], options: RunOptions): Promise<CellResult[]> {
+    const runHost = this.cellRunHost(); // interruptAll() during this run aborts it
+    const results: CellResult[] = [];
+    let failed = false;
+    for (const [index, cell] of cells.entries()) {
+      if (failed || options.signal?.aborted || runHost.sessionSignal.aborted) {
+        results.push(skippedResult(index, cell));
+        continue;
+      }
+      const result = await runCell(runHost, index, cell, options);
+      results.push(result);
+      failed = result.status !== 'ok';
+    }
+    return results;
+  }
+
+  private cellRunHost(): CellRunHost {
+    return {
+      defaultTimeout: this.host.defaultTimeout,
+      sessionSignal: this.host.sessionSignal,
+      pythonMissing: !this.set.python,
+      kernelFor: (language, notices) => this.host.kernelFor(this.set, language, notices),
+      kernelOf: (language) => this.set.get(language),
+      restart: (language) => this.restart(language),
+    };
+  }
+}

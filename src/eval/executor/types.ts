@@ -1,0 +1,72 @@
+/** The executor's options and the options of a run. */
+import type { Logger } from '../logger.js';
+import type { SinkLimits } from '../output/outputSink.js';
+import type { BridgeHandler } from '../protocol/index.js';
+import type { KernelMode, Settings } from '../settings.js';
+import type { OutputEvent } from './events.js';
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /**
+   * Called for every event. Returning a promise applies backpressure: the kernel's output is not
+   * read (so the cell blocks on its writes) until the promise settles.
+   */
+  onEvent?: (cellIndex: number, event: OutputEvent) => unknown;
+  /** Let input() ask the front end (answer with Session.sendInput). */
+  allowStdin?: boolean;
+  /** Output limits of each cell's sink. */
+  sinkLimits?: Partial<SinkLimits>;
+  /** Timeout in seconds for cells that set none (default: the eval.timeout setting); null for none. */
+  defaultTimeout?: number | null;
+  /**
+   * Keep each cell's output text in the result (default true). Front ends that print as they go
+   * pass false: nothing is kept and no artifact file is written.
+   */
+  collectOutput?: boolean;
+  /**
+   * Run a cell again in a new kernel when the kernel died under it on its own (default true, as
+   * the eval tool does). A notebook passes false: re-running user code repeats its side effects.
+   */
+  retryOnDeath?: boolean;
+}
+
+export interface SessionOptions {
+  id?: string;
+  cwd?: string;
+  /** Overrides the settings' kernel mode for this session. */
+  mode?: KernelMode;
+  /**
+   * The executor itself owns the session and hands the same one to every caller with this key,
+   * so state persists across calls until dispose() (the eval tool's calls work this way). Callers
+   * do not release a retained session.
+   */
+  retain?: boolean;
+  /**
+   * Fail when no Python can be found (default true). False lets a session without Python run js
+   * cells; its py cells then fail with the availability error.
+   */
+  requirePython?: boolean;
+}
+
+export interface ExecutorOptions {
+  settings?: Partial<Settings>;
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Extra environment entries set in every kernel at init. */
+  kernelEnv?: Record<string, string>;
+  /** Answers agent() and completion() (default: the configured commands). */
+  bridge?: BridgeHandler;
+  /** The code every kernel runs once at start (default: the bundled prelude). */
+  prelude?: string;
+  /** Where the engine's traces and warnings go (default: nowhere). */
+  logger?: Logger;
+  /** Kernel tuning, for tests. */
+  interruptEscalationMs?: number;
+  shutdownGraceMs?: number;
+}
+
+export class ExecutorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExecutorError';
+  }
+}

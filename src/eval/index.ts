@@ -1,0 +1,70 @@
+/**
+ * The engine's public face: the only module front ends (src/cli.ts, src/modes, src/tui) import.
+ * It knows nothing of terminals; front ends consume its typed events and results. Running cells:
+ * createExecutor → Executor.session → Session.run; the eval tool: runEvalTool; kernels of their
+ * own: Kernel.start; the wire protocol's types, for kernels of other kinds (sandboxed, remote).
+ */
+
+export { autoIndent, cellNeedsMoreInput, needsMoreInput } from './completeness.js';
+export { type BridgeCommands, commandBridge, resolveAgentHandle } from './executor/commandBridge.js';
+export type { OutputEvent } from './executor/events.js';
+export type { KernelStateListener, KernelStatus } from './executor/kernelSet.js';
+export { checkCwd, createExecutor, type Executor } from './executor/registry.js';
+export {
+  type CellRequest,
+  type CellResult,
+  type CellStatus,
+  failedResult,
+  skippedResult,
+  TIMEOUT_KILLED_NOTICE,
+  TIMEOUT_NOTICE,
+} from './executor/results.js';
+export type { Session } from './executor/session.js';
+export type { ExecutorOptions, RunOptions, SessionOptions } from './executor/types.js';
+export { ExecutorError } from './executor/types.js';
+
+export { Kernel } from './kernel/kernel.js';
+export {
+  PythonNotFoundError,
+  type ResolvedPython,
+  type ResolveOptions,
+  resolvePython,
+} from './kernel/python.js';
+export {
+  type KernelEvent,
+  type KernelState,
+  nextState,
+  TRANSITIONS,
+} from './kernel/state.js';
+export {
+  type CellError,
+  type CellOutcome,
+  type Completion,
+  type ExecuteOptions,
+  type KernelExit,
+  type KernelLanguage,
+  type KernelOptions,
+  KernelStartError,
+  LANGUAGE_LABEL,
+} from './kernel/types.js';
+export { type Logger, silentLogger, streamLogger } from './logger.js';
+export type { ImageOutput, StatusEvent } from './output/display.js';
+export { resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
+export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
+export { type CellLanguage, cellLanguage, type ScriptCell, splitCells } from './script.js';
+export {
+  backendAvailability,
+  type KernelMode,
+  loadSettings,
+  type Settings,
+  SettingsError,
+} from './settings.js';
+export {
+  type EvalToolContext,
+  type EvalToolParams,
+  type EvalToolResult,
+  renderToolText,
+  runEvalTool,
+  ToolInputError,
+  validateToolInput,
+} from './tool.js';

@@ -1,0 +1,107 @@
+/**
+ * The environment a kernel runs with: host variables filtered by the spec's allowlist, minus
+ * anything that looks like a credential.
+ */
+import { delimiter } from 'node:path';
+import type { ResolvedPython } from './python.js';
+
+/** Variables passed through as they are (the spec's allowlist). */
+export const ENV_ALLOWLIST: ReadonlySet<string> = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'COLUMNS',
+  'LINES',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'DISPLAY',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'CONDA_DEFAULT_ENV',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONWARNINGS',
+  'PYTHONUTF8',
+  'PYTHONHASHSEED',
+  'MPLBACKEND',
+  'MPLCONFIGDIR',
+  'LD_LIBRARY_PATH',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'REQUESTS_CA_BUNDLE',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  // Windows essentials
+  'SYSTEMROOT',
+  'SystemRoot',
+  'COMSPEC',
+  'PATHEXT',
+  'WINDIR',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'USERPROFILE',
+]);
+
+export const ENV_ALLOW_PREFIXES: readonly string[] = ['LC_', 'XDG_', 'PI_'];
+
+/**
+ * Names that look like credentials (the spec's denylist of API keys: OPENAI_API_KEY,
+ * ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY... and every other name of their
+ * kinds): dropped even when allowed by name or prefix, unless passed explicitly.
+ */
+export function looksLikeCredential(name: string): boolean {
+  const upper = name.toUpperCase();
+  return (
+    upper.endsWith('_API_KEY') ||
+    upper.includes('_SECRET') ||
+    upper.endsWith('_TOKEN') ||
+    upper.includes('PASSWORD')
+  );
+}
+
+/**
+ * The environment a kernel starts with: allowlisted host variables (minus credentials), plus
+ * the names in `pass`, which the user asked for explicitly.
+ */
+export function filterEnv(host: NodeJS.ProcessEnv, pass: readonly string[] = []): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(host)) {
+    if (value === undefined) continue;
+    if (pass.includes(key)) {
+      env[key] = value;
+      continue;
+    }
+    if (looksLikeCredential(key)) continue;
+    if (ENV_ALLOWLIST.has(key) || ENV_ALLOW_PREFIXES.some((p) => key.startsWith(p))) env[key] = value;
+  }
+  return env;
+}
+
+/** Adds what every kernel needs on top of the filtered environment. */
+export function kernelEnv(
+  host: NodeJS.ProcessEnv,
+  python: ResolvedPython,
+  pass: readonly string[] = [],
+): Record<string, string> {
+  const env = filterEnv(host, pass);
+  if (python.binDir) env.PATH = env.PATH ? `${python.binDir}${delimiter}${env.PATH}` : python.binDir;
+  env.PYTHONUNBUFFERED = '1';
+  env.PYTHONIOENCODING = 'utf-8';
+  env.MPLBACKEND ??= 'Agg';
+  return env;
+}

@@ -1,0 +1,110 @@
+/**
+ * How long a kernel lives: never longer than the host (an exit hook and a host guard), and when
+ * it ends, nothing it started lives on (the group is reaped).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type ExitRequest, exitRequest } from '../protocol/index.js';
+import { groupAlive, signalGroup } from './processGroup.js';
+
+/** What the exit hook needs of a kernel: kill it now, synchronously. */
+export interface Killable {
+  killNow(): void;
+}
+
+/** Kernels whose process has not ended: killed with their groups if the host exits first. */
+const live = new Set<Killable>();
+let exitHookInstalled = false;
+
+/** Registers a live kernel; the returned function unregisters it (at its exit). */
+export function trackLive(kernel: Killable): () => void {
+  live.add(kernel);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // 'exit' handlers must be synchronous: signals are.
+    process.on('exit', () => {
+      for (const k of live) k.killNow();
+    });
+  }
+  return () => {
+    live.delete(kernel);
+  };
+}
+
+/**
+ * The kernel must not outlive this host, even when the host is SIGKILLed while a cell spins in
+ * C code holding the GIL (no thread of the kernel could act then). A tiny shell loop in a
+ * session of its own watches this process and, once it is gone, kills the kernel's group and
+ * session. POSIX only; stop it with stopHostGuard when the kernel ends.
+ */
+export function startHostGuard(pid: number | undefined): ChildProcess | undefined {
+  if (!pid || process.platform === 'win32') return undefined;
+  const script =
+    `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ` +
+    `kill -KILL -${pid} 2>/dev/null; pkill -KILL -s ${pid} 2>/dev/null`;
+  try {
+    const guard = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
+    guard.on('error', () => {}); // no /bin/sh: the exit hook still covers normal exits
+    guard.unref();
+    return guard;
+  } catch {
+    return undefined; // as above
+  }
+}
+
+export function stopHostGuard(guard: ChildProcess | undefined): void {
+  if (guard?.pid) signalGroup(guard.pid, 'SIGKILL');
+}
+
+// Referenced timers: an unreferenced one awaited at the end of a program lets Node exit with the
+// await unsettled (exit code 13).
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Ends what a kernel left in its group (children of cells) after it exited: TERM, then KILL. */
+export async function reapGroup(pgid: number | undefined, graceMs: number): Promise<void> {
+  if (!pgid || !groupAlive(pgid)) return;
+  signalGroup(pgid, 'SIGTERM');
+  const until = Date.now() + graceMs;
+  while (groupAlive(pgid) && Date.now() < until) await delay(20);
+  signalGroup(pgid, 'SIGKILL');
+}
+
+/** True when `exited` settles within `ms`; the timer does not outlive the answer. */
+export function settlesWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void exited.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** What endProcess needs of a kernel's channel. */
+export interface Endable {
+  write(request: ExitRequest): void;
+  endRequests(): void;
+  killGroup(signal: NodeJS.Signals): boolean;
+}
+
+/**
+ * Ends a kernel process: an idle one is asked (`exit` request, requests closed) and given a grace
+ * period; then SIGTERM to its group, another grace period, then SIGKILL. `kill` skips to SIGKILL.
+ */
+export async function endProcess(
+  channel: Endable,
+  exited: Promise<unknown>,
+  opts: { idle: boolean; kill: boolean; graceMs: number },
+): Promise<void> {
+  if (opts.kill) {
+    channel.killGroup('SIGKILL');
+    return;
+  }
+  if (opts.idle) channel.write(exitRequest());
+  channel.endRequests();
+  let done = opts.idle && (await settlesWithin(exited, opts.graceMs));
+  if (!done) {
+    channel.killGroup('SIGTERM');
+    done = await settlesWithin(exited, opts.graceMs);
+  }
+  if (!done) channel.killGroup('SIGKILL');
+}

@@ -1,0 +1,93 @@
+/**
+ * Starting a kernel process: `python -u runner.py` or `node runner.cjs`, each in a process group
+ * (and session) of its own, with the filtered environment, and the channels the host speaks on.
+ *
+ * Python: requests on stdin, frames on stdout, the bridge on fd 3 (a socket pair).
+ * JavaScript: frames on fd 3, requests on fd 4; fd 1 and fd 2 are the running cell's raw output.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Duplex, Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../logger.js';
+import { filterEnv, kernelEnv } from './env.js';
+import { type ResolvedPython, resolvePython } from './python.js';
+import { ensureRunnerFile } from './runnerFile.js';
+import type { KernelLanguage, KernelOptions } from './types.js';
+
+/** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */
+const JS_RUNNER = fileURLToPath(new URL('../../js/runner.cjs', import.meta.url));
+
+export interface KernelProcess {
+  child: ChildProcess;
+  /** The program the kernel runs in (an interpreter, or node). */
+  executable: string;
+  python?: ResolvedPython;
+  requests: Writable;
+  frames: Readable;
+  /** The process's own stderr (js: also the running cell's raw stderr). */
+  stderr: Readable;
+  /** js: the process's fd 1, the running cell's raw stdout. */
+  rawStdout?: Readable;
+  /** py: the bridge socket. */
+  bridge?: Duplex;
+  /** js: the secret part of the end-of-cell markers, so output cannot imitate one. */
+  syncToken?: string;
+}
+
+export async function spawnKernel(
+  language: KernelLanguage,
+  cwd: string,
+  opts: KernelOptions,
+  logger: Logger,
+): Promise<KernelProcess> {
+  return language === 'js' ? spawnNode(cwd, opts) : spawnPython(cwd, opts, logger);
+}
+
+async function spawnPython(cwd: string, opts: KernelOptions, logger: Logger): Promise<KernelProcess> {
+  const hostEnv = opts.hostEnv ?? process.env;
+  const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
+  const runner = ensureRunnerFile({ logger });
+  const child = spawn(python.executable, ['-u', runner], {
+    cwd,
+    env: { ...kernelEnv(hostEnv, python, opts.passEnv), OMP_BRIDGE_FD: '3' },
+    detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
+    // fd 3: the bridge, a socket pair only this host and this kernel hold.
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  return {
+    child,
+    executable: python.executable,
+    python,
+    requests: child.stdin as Writable,
+    frames: child.stdout as Readable,
+    stderr: child.stderr as Readable,
+    ...(child.stdio[3] ? { bridge: child.stdio[3] as Duplex } : {}),
+  };
+}
+
+function spawnNode(cwd: string, opts: KernelOptions): KernelProcess {
+  const syncToken = randomBytes(6).toString('hex');
+  const env = {
+    ...filterEnv(opts.hostEnv ?? process.env, ['NODE_PATH', ...(opts.passEnv ?? [])]),
+    OMP_JS_SYNC_TOKEN: syncToken,
+  };
+  const child = spawn(process.execPath, [JS_RUNNER], {
+    cwd,
+    env,
+    detached: true,
+    // fd 3: frames out, fd 4: requests in; stdin is not the cells' to read.
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  return {
+    child,
+    executable: process.execPath,
+    requests: child.stdio[4] as Writable,
+    frames: child.stdio[3] as Readable,
+    stderr: child.stderr as Readable,
+    rawStdout: child.stdout as Readable,
+    syncToken,
+  };
+}

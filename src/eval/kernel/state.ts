@@ -1,0 +1,72 @@
+/**
+ * The kernel's state machine, as a table: state + event → next state. `KernelStateMachine.fire`
+ * is the only place a kernel's state changes, and every change is published to subscribers.
+ *
+ *   starting ──ready──► idle ──run──► busy ──done──► idle
+ *                                       │
+ *                                   interrupt
+ *                                       ▼
+ *                                 interrupting ──done──► idle
+ *   starting | idle | busy | interrupting ──stop──► stopping
+ *   any state but dead ──exited──► dead
+ */
+
+export type KernelState = 'starting' | 'idle' | 'busy' | 'interrupting' | 'stopping' | 'dead';
+
+/**
+ * - ready: the init request (cwd, env, prelude) ended ok
+ * - run: a cell's execute request was sent
+ * - done: the running cell's `done` frame arrived
+ * - interrupt: SIGINT was sent (or is pending until `started`) for the running cell
+ * - stop: the host began ending the process (shutdown, a kill after an unanswered interrupt, an
+ *   unreadable frame stream)
+ * - exited: the process ended (or never started)
+ */
+export type KernelEvent = 'ready' | 'run' | 'done' | 'interrupt' | 'stop' | 'exited';
+
+/** Events not listed for a state are refused (the state stays, fire() returns false). */
+export const TRANSITIONS: Readonly<Record<KernelState, Readonly<Partial<Record<KernelEvent, KernelState>>>>> =
+  {
+    // The init request runs while starting: run and done keep the state.
+    starting: { ready: 'idle', run: 'starting', done: 'starting', stop: 'stopping', exited: 'dead' },
+    idle: { run: 'busy', stop: 'stopping', exited: 'dead' },
+    busy: { done: 'idle', interrupt: 'interrupting', stop: 'stopping', exited: 'dead' },
+    interrupting: { done: 'idle', interrupt: 'interrupting', stop: 'stopping', exited: 'dead' },
+    // A cell may still end while the process is being stopped.
+    stopping: { done: 'stopping', stop: 'stopping', exited: 'dead' },
+    dead: {},
+  };
+
+/** The state after `event`, or undefined when the table refuses the event in `state`. */
+export function nextState(state: KernelState, event: KernelEvent): KernelState | undefined {
+  return TRANSITIONS[state][event];
+}
+
+export type StateListener = (state: KernelState, previous: KernelState) => void;
+
+export class KernelStateMachine {
+  private current: KernelState = 'starting';
+  private readonly listeners = new Set<StateListener>();
+
+  get state(): KernelState {
+    return this.current;
+  }
+
+  /** Applies `event`; false when the table refuses it. Listeners hear every change of state. */
+  fire(event: KernelEvent): boolean {
+    const next = nextState(this.current, event);
+    if (next === undefined) return false;
+    const previous = this.current;
+    this.current = next;
+    if (next !== previous) for (const listener of [...this.listeners]) listener(next, previous);
+    return true;
+  }
+
+  /** Calls `listener` on every change of state; returns the function that unsubscribes it. */
+  onState(listener: StateListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+}

@@ -1,0 +1,109 @@
+/** The kernel client's public types. */
+import type { Logger } from '../logger.js';
+import type { BridgeHandler, Frame } from '../protocol/index.js';
+import type { ResolvedPython } from './python.js';
+
+export type KernelLanguage = 'py' | 'js';
+
+/** The name a kernel of each language goes by in messages. */
+export const LANGUAGE_LABEL: Record<KernelLanguage, string> = { py: 'Python', js: 'JavaScript' };
+
+export const INTERRUPT_ESCALATION_MS = 5_000;
+export const SHUTDOWN_GRACE_MS = 1_000;
+export const START_TIMEOUT_MS = 20_000;
+/** How long an idle kernel may take to answer a completion request. */
+export const COMPLETE_TIMEOUT_MS = 2_000;
+
+export interface KernelOptions {
+  /** The kernel's language (default py). */
+  language?: KernelLanguage;
+  /** Working directory of the kernel (validated before anything starts). */
+  cwd?: string;
+  /** An explicit interpreter: skips discovery (py). */
+  python?: string;
+  /** An interpreter resolved earlier (skips resolution and probing). */
+  resolved?: ResolvedPython;
+  /** The host environment to filter (default: process.env). */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Entries set in the kernel's os.environ at init, after filtering. */
+  env?: Record<string, string>;
+  /** Host variables passed through although the filter would drop them (--pass-env). */
+  passEnv?: readonly string[];
+  startTimeoutMs?: number;
+  interruptEscalationMs?: number;
+  shutdownGraceMs?: number;
+  /** How long a js `done` waits for the end-of-cell markers on fd 1 and fd 2 (default 1 s). */
+  rawSyncMs?: number;
+  /** Trace every frame in both directions to the logger (default: PI_PYTHON_IPC_TRACE=1). */
+  trace?: boolean;
+  /** Where traces and warnings go (default: nowhere). */
+  logger?: Logger;
+  /** The prelude run once at start; false for none. */
+  prelude?: string | false;
+  /** Answers agent() and completion() calls of cells; without it they fail with a clear error. */
+  bridge?: BridgeHandler;
+}
+
+export interface ExecuteOptions {
+  silent?: boolean;
+  storeHistory?: boolean;
+  /** Let input() ask the host (input_request frames, answered with sendInput). */
+  allowStdin?: boolean;
+  /** Every frame of this cell as it arrives, `done` included. */
+  onFrame?: (frame: Frame) => void;
+  /** Aborting interrupts the running cell, or drops it from the queue. */
+  signal?: AbortSignal;
+}
+
+export type KernelExitReason = 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error';
+
+export interface KernelExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why the process ended: we shut it down, we killed it after an unanswered interrupt, or it died. */
+  reason: KernelExitReason;
+  /** The last lines the process wrote to its own stderr. */
+  stderrTail: string;
+}
+
+export interface Completion {
+  matches: string[];
+  /** The text from start to end (the name before the cursor) is what a match replaces. */
+  start: number;
+  end: number;
+}
+
+export interface CellError {
+  ename: string;
+  evalue: string;
+  traceback: string[];
+  /** js: the code a cell passed to process.exit(). */
+  exitCode?: number;
+}
+
+export interface CellOutcome {
+  id: string;
+  status: 'ok' | 'error';
+  executionCount: number;
+  cancelled: boolean;
+  /** The interrupt was not answered in time and the kernel was killed. */
+  killed: boolean;
+  error?: CellError;
+  /** Set when the kernel process ended while this cell was running or queued. */
+  exit?: KernelExit;
+}
+
+export class KernelStartError extends Error {
+  constructor(
+    message: string,
+    readonly stderrTail = '',
+  ) {
+    super(stderrTail ? `${message}\n${stderrTail}` : message);
+    this.name = 'KernelStartError';
+  }
+}
+
+export function describeExit(exit: Pick<KernelExit, 'code' | 'signal'>): string {
+  if (exit.signal) return `signal ${exit.signal}`;
+  return `exit code ${exit.code}`;
+}

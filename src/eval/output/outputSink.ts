@@ -1,0 +1,293 @@
+/**
+ * A cell's text output with bounded memory: the head and the tail are kept for display, and once
+ * the output outgrows that, all of it goes to an artifact file named by `artifact://<id>`.
+ *
+ * Text is cleaned as it arrives: ANSI colour (SGR) is kept, other escape and control sequences
+ * and NUL bytes are dropped, and a line rewritten with `\r` keeps only its last state.
+ */
+import { ArtifactFile } from './artifact.js';
+
+export { artifactDir, resolveArtifact } from './artifact.js';
+
+export interface SinkLimits {
+  /** Characters kept from the start. */
+  headChars: number;
+  /** Characters kept from the end. */
+  tailChars: number;
+  /** A line longer than this is committed in pieces (bounds memory for output without newlines). */
+  lineChars: number;
+  /** Keep text at all (false: only count it; nothing in memory, no artifact). */
+  keep: boolean;
+}
+
+export const DEFAULT_SINK_LIMITS: SinkLimits = {
+  headChars: 20_000,
+  tailChars: 30_000,
+  lineChars: 1 << 20,
+  keep: true,
+};
+
+export interface Truncation {
+  totalChars: number;
+  totalLines: number;
+  omittedChars: number;
+  omittedLines: number;
+  /** Where all of the output is (absent when it could not be saved: see artifactError). */
+  artifact?: string;
+  artifactPath?: string;
+  artifactError?: string;
+}
+
+/*
+ * Escape sequences: CSI (ESC [ or 8-bit CSI, params, final), strings (OSC ESC ], DCS ESC P, SOS ESC X, PM ESC ^,
+ * APC ESC _, ended by BEL or ST), and the rest (ESC, intermediates 0x20-0x2f, a final byte:
+ * ESC c, ESC ( 0, ESC 7, ESC =, ESC # 8). A lone ESC is dropped by CONTROLS.
+ */
+const ESCAPES = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
+const SGR = /^\x1b\[[0-9;:]*m$/;
+/* C0 controls other than \t, \n and \r (ESC included: whatever is left of it is junk); DEL; C1. */
+const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+/* An escape sequence cut off at the end of a chunk. */
+const PARTIAL_ESCAPE = /\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]*|[ -/]*)$/;
+/* How long an unfinished escape sequence may wait for its end before it is dropped. */
+const PARTIAL_ESCAPE_CAP = 4096;
+
+/* Every escape sequence starts with a character of CONTROLS (ESC or CSI). */
+const ANY_CONTROL = new RegExp(CONTROLS.source);
+const JUNK = new RegExp(`${ESCAPES.source}|${CONTROLS.source}`, 'g');
+
+/** Drops control characters and escape sequences, except colour (SGR). */
+export function sanitize(text: string): string {
+  // Most output has no control character at all: one quick scan says so.
+  if (!ANY_CONTROL.test(text)) return text;
+  return text.replace(JUNK, (seq) => (SGR.test(seq) ? seq : ''));
+}
+
+export class OutputSink {
+  private readonly limits: SinkLimits;
+  private head = '';
+  private headFull = false;
+  private tail: string[] = [];
+  private tailLength = 0;
+  private line = '';
+  private carry = '';
+  private totalChars = 0;
+  private totalLines = 0;
+  private droppedChars = 0;
+  private droppedLines = 0;
+  private artifact?: ArtifactFile;
+  /** Why the full output is not in an artifact, when it is not. */
+  private noArtifact?: string;
+
+  constructor(limits: Partial<SinkLimits> = {}) {
+    this.limits = { ...DEFAULT_SINK_LIMITS, ...limits };
+  }
+
+  /** Why the full output is not (all) in the artifact, if it is not. */
+  get artifactError(): string | undefined {
+    return this.noArtifact ?? this.artifact?.error;
+  }
+
+  push(chunk: string): void {
+    if (!this.limits.keep) {
+      this.totalChars += chunk.length;
+      return;
+    }
+    let text = this.carry + chunk;
+    this.carry = '';
+    // Only the text after the last ESC can hold an unfinished sequence.
+    const esc = text.lastIndexOf('\x1b');
+    const partial = esc === -1 ? null : PARTIAL_ESCAPE.exec(text.slice(esc));
+    if (partial) {
+      // Wait for the rest of the sequence; one that never ends is dropped, never shown as text.
+      if (partial[0].length < PARTIAL_ESCAPE_CAP) this.carry = partial[0];
+      text = text.slice(0, esc + partial.index);
+    }
+    if (text.endsWith('\r')) {
+      this.carry = `\r${this.carry}`;
+      text = text.slice(0, -1);
+    }
+    text = sanitize(text).replace(/\r\n/g, '\n');
+    let start = 0;
+    // Whole lines without `\r` go in one block (a print loop's output); the rest line by line.
+    const last = text.lastIndexOf('\n');
+    if (last !== -1 && !text.includes('\r')) {
+      const first = text.indexOf('\n');
+      if (this.line) {
+        this.endLine(text.slice(0, first));
+        start = first + 1;
+      }
+      if (last >= start) this.commitLines(text.slice(start, last + 1));
+      start = last + 1;
+    } else {
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        this.endLine(text.slice(start, nl));
+        start = nl + 1;
+      }
+    }
+    this.appendToLine(text.slice(start));
+  }
+
+  /** Ends the open line with `rest`. */
+  private endLine(rest: string) {
+    this.appendToLine(rest);
+    this.commit(`${this.line}\n`);
+    this.line = '';
+  }
+
+  private appendToLine(piece: string) {
+    const cr = piece.lastIndexOf('\r');
+    this.line = cr === -1 ? this.line + piece : piece.slice(cr + 1);
+    while (this.line.length > this.limits.lineChars) {
+      this.commit(this.line.slice(0, this.limits.lineChars));
+      this.line = this.line.slice(this.limits.lineChars);
+    }
+  }
+
+  /**
+   * Commits whole lines (each ending in `\n`, none with `\r`) at once, with the same outcome as
+   * committing them one by one: the head takes the lines that fit, the tail keeps the longest
+   * run of last lines that fits (at least one), the rest is dropped (to the artifact).
+   */
+  private commitLines(block: string) {
+    const ends: number[] = [];
+    for (let nl = block.indexOf('\n'), from = 0; nl !== -1; from = nl + 1, nl = block.indexOf('\n', from)) {
+      if (nl - from > this.limits.lineChars) {
+        for (const line of block.slice(0, -1).split('\n')) this.endLine(line); // a line to cut in pieces
+        return;
+      }
+      ends.push(nl + 1);
+    }
+    this.totalChars += block.length;
+    this.totalLines += ends.length;
+    this.artifact?.write(block);
+    let from = 0;
+    if (!this.headFull) {
+      const room = this.limits.headChars - this.head.length;
+      let fit = 0;
+      while (fit < ends.length && (ends[fit] as number) <= room) fit++;
+      from = fit ? (ends[fit - 1] as number) : 0;
+      this.head += block.slice(0, from);
+      if (from === block.length) return;
+      this.headFull = true;
+    }
+    this.keepTail(block, from, ends);
+  }
+
+  /**
+   * The lines of `block` after `from` (ending at `ends`) join the tail, which keeps the longest
+   * run of last pieces that fits (at least one); what falls out of it is dropped.
+   */
+  private keepTail(block: string, from: number, ends: number[]) {
+    const limit = this.limits.tailChars;
+    const first = ends.findIndex((end) => end > from);
+    const startOf = (i: number) => (i === first ? from : (ends[i - 1] as number));
+    const lengthOf = (i: number) => (ends[i] as number) - startOf(i);
+    let keep = ends.length - 1;
+    let kept = lengthOf(keep);
+    while (keep > first && kept + lengthOf(keep - 1) <= limit) kept += lengthOf(--keep);
+    // Old pieces stay only behind all the new lines, as far as they fit.
+    let oldFrom = this.tail.length;
+    if (keep === first) {
+      while (oldFrom > 0 && kept + (this.tail[oldFrom - 1] as string).length <= limit) {
+        kept += (this.tail[--oldFrom] as string).length;
+      }
+    }
+    const droppedNew = startOf(keep) - from;
+    if (oldFrom > 0 || droppedNew > 0) this.openArtifact(block.slice(from));
+    for (const piece of this.tail.slice(0, oldFrom))
+      this.countDropped(piece.length, piece.endsWith('\n') ? 1 : 0);
+    if (droppedNew) this.countDropped(droppedNew, keep - first);
+    const added: string[] = [];
+    for (let i = keep; i < ends.length; i++) added.push(block.slice(startOf(i), ends[i]));
+    this.tail = [...this.tail.slice(oldFrom), ...added];
+    this.tailLength = kept;
+  }
+
+  private countDropped(chars: number, lines: number) {
+    this.droppedChars += chars;
+    this.droppedLines += lines;
+  }
+
+  private commit(piece: string) {
+    this.totalChars += piece.length;
+    if (piece.endsWith('\n')) this.totalLines++;
+    this.artifact?.write(piece);
+    if (!this.headFull) {
+      if (this.head.length + piece.length <= this.limits.headChars) {
+        this.head += piece;
+        return;
+      }
+      this.headFull = true;
+    }
+    this.tail.push(piece);
+    this.tailLength += piece.length;
+    let drop = 0;
+    while (this.tailLength > this.limits.tailChars && this.tail.length - drop > 1) {
+      this.tailLength -= (this.tail[drop++] as string).length;
+    }
+    if (!drop) return;
+    this.openArtifact('');
+    for (const dropped of this.tail.slice(0, drop))
+      this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
+    this.tail = this.tail.slice(drop);
+  }
+
+  /**
+   * Opens the artifact the first time something must be dropped, and writes everything seen so
+   * far: the head, the tail, then `more` (what came with the tail but is not in it yet); from
+   * then on everything committed is appended.
+   */
+  private openArtifact(more: string) {
+    if (this.artifact || this.noArtifact) return;
+    const artifact = ArtifactFile.create();
+    if (typeof artifact === 'string') {
+      this.noArtifact = artifact;
+      return;
+    }
+    this.artifact = artifact;
+    artifact.write(this.head);
+    for (const piece of this.tail) artifact.write(piece);
+    artifact.write(more);
+  }
+
+  /** Flushes the open line and closes the artifact. Idempotent. */
+  end(): void {
+    if (this.carry) {
+      const rest = this.carry.startsWith('\r') ? '' : this.carry;
+      this.carry = '';
+      if (rest) this.appendToLine(sanitize(rest));
+    }
+    if (this.line) {
+      this.commit(this.line);
+      this.line = '';
+    }
+    this.artifact?.close();
+  }
+
+  /** The text to show: all of it, or head + an omission marker + tail. */
+  get text(): string {
+    const open = this.line;
+    if (!this.droppedChars) return this.head + this.tail.join('') + open;
+    const error = this.artifactError;
+    const where = this.artifact
+      ? `full output: ${this.artifact.uri}${error ? ` (incomplete: ${error})` : ''}`
+      : `the full output could not be saved: ${error}`;
+    const marker = `… [${this.droppedLines} lines, ${this.droppedChars} chars omitted; ${where}]\n`;
+    const head = this.head.endsWith('\n') || !this.head ? this.head : `${this.head}\n`;
+    return `${head}${marker}${this.tail.join('')}${open}`;
+  }
+
+  get truncation(): Truncation | undefined {
+    if (!this.droppedChars) return undefined;
+    const error = this.artifactError;
+    return {
+      totalChars: this.totalChars + this.line.length,
+      totalLines: this.totalLines,
+      omittedChars: this.droppedChars,
+      omittedLines: this.droppedLines,
+      ...(this.artifact ? { artifact: this.artifact.uri, artifactPath: this.artifact.path } : {}),
+      ...(error ? { artifactError: error } : {}),
+    };
+  }
+}

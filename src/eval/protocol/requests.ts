@@ -1,0 +1,87 @@
+/**
+ * Requests: what the host sends a kernel. They are made only by the constructors below, so every
+ * request on the wire has the shape both runners expect.
+ */
+
+export interface ExecuteRequest {
+  type: 'execute';
+  id: string;
+  code: string;
+  silent: boolean;
+  storeHistory: boolean;
+  allowStdin?: boolean;
+  /** Applied before the code runs (the init request sets them). */
+  cwd?: string;
+  env?: Record<string, string | null>;
+  /** The kernel's init request: its code is the prelude, which `%reset` runs again. */
+  init?: boolean;
+}
+export interface ExitRequest {
+  type: 'exit';
+}
+export interface InputReplyRequest {
+  type: 'input_reply';
+  id: string;
+  value: string;
+}
+export interface CompleteRequest {
+  type: 'complete';
+  id: string;
+  code: string;
+  cursor: number;
+}
+export type Request = ExecuteRequest | ExitRequest | InputReplyRequest | CompleteRequest;
+
+export function executeRequest(
+  id: string,
+  code: string,
+  options: { silent?: boolean; storeHistory?: boolean; allowStdin?: boolean } = {},
+): ExecuteRequest {
+  const silent = options.silent ?? false;
+  return {
+    type: 'execute',
+    id,
+    code,
+    silent,
+    storeHistory: options.storeHistory ?? !silent,
+    ...(options.allowStdin ? { allowStdin: true } : {}),
+  };
+}
+
+/** The first request of every kernel: working directory, environment and the prelude. */
+export function initRequest(
+  id: string,
+  prelude: string,
+  cwd: string,
+  env?: Record<string, string | null>,
+): ExecuteRequest {
+  return {
+    type: 'execute',
+    id,
+    code: prelude,
+    silent: true,
+    storeHistory: false,
+    init: true,
+    cwd,
+    ...(env ? { env } : {}),
+  };
+}
+
+export const exitRequest = (): ExitRequest => ({ type: 'exit' });
+
+export const inputReply = (id: string, value: string): InputReplyRequest => ({
+  type: 'input_reply',
+  id,
+  value,
+});
+
+export const completeRequest = (id: string, code: string, cursor: number): CompleteRequest => ({
+  type: 'complete',
+  id,
+  code,
+  cursor,
+});
+
+export function encodeRequest(request: Request): string {
+  return `${JSON.stringify(request)}\n`;
+}
