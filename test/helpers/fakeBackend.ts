@@ -18,7 +18,18 @@ export class FakeBackend implements NotebookBackend {
   readonly python = '/usr/bin/python3';
   readonly version = '3.11.7';
   language: 'py' | 'js' = 'py';
-  state: KernelStatus = 'idle';
+  nodeVersion = '20.0.0';
+  private _state: KernelStatus = 'idle';
+  private stateListeners = new Set<(state: KernelStatus) => void>();
+  get state(): KernelStatus {
+    return this._state;
+  }
+  /** Changes the kernel's state and tells the subscribers, as the engine does. */
+  set state(next: KernelStatus) {
+    if (next === this._state) return;
+    this._state = next;
+    for (const l of this.stateListeners) l(next);
+  }
   count = 0;
   interrupts = 0;
   inputs: string[] = [];
@@ -108,6 +119,14 @@ export class FakeBackend implements NotebookBackend {
   async restart() {
     this.restarts++;
     this.count = 0;
+  }
+
+  onKernelState(listener: (state: KernelStatus) => void) {
+    listener(this._state);
+    this.stateListeners.add(listener);
+    return () => {
+      this.stateListeners.delete(listener);
+    };
   }
 
   kernelState() {

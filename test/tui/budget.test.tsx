@@ -12,7 +12,6 @@ describe('render budget', () => {
     const h = mount(<App backend={backend} imageMode="off" color={false} onExit={() => {}} />, {
       columns: 80,
       rows: 24,
-      debug: false,
     });
     const script = Array.from({ length: 200 }, (_, i) => `# %%\nprint(${i})`).join('\n');
     await h.press(`${KEYS.pasteStart}${script}\n# %%\nstream${KEYS.pasteEnd}`);

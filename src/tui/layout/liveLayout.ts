@@ -1,0 +1,68 @@
+/**
+ * The live region's arithmetic, in one pure function. Everything below the printed transcript
+ * (the running cell, queued cells, the prompt or input line, the completion menu, the status
+ * line) must stay shorter than the terminal: when Ink's frame reaches the terminal's height, Ink
+ * clears the whole screen and scroll-back on every frame.
+ */
+import stringWidth from 'string-width';
+
+/** Queued cells listed by name; more are counted on one extra row. */
+export const QUEUED_SHOWN = 3;
+/** Rows of the completion menu at most. */
+export const MENU_ROWS = 6;
+
+export interface LiveInput {
+  rows: number;
+  columns: number;
+  /** Lines in the editor (each drawn on one row; long ones scroll sideways). */
+  editorLines: number;
+  /** input() or Ctrl-R search replaces the editor with one row. */
+  singleLinePrompt: boolean;
+  queued: number;
+  running: boolean;
+  /** Choices in the completion menu (0: closed). */
+  menuItems: number;
+  /** The status line's text: it wraps when longer than the terminal. */
+  statusText: string;
+}
+
+export interface LiveLayout {
+  /** Rows the running cell may use (header, code and output). */
+  runningRows: number;
+  editorRows: number;
+  queuedShown: number;
+  queuedRows: number;
+  menuRows: number;
+  statusRows: number;
+  /** The whole live region. */
+  total: number;
+}
+
+/** Rows a text takes when wrapped at `columns`. */
+export function wrappedRows(text: string, columns: number): number {
+  return text
+    .split('\n')
+    .reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / Math.max(1, columns))), 0);
+}
+
+export function liveLayout(input: LiveInput): LiveLayout {
+  // One row stays free: a frame as tall as the terminal makes Ink repaint everything.
+  const available = Math.max(4, input.rows - 1);
+  const statusRows = Math.min(2, wrappedRows(input.statusText, input.columns));
+  const queuedShown = Math.min(input.queued, QUEUED_SHOWN);
+  const queuedRows = queuedShown + (input.queued > QUEUED_SHOWN ? 1 : 0);
+  const menuRows = Math.min(input.menuItems, MENU_ROWS);
+  const editorCap = Math.max(1, Math.floor((available - statusRows - queuedRows - menuRows) / 2));
+  const editorRows = input.singleLinePrompt ? 1 : Math.max(1, Math.min(input.editorLines, editorCap));
+  const rest = available - statusRows - queuedRows - menuRows - editorRows;
+  const runningRows = input.running ? Math.max(2, rest) : 0;
+  return {
+    runningRows,
+    editorRows,
+    queuedShown,
+    queuedRows,
+    menuRows,
+    statusRows,
+    total: runningRows + editorRows + queuedRows + menuRows + statusRows,
+  };
+}
