@@ -149,7 +149,7 @@ export function App({
       {queued.slice(0, layout.queuedShown).map((cell) => (
         <QueuedLine key={cell.id} cell={cell} />
       ))}
-      {queued.length > layout.queuedShown ? (
+      {layout.queuedRows > layout.queuedShown ? (
         <Text dimColor>{`… ${queued.length - layout.queuedShown} more queued`}</Text>
       ) : null}
       {running?.input ? (

@@ -217,7 +217,10 @@ describe('notebook screen', () => {
     await run(h, 'stream');
     await h.waitFor((f) => f.includes('row 99'));
     h.stdout.resize(60, 12);
-    await h.waitFor(() => /row 99\nIn \[1\]:/.test(h.screen()) && h.screen().split('\n').length < 12, 'the frame at 12 rows');
+    await h.waitFor(
+      () => /row 99\nIn \[1\]:/.test(h.screen()) && h.screen().split('\n').length < 12,
+      'the frame at 12 rows',
+    );
     // The frame as it was before the resize is erased, not left below or above the new one.
     expect(count(h.screen(), 'row 99')).toBe(1);
     expect(count(h.frame(), 'row 99')).toBe(1);

@@ -47,15 +47,27 @@ export function wrappedRows(text: string, columns: number): number {
 
 export function liveLayout(input: LiveInput): LiveLayout {
   // One row stays free: a frame as tall as the terminal makes Ink repaint everything.
-  const available = Math.max(4, input.rows - 1);
-  const statusRows = Math.min(2, wrappedRows(input.statusText, input.columns));
-  const queuedShown = Math.min(input.queued, QUEUED_SHOWN);
-  const queuedRows = queuedShown + (input.queued > QUEUED_SHOWN ? 1 : 0);
-  const menuRows = Math.min(input.menuItems, MENU_ROWS);
-  const editorCap = Math.max(1, Math.floor((available - statusRows - queuedRows - menuRows) / 2));
-  const editorRows = input.singleLinePrompt ? 1 : Math.max(1, Math.min(input.editorLines, editorCap));
-  const rest = available - statusRows - queuedRows - menuRows - editorRows;
-  const runningRows = input.running ? Math.max(2, rest) : 0;
+  let left = Math.max(3, input.rows - 1);
+  const take = (want: number) => {
+    const got = Math.max(0, Math.min(want, left));
+    left -= got;
+    return got;
+  };
+  // What must be there first (status, one editor row, two rows of a running cell), then the rest.
+  const statusRows = take(Math.min(2, wrappedRows(input.statusText, input.columns)));
+  let editorRows = take(1);
+  let runningRows = input.running ? take(2) : 0;
+  const wantedQueued = Math.min(input.queued, QUEUED_SHOWN) + (input.queued > QUEUED_SHOWN ? 1 : 0);
+  const queuedRows = take(wantedQueued);
+  // Without room for all, the last row counts the rest ("… n more queued").
+  const queuedShown =
+    queuedRows < wantedQueued ? Math.max(0, queuedRows - 1) : Math.min(input.queued, QUEUED_SHOWN);
+  const menuRows = take(Math.min(input.menuItems, MENU_ROWS));
+  if (!input.singleLinePrompt) {
+    // A long paste gets at most half of what is left; the running cell the rest.
+    editorRows += take(Math.min(input.editorLines - 1, Math.floor(left / (input.running ? 2 : 1))));
+  }
+  if (input.running) runningRows += take(left);
   return {
     runningRows,
     editorRows,
