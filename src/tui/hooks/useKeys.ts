@@ -5,7 +5,7 @@
 import { useStdin } from 'ink';
 import { useEffect, useRef } from 'react';
 import { cellNeedsMoreInput } from '../../eval/completeness.js';
-import { splitCells } from '../../eval/script.js';
+import { hasCellMarkers, splitCells } from '../../eval/script.js';
 import type { NotebookBackend } from '../backend.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
@@ -50,9 +50,6 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
-
-/** The language marker that splits a pasted script into cells. */
-const CELL_MARKER = { py: /^#\s*(%%|In\[)/m, js: /^\/\/\s*%%/m };
 
 export function useKeys(opts: KeysOptions): void {
   const pasting = useRef(false);
