@@ -61,7 +61,7 @@ describe('editing by grapheme', () => {
   it('Backspace after an emoji removes the whole emoji, never half of it', () => {
     const s = typed(type('q = "a😀'), backspace, type('"'));
     expect(editorText(s)).toBe('q = "a"');
-    expect(editorText(s)).toBe(editorText(s).toWellFormed());
+    expect(editorText(s)).not.toMatch(/[\uD800-\uDFFF]/);
   });
 
   const clusters = {

@@ -70,9 +70,7 @@ export function useKeys(opts: KeysOptions): void {
         return;
       }
       // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.
-      const cells = CELL_MARKER[backend.language].test(code)
-        ? splitCells(code, backend.language)
-        : [{ code }];
+      const cells = hasCellMarkers(code, backend.language) ? splitCells(code, backend.language) : [{ code }];
       runner.submit(
         cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })),
       );
