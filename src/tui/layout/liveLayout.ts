@@ -46,8 +46,10 @@ export function wrappedRows(text: string, columns: number): number {
 }
 
 export function liveLayout(input: LiveInput): LiveLayout {
-  // One row stays free: a frame as tall as the terminal makes Ink repaint everything.
-  let left = Math.max(3, input.rows - 1);
+  // One row stays free: a frame as tall as the terminal makes Ink repaint everything. And a third
+  // of the rows stays free for a resize: a terminal that is narrowed rewraps the frame's long
+  // lines, and rows that it then pushes above the screen can no longer be erased.
+  let left = Math.max(3, input.rows - 1 - Math.floor(input.rows / 3));
   const take = (want: number) => {
     const got = Math.max(0, Math.min(want, left));
     left -= got;

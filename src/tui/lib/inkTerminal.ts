@@ -12,8 +12,10 @@
 import stringWidth from 'string-width';
 import stripAnsi from 'strip-ansi';
 
+type LogUpdate = ((output: string) => boolean) & { clear?: () => void; sync?: (output: string) => void };
+
 interface InkInternals {
-  log?: { clear?: () => void; sync?: (output: string) => void };
+  log?: LogUpdate;
   throttledLog?: { cancel?: () => void };
   lastOutput?: string;
   lastOutputToRender?: string;
@@ -49,24 +51,36 @@ export async function adaptInk(stdout: NodeJS.WriteStream): Promise<TerminalHook
   const ink = await inkInstance(stdout);
   const log = ink?.log;
   const clear = log?.clear;
+  const sync = log?.sync;
   const throttled = ink?.throttledLog;
-  if (!ink || !log || typeof clear !== 'function' || typeof throttled?.cancel !== 'function')
-    return undefined;
-  log.clear = () => {
+  if (!ink || typeof log !== 'function' || typeof clear !== 'function' || typeof sync !== 'function') return undefined;
+  if (typeof throttled?.cancel !== 'function') return undefined;
+  // What is on screen now: the frame last written, which a held-back frame may differ from.
+  let written = '';
+  ink.log = Object.assign((output: string) => {
+    written = output;
+    return log(output);
+  }, log);
+  ink.log.clear = () => {
     throttled.cancel?.();
+    written = '';
     clear.call(log);
   };
-  if (typeof ink.unsubscribeResize !== 'function' || typeof log.sync !== 'function') return undefined;
+  ink.log.sync = (output: string) => {
+    written = output;
+    sync.call(log, output);
+  };
+  if (typeof ink.unsubscribeResize !== 'function') return undefined;
   ink.unsubscribeResize();
   return {
     eraseForResize() {
-      const frame = ink.lastOutput ?? '';
       throttled.cancel?.();
+      const frame = written.replace(/\n$/, '');
       if (frame) {
         // The cursor is on the row below the frame: go to the frame's first row, erase to the end.
         stdout.write(`\r\x1b[${reflowedRows(frame, stdout.columns || 80)}A\x1b[J`);
       }
-      log.sync?.('');
+      ink.log?.sync?.('');
       ink.lastOutput = '';
       ink.lastOutputToRender = '';
       ink.lastOutputHeight = 0;
