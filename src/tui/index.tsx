@@ -22,6 +22,8 @@ const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
+  // React's development build costs the notebook memory and CPU on every frame.
+  process.env.NODE_ENV ??= 'production';
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
