@@ -28,7 +28,10 @@ describe('the notebook in a terminal, for long sessions', () => {
     const s = launch();
     await s.waitFor((t) => t.includes('In [1]:'), 'the prompt');
     await s.run('1+1');
-    await s.waitFor((t) => t.includes('Out[1]: 2') && t.includes('In [2]:'), 'the cell typed during start-up, run');
+    await s.waitFor(
+      (t) => t.includes('Out[1]: 2') && t.includes('In [2]:'),
+      'the cell typed during start-up, run',
+    );
   });
 
   it('runs text and Enter that arrive in one read (tmux send-keys, fast typists)', async () => {
@@ -61,7 +64,9 @@ describe('the notebook in a terminal, for long sessions', () => {
   it('leaves no stale frame behind when resized while a cell streams', async () => {
     const s = launch({ columns: 100, rows: 30 });
     await ready(s);
-    await s.run('import time\nfor i in range(10**6):\n    print("tick", i, "-" * 60, flush=True); time.sleep(0.02)');
+    await s.run(
+      'import time\nfor i in range(10**6):\n    print("tick", i, "-" * 60, flush=True); time.sleep(0.02)',
+    );
     await s.waitFor((t) => t.includes('   ...:'));
     s.write('\r');
     const lastTick = (t: string) => Math.max(-1, ...[...t.matchAll(/tick (\d+) /g)].map((m) => Number(m[1])));
@@ -83,7 +88,10 @@ describe('the notebook in a terminal, for long sessions', () => {
     const s = launch();
     await ready(s);
     await s.run('print("y" * 25_000_000)');
-    const screen = await s.waitFor((t) => t.includes('In [2]:') && t.includes('the whole output is in'), 'the cell');
+    const screen = await s.waitFor(
+      (t) => t.includes('In [2]:') && t.includes('the whole output is in'),
+      'the cell',
+    );
     expect(screen).toContain('chars omitted]');
     expect(rssMiB(s.pid)).toBeLessThan(300);
     const file = /the whole output is in (\S+?\.txt)/.exec(s.all().replace(/\n/g, ''))?.[1] as string;

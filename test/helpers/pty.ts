@@ -29,7 +29,13 @@ export function openNotebook(
 ): Screen {
   const columns = opts.columns ?? 100;
   const rows = opts.rows ?? 30;
-  const term = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true, convertEol: true, scrollback: 10_000 });
+  const term = new xterm.Terminal({
+    cols: columns,
+    rows,
+    allowProposedApi: true,
+    convertEol: true,
+    scrollback: 10_000,
+  });
   const home = mkdtempSync(join(tmpdir(), 'omp-e2e-'));
   const child = pty.spawn(process.execPath, [BIN, ...args], {
     name: 'xterm-256color',

@@ -42,7 +42,8 @@ describe('render budget', () => {
       backend.finish();
       await h.waitFor((f) => f.includes(`In [${queued + 2}]:`));
       const written = h.stdout.writes.join('');
-      for (const sequence of CLEAR_SCREEN) expect(written.includes(sequence), JSON.stringify(sequence)).toBe(false);
+      for (const sequence of CLEAR_SCREEN)
+        expect(written.includes(sequence), JSON.stringify(sequence)).toBe(false);
       for (const line of h.screen().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     });
   }

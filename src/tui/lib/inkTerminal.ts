@@ -53,7 +53,8 @@ export async function adaptInk(stdout: NodeJS.WriteStream): Promise<TerminalHook
   const clear = log?.clear;
   const sync = log?.sync;
   const throttled = ink?.throttledLog;
-  if (!ink || typeof log !== 'function' || typeof clear !== 'function' || typeof sync !== 'function') return undefined;
+  if (!ink || typeof log !== 'function' || typeof clear !== 'function' || typeof sync !== 'function')
+    return undefined;
   if (typeof throttled?.cancel !== 'function') return undefined;
   // What is on screen now: the frame last written, which a held-back frame may differ from.
   let written = '';
