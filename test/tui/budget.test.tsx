@@ -68,7 +68,7 @@ describe('render budget', () => {
     for (const written of h.stdout.writes) {
       for (const sequence of CLEAR_SCREEN) expect(written.includes(sequence)).toBe(false);
     }
-  });
+  }, 180_000);
 
   it('keeps finished cells as data: the printed text is not held by Ink', async () => {
     const { h } = await session(300);
@@ -77,5 +77,5 @@ describe('render budget', () => {
     )) as { default: WeakMap<object, { fullStaticOutput?: string }> };
     expect(instances.get(h.stdout)?.fullStaticOutput ?? '').toBe('');
     for (const h2 of mounted) expect(h2).toBeDefined();
-  });
+  }, 120_000);
 });

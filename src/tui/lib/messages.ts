@@ -22,7 +22,8 @@ export function notebookNotice(text: string, opts: { restarting?: boolean } = {}
     return `Timed out after ${timedOut[1]} s: the cell was interrupted; the kernel keeps its state.`;
   if (TIMED_OUT_KILLED.test(text))
     return `Timed out and did not stop: the kernel was killed. ${FRESH_KERNEL}`;
-  if (KILLED.test(text)) return `The cell did not stop within 5 s: the kernel was killed. ${FRESH_KERNEL}`;
+  if (KILLED.test(text))
+    return `The cell did not stop within 5 s: the kernel was killed and its state is lost. ${FRESH_KERNEL}`;
   const diedOnInterrupt = DIED_ON_INTERRUPT.exec(text);
   if (diedOnInterrupt) return `The kernel died when interrupted (${diedOnInterrupt[1]}). ${FRESH_KERNEL}`;
   const died = DIED.exec(text);
