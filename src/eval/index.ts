@@ -49,9 +49,9 @@ export {
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
-export { resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
+export { OutputSink, resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
 export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
-export { type CellLanguage, cellLanguage, type ScriptCell, splitCells } from './script.js';
+export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
 export {
   backendAvailability,
   type KernelMode,

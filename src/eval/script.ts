@@ -1,6 +1,8 @@
 /**
- * Splits a Python script into cells on `# %%` lines (the percent format of VS Code, Spyder and
- * Jupytext) and `# In[ ]:` markers (nbconvert's script export); a JavaScript one on `// %%`.
+ * Splits a Python script into cells as Jupytext reads it: `# %%` lines (the percent format of
+ * VS Code, Spyder and Jupytext; `# %%time` is a commented magic, not a marker), `# In[ ]:` or
+ * `# In[1]` (nbconvert's script export) and `# <codecell>` (the old IPython format); a JavaScript
+ * one on `// %%`.
  */
 export interface ScriptCell {
   code: string;
@@ -9,8 +11,29 @@ export interface ScriptCell {
   line: number;
 }
 
-const PERCENT = { py: /^#\s*%%(.*)$/, js: /^\/\/\s*%%(.*)$/ };
-const IN_MARKER = /^#\s*In\[\s*\d*\s*\]:\s*$/;
+/** `# %%` then a space or the end of the line: `# %%time` is a magic commented out. */
+const PERCENT = { py: /^#\s*%%(?=\s|$)(.*)$/, js: /^\/\/\s*%%(?=\s|$)(.*)$/ };
+const IN_MARKER = /^#\s*In\[\s*\d*\s*\]:?\s*$/;
+const SPHINX_MARKER = /^#\s*<(codecell|markdowncell|rawcell)>\s*$/;
+
+/** Whether a line starts a new cell, and what kind. */
+function marker(line: string, language: CellLanguage): { title: string; markdown: boolean } | undefined {
+  const percent = PERCENT[language].exec(line);
+  if (percent) {
+    const title = (percent[1] ?? '').trim();
+    return { title, markdown: /\[(markdown|md|raw)\]/i.test(title) };
+  }
+  if (language !== 'py') return undefined;
+  if (IN_MARKER.test(line)) return { title: '', markdown: false };
+  const sphinx = SPHINX_MARKER.exec(line);
+  if (sphinx) return { title: '', markdown: sphinx[1] !== 'codecell' };
+  return undefined;
+}
+
+/** Whether a script (a paste, say) has cell markers at all. */
+export function hasCellMarkers(source: string, language: CellLanguage = 'py'): boolean {
+  return source.split('\n').some((line) => marker(line.replace(/\r$/, ''), language) !== undefined);
+}
 
 export function splitCells(source: string, language: CellLanguage = 'py'): ScriptCell[] {
   const lines = source
@@ -35,13 +58,11 @@ export function splitCells(source: string, language: CellLanguage = 'py'): Scrip
     }
   };
   lines.forEach((text, i) => {
-    const percent = PERCENT[language].exec(text);
-    if (percent || (language === 'py' && IN_MARKER.test(text))) {
+    const found = marker(text, language);
+    if (found) {
       flush();
-      let title = percent ? (percent[1] ?? '').trim() : '';
-      const markdown = /\[(markdown|md|raw)\]/i.test(title);
-      title = title.replace(/\[[^\]]*\]/g, '').trim();
-      current = { ...(title ? { title } : {}), line: i + 2, lines: [], markdown };
+      const title = found.title.replace(/\[[^\]]*\]/g, '').trim();
+      current = { ...(title ? { title } : {}), line: i + 2, lines: [], markdown: found.markdown };
     } else {
       current.lines.push(text);
     }

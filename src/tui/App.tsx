@@ -1,21 +1,26 @@
 /**
- * The notebook screen: finished cells in <Static> (printed once, then scroll-back), the running
- * and queued cells, the prompt and the status line in the live region, kept shorter than the
- * terminal so Ink never repaints the whole screen.
+ * The notebook screen. Finished cells are printed once above the live region and kept as data;
+ * the live region holds the running cell, the queued ones, the prompt (or input line), the
+ * completion menu and the status line, sized by liveLayout to stay shorter than the terminal.
  */
-import { Box, Static, Text, useStdout } from 'ink';
+import { Box, Text, useStdout } from 'ink';
 import type { ReactNode } from 'react';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import type { NotebookBackend } from './backend.js';
-import { CellBlock } from './components/CellBlock.js';
-import { Editor, InputLine } from './components/Editor.js';
-import { StatusLine } from './components/StatusLine.js';
+import { runCommandLine } from './commands/index.js';
+import { CellBlock, QueuedLine } from './components/CellBlock.js';
+import { CompletionMenu, Editor, InputLine } from './components/Editor.js';
+import { StatusLine, statusParts, statusText } from './components/StatusLine.js';
+import { useCellRunner } from './hooks/useCellRunner.js';
+import { useCompletion } from './hooks/useCompletion.js';
+import { useEditorState } from './hooks/useEditorState.js';
+import { useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
-import { useNotebook } from './hooks/useNotebook.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
-import { type ImageMode, nativeImage } from './lib/images.js';
-import { rowsOf } from './state/output.js';
-import { FINISHED, selectedCell } from './state/reducer.js';
+import { liveLayout } from './layout/liveLayout.js';
+import type { ImageMode } from './lib/images.js';
+import { createPrinter } from './lib/printer.js';
+import { initialState, nextCount, reducer, runningCell, selectedCell } from './state/reducer.js';
 
 export interface AppProps {
   backend: NotebookBackend;
@@ -23,113 +28,157 @@ export interface AppProps {
   color: boolean;
   historyFile?: string;
   onExit: () => void;
+  /** The time, for Ctrl-C's windows and elapsed times (tests pass their own). */
+  clock?: () => number;
 }
 
-const QUEUED_SHOWN = 3;
 /** Clears the screen but not the scroll-back (the user's shell history stays). */
 const CLEAR_SCREEN = '\x1b[2J\x1b[H';
-const RESIZE_SETTLE_MS = 120;
 
-export function App({ backend, imageMode, color, historyFile, onExit }: AppProps): ReactNode {
+export function App({
+  backend,
+  imageMode,
+  color,
+  historyFile,
+  onExit,
+  clock = Date.now,
+}: AppProps): ReactNode {
   const { columns, rows } = useTerminalSize();
-  const { stdout } = useStdout();
-  const notebook = useNotebook({ backend, imageMode, columns, color });
-  const { state, now } = notebook;
-  const keys = useKeys({
-    notebook,
+  const { write } = useStdout();
+  const [state, dispatch] = useReducer(reducer, undefined, () =>
+    initialState({
+      state: backend.kernelState(),
+      language: backend.language,
+      cwd: backend.cwd,
+      mode: backend.mode,
+    }),
+  );
+  const startKernel = useKernelStatus(backend, dispatch);
+  const runner = useCellRunner({ backend, state, dispatch, imageMode, color, columns, startKernel, clock });
+  const editing = useEditorState(historyFile);
+  const setMessage = useCallback(
+    (text?: string) => dispatch({ type: 'message', ...(text ? { text } : {}) }),
+    [],
+  );
+  const cwd = useRef(state.kernel.cwd);
+  cwd.current = state.kernel.cwd;
+  const completion = useCompletion({
     backend,
-    ...(historyFile ? { historyFile } : {}),
-    onExit,
-    clearScreen: () => stdout.write(CLEAR_SCREEN),
+    cwd: () => cwd.current,
+    editorRef: editing.editorRef,
+    setEditor: editing.setEditor,
+    setMessage,
   });
 
-  const finished = useMemo(
-    () => state.cells.filter((c) => c.id >= state.shownFrom && (FINISHED.has(c.status) || c.kind === 'info')),
-    [state.cells, state.shownFrom],
+  const columnsRef = useRef(columns);
+  columnsRef.current = columns;
+  const printer = useMemo(
+    () => createPrinter({ write, color, imageMode, columns: () => columnsRef.current }),
+    [write, color, imageMode],
   );
-  // Native image protocols cannot live inside Ink's frame: once a cell is printed, its images
-  // are written after it, outside the frame.
-  const drawn = useRef(new Set<number>());
+  // Print what finished since the last render, once, outside React's commit.
+  const printed = useRef(0);
   useEffect(() => {
-    if (imageMode !== 'kitty' && imageMode !== 'iterm') return;
-    for (const cell of finished) {
-      if (drawn.current.has(cell.id)) continue;
-      drawn.current.add(cell.id);
-      for (const row of rowsOf(cell.output)) {
-        if (row.kind === 'image') stdout.write(nativeImage(row.image, imageMode, Math.min(columns - 2, 80)));
-      }
-    }
-  }, [finished, imageMode, stdout, columns]);
-  // After a resize, Ink's frame no longer matches what is on screen: print it all again.
-  const { dispatch } = notebook;
-  const firstSize = useRef(true);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: columns and rows are what it reacts to
-  useEffect(() => {
-    if (firstSize.current) {
-      firstSize.current = false;
-      return undefined;
-    }
-    const timer = setTimeout(() => {
-      stdout.write(CLEAR_SCREEN);
-      dispatch({ type: 'reprint' });
-    }, RESIZE_SETTLE_MS);
-    return () => clearTimeout(timer);
-  }, [columns, rows, stdout, dispatch]);
-  const running = state.cells.find((c) => c.status === 'running');
-  const queued = state.cells.filter((c) => c.status === 'queued');
-  const selected = state.selected !== undefined ? selectedCell(state)?.id : undefined;
+    const fresh = state.done.slice(printed.current);
+    printed.current = state.done.length;
+    if (fresh.length)
+      setImmediate(() => {
+        for (const cell of fresh) printer.print(cell);
+      });
+  }, [state.done, printer]);
 
-  // The live region: running cell, queued cells, prompt (or input line), status line.
-  const editorRows = Math.max(3, rows - 10);
-  const promptRows = running?.input || keys.search ? 1 : Math.min(keys.editor.lines.length, editorRows);
-  const queuedRows = Math.min(queued.length, QUEUED_SHOWN) + (queued.length > QUEUED_SHOWN ? 1 : 0);
-  const liveBudget = Math.max(3, rows - 2 - promptRows - queuedRows - 1);
+  const clearScreen = useCallback(() => write(CLEAR_SCREEN), [write]);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  useKeys({
+    state,
+    dispatch,
+    backend,
+    runner,
+    editing,
+    completion,
+    clock,
+    onExit,
+    clearScreen,
+    showOutput: () => {
+      const cell = selectedCell(stateRef.current);
+      if (cell) setImmediate(() => printer.printExpanded(cell));
+      else setMessage('no finished cell to show');
+    },
+    runCommand: (line) =>
+      void runCommandLine(line, {
+        print: (text) => dispatch({ type: 'info', text }),
+        setMessage,
+        restartKernel: runner.restart,
+        clearScreen,
+        cells: () => stateRef.current.done,
+        session: {
+          language: backend.language,
+          ...(backend.version && backend.language === 'py' ? { pythonVersion: backend.version } : {}),
+          ...(backend.nodeVersion ? { nodeVersion: backend.nodeVersion } : {}),
+        },
+        exit: onExit,
+      }),
+  });
+
+  const running = runningCell(state);
+  const queued = state.live.filter((c) => c.status === 'queued');
+  const parts = statusParts(state.kernel, state.counter, columns, state.message);
+  const layout = liveLayout({
+    rows,
+    columns,
+    editorLines: editing.editor.lines.length,
+    singleLinePrompt: Boolean(running?.input || editing.search),
+    queued: queued.length,
+    running: running !== undefined,
+    menuItems: completion.menu?.items.length ?? 0,
+    statusText: statusText(parts),
+  });
 
   return (
-    <>
-      <Static key={state.staticKey} items={finished}>
-        {(cell) => (
-          <Box key={cell.id} flexDirection="column" marginBottom={1}>
-            <CellBlock cell={cell} color={color} selected={cell.id === selected} />
-          </Box>
-        )}
-      </Static>
-      <Box flexDirection="column">
-        {running ? <CellBlock cell={running} maxRows={liveBudget} now={now} color={color} /> : null}
-        {queued.slice(0, QUEUED_SHOWN).map((cell) => (
-          <CellBlock
-            key={cell.id}
-            cell={{ ...cell, code: cell.code.split('\n')[0] ?? '' }}
-            maxRows={2}
-            color={color}
-          />
-        ))}
-        {queued.length > QUEUED_SHOWN ? (
-          <Text dimColor>{`… ${queued.length - QUEUED_SHOWN} more queued`}</Text>
-        ) : null}
-        {running?.input ? (
-          <InputLine
-            prompt={running.input.prompt}
-            value={keys.inputValue}
-            password={running.input.password}
-          />
-        ) : (
-          <Editor
-            editor={keys.editor}
-            counter={state.kernel.executionCount + 1}
-            color={color}
-            maxRows={editorRows}
-            columns={columns}
-            language={backend.language}
-            {...(keys.search ? { search: keys.search } : {})}
-          />
-        )}
-        <StatusLine
-          kernel={state.kernel}
-          columns={columns}
-          {...(state.message ? { message: state.message } : {})}
+    <Box flexDirection="column">
+      {running ? (
+        <CellBlock
+          cell={running}
+          maxRows={layout.runningRows}
+          now={runner.now}
+          color={color}
+          count={nextCount(state)}
         />
-      </Box>
-    </>
+      ) : null}
+      {queued.slice(0, layout.queuedShown).map((cell) => (
+        <QueuedLine key={cell.id} cell={cell} />
+      ))}
+      {layout.queuedRows > layout.queuedShown ? (
+        <Text dimColor>{`… ${queued.length - layout.queuedShown} more queued`}</Text>
+      ) : null}
+      {running?.input ? (
+        <InputLine
+          prompt={running.input.prompt}
+          value={editing.answer}
+          password={running.input.password}
+          columns={columns}
+        />
+      ) : (
+        <Editor
+          editor={editing.editor}
+          counter={nextCount(state)}
+          color={color}
+          maxRows={layout.editorRows}
+          columns={columns}
+          language={backend.language}
+          {...(editing.search ? { search: editing.search } : {})}
+        />
+      )}
+      {completion.menu && layout.menuRows ? (
+        <CompletionMenu items={completion.menu.items} index={completion.menu.index} rows={layout.menuRows} />
+      ) : null}
+      <StatusLine
+        parts={parts}
+        kernel={state.kernel}
+        columns={columns}
+        {...(state.message ? { message: state.message } : {})}
+      />
+    </Box>
   );
 }

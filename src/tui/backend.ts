@@ -15,14 +15,18 @@ import type { KernelStatus } from './state/reducer.js';
 
 export interface CellRun {
   code: string;
+  /** Display and result events may carry the MIME `bundle` they were made from (for /save). */
   onEvent: (event: OutputEvent) => void;
 }
 
 export interface NotebookBackend {
   readonly cwd: string;
   readonly mode: string;
+  /** The interpreter and its version, once known. */
   readonly python?: string;
   readonly version?: string;
+  /** The Node version, for the notebook's language_info of JavaScript cells. */
+  readonly nodeVersion?: string;
   /** The language of cells without a `%%js` / `%%py` first line. */
   readonly language: CellLanguage;
   /** Starts the kernel (without running a cell); rejects with the reason it cannot start. */
@@ -35,14 +39,13 @@ export interface NotebookBackend {
   complete(code: string, cursor: number): Promise<Completion>;
   /** Output sent between cells (threads of earlier cells); returns an unsubscribe function. */
   onBackground(listener: (stream: 'stdout' | 'stderr', text: string) => void): () => void;
+  /** Calls `listener` with the kernel's state now and at every change; returns an unsubscribe. */
+  onKernelState(listener: (state: KernelStatus) => void): () => void;
   /** Answers input() in the running cell. */
   sendInput(value: string): void;
   /** Restarts the kernel: state is lost. */
   restart(): Promise<void>;
-  /** The kernel's state now: the working kernel's, else the default language's. */
   kernelState(): KernelStatus;
-  /** Calls `listener` with kernelState() whenever it may have changed; returns an unsubscribe. */
-  onKernelState(listener: (state: KernelStatus) => void): () => void;
   dispose(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export async function executorBackend(
     cwd: session.cwd,
     mode: session.mode,
     language,
+    nodeVersion: process.versions.node,
     ...(js
       ? { python: process.execPath, version: process.versions.node }
       : session.python
@@ -98,11 +102,9 @@ export async function executorBackend(
       session.onBackground((frame) => {
         if (frame.type === 'stdout' || frame.type === 'stderr') listener(frame.type, frame.data);
       }),
-    sendInput: (value) => session.sendInput(value),
-    restart: () => session.restart(),
-    kernelState,
     onKernelState(listener) {
       let last = kernelState();
+      listener(last);
       return session.onKernelState(() => {
         const state = kernelState();
         if (state === last) return;
@@ -110,10 +112,98 @@ export async function executorBackend(
         listener(state);
       });
     },
+    sendInput: (value) => session.sendInput(value),
+    restart: () => session.restart(),
+    kernelState,
     async dispose() {
       // Disposing first stops a running cell; releasing first would wait for it to end.
       await executor.dispose();
       await session.release();
+    },
+  };
+}
+
+/**
+ * A backend usable at once, while the real one is still being made (the interpreter probed, the
+ * session opened): the prompt is drawn and takes typing during start-up, and cells typed then
+ * run when it is ready. A backend that cannot be made fails each cell with the reason.
+ */
+export function pendingBackend(
+  ready: Promise<NotebookBackend>,
+  known: { cwd: string; language: CellLanguage; mode: string },
+): NotebookBackend {
+  let backend: NotebookBackend | undefined;
+  let failure: Error | undefined;
+  const settled = ready.then(
+    (b) => {
+      backend = b;
+      return b;
+    },
+    (err: unknown) => {
+      failure = err instanceof Error ? err : new Error(String(err));
+      throw failure;
+    },
+  );
+  settled.catch(() => {}); // reported by the calls that need the backend
+  return {
+    get cwd() {
+      return backend?.cwd ?? known.cwd;
+    },
+    get mode() {
+      return backend?.mode ?? known.mode;
+    },
+    get python() {
+      return backend?.python;
+    },
+    get version() {
+      return backend?.version;
+    },
+    get nodeVersion() {
+      return backend?.nodeVersion ?? process.versions.node;
+    },
+    language: known.language,
+    start: async () => (await settled).start(),
+    runCell: async (run) => (await settled).runCell(run),
+    interrupt: () => backend?.interrupt(),
+    complete: async (code, cursor) =>
+      backend ? backend.complete(code, cursor) : { matches: [], start: cursor, end: cursor },
+    onBackground(listener) {
+      let unsubscribe: (() => void) | undefined;
+      let done = false;
+      void settled.then(
+        (b) => {
+          if (!done) unsubscribe = b.onBackground(listener);
+        },
+        () => {},
+      );
+      return () => {
+        done = true;
+        unsubscribe?.();
+      };
+    },
+    onKernelState(listener) {
+      let unsubscribe: (() => void) | undefined;
+      let done = false;
+      listener(backend ? backend.kernelState() : failure ? 'dead' : 'starting');
+      void settled.then(
+        (b) => {
+          if (!done) unsubscribe = b.onKernelState(listener);
+        },
+        () => {
+          if (!done) listener('dead');
+        },
+      );
+      return () => {
+        done = true;
+        unsubscribe?.();
+      };
+    },
+    sendInput: (value) => backend?.sendInput(value),
+    restart: async () => (await settled).restart(),
+    kernelState: () => backend?.kernelState() ?? (failure ? 'dead' : 'starting'),
+    dispose: async () => {
+      const b = await settled.catch(() => undefined);
+      await b?.dispose();
     },
   };
 }

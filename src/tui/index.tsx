@@ -1,16 +1,12 @@
 /**
  * Starts the notebook in the terminal and owns its one shutdown path: unmount Ink (restoring the
  * terminal), then shut the kernels down; SIGTERM and SIGHUP take the same path.
+ *
+ * The prompt is drawn at once: the executor's session (probing the interpreter) and the kernel
+ * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
-import chalk from 'chalk';
-import { render } from 'ink';
 import type { CellLanguage, Executor } from '../eval/index.js';
-import { App } from './App.js';
-import { executorBackend } from './backend.js';
-import { historyPath } from './lib/history.js';
-import { type ImageMode, resolveImageMode } from './lib/images.js';
-import { dropStaleFrames } from './lib/inkStaleFrame.js';
-import { queryImageProtocol } from './lib/terminalQuery.js';
+import type { ImageMode } from './lib/images.js';
 
 export interface NotebookOptions {
   cwd: string;
@@ -25,21 +21,40 @@ const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
-  const backend = await executorBackend(executor, {
-    cwd: opts.cwd,
-    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
-    ...(opts.language ? { language: opts.language } : {}),
-  });
+  // React's development build costs the notebook memory and CPU on every frame.
+  process.env.NODE_ENV ??= 'production';
+  const { resolve } = await import('node:path');
+  const language = opts.language ?? 'py';
+  // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
+  const { executorBackend, pendingBackend } = await import('./backend.js');
+  const backend = pendingBackend(
+    executorBackend(executor, {
+      cwd: opts.cwd,
+      ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+      language,
+    }),
+    { cwd: resolve(opts.cwd), language, mode: executor.settings['python.kernelMode'] },
+  );
+  const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =
+    await Promise.all([
+      import('chalk'),
+      import('ink'),
+      import('react'),
+      import('./App.js'),
+      import('./lib/images.js'),
+      import('./lib/history.js'),
+      import('./lib/terminalQuery.js'),
+    ]);
   if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;
-  let imageMode = resolveImageMode(opts.images, process.env, color);
+  let imageMode = images.resolveImageMode(opts.images, process.env, color);
   // `auto`: the terminal itself says whether it speaks kitty's or iTerm2's protocol.
   if (opts.images === 'auto' && color && !process.env.TMUX) {
     imageMode = (await queryImageProtocol(process.stdin, process.stdout)) ?? imageMode;
   }
   let finish!: () => void;
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve;
+  const finished = new Promise<void>((done) => {
+    finish = done;
   });
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -53,16 +68,15 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   };
   process.stdout.write(BRACKETED_PASTE_ON);
   const instance = render(
-    <App
-      backend={backend}
-      imageMode={imageMode}
-      color={color}
-      historyFile={historyPath()}
-      onExit={() => void stop()}
-    />,
+    React.createElement(App, {
+      backend,
+      imageMode,
+      color,
+      historyFile: historyPath(),
+      onExit: () => void stop(),
+    }),
     { exitOnCtrlC: false, patchConsole: false },
   );
-  await dropStaleFrames(process.stdout);
   const onSignal = () => {
     void stop().then(() => process.exit(143));
   };

@@ -46,7 +46,7 @@ describe('the notebook in a terminal', () => {
     s.write('\r');
     await s.waitFor((t) => t.includes("[ 'js', 42 ]"), 'the js result');
     await s.run('shared');
-    await s.waitFor((t) => t.includes("Out[2]: 'py'"), 'the Python state, untouched');
+    await s.waitFor((t) => t.includes("Out[3]: 'py'"), 'the Python state, untouched');
   });
 
   it('--lang js makes JavaScript the default; Ctrl-C stops a js loop and keeps the state', async () => {
@@ -104,7 +104,7 @@ describe('the notebook in a terminal', () => {
     s.write('\x03');
     await s.waitFor((t) => t.includes('kernel killed') && t.includes('state is lost'), 'the kill', 60_000);
     await s.run('"lost" in globals()');
-    await s.waitFor((t) => t.includes('Out[1]: False'));
+    await s.waitFor((t) => t.includes('Out[3]: False'));
   });
 
   it('shows an image cell as half blocks with --images blocks', async () => {
@@ -116,8 +116,8 @@ describe('the notebook in a terminal', () => {
         'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""); ' +
         'display({"image/png": base64.b64encode(png).decode()}, raw=True)',
     );
-    const screen = await s.waitFor((t) => t.includes('In [2]:'));
-    expect(screen).toMatch(/[▀▄█]/);
+    // The cell is printed just after the prompt moves on: wait for the picture itself.
+    await s.waitFor((t) => /[▀▄█]/.test(t) && t.includes('In [2]:'), 'the half blocks');
   });
 
   it('answers input() typed at the prompt', async () => {

@@ -18,15 +18,17 @@ export class FakeBackend implements NotebookBackend {
   readonly python = '/usr/bin/python3';
   readonly version = '3.11.7';
   language: 'py' | 'js' = 'py';
+  nodeVersion = '20.0.0';
   private _state: KernelStatus = 'idle';
-  private readonly stateListeners = new Set<(state: KernelStatus) => void>();
+  private stateListeners = new Set<(state: KernelStatus) => void>();
   get state(): KernelStatus {
     return this._state;
   }
-  set state(state: KernelStatus) {
-    if (state === this._state) return;
-    this._state = state;
-    for (const listener of this.stateListeners) listener(state);
+  /** Changes the kernel's state and tells the subscribers, as the engine does. */
+  set state(next: KernelStatus) {
+    if (next === this._state) return;
+    this._state = next;
+    for (const l of this.stateListeners) l(next);
   }
   count = 0;
   interrupts = 0;
@@ -119,15 +121,16 @@ export class FakeBackend implements NotebookBackend {
     this.count = 0;
   }
 
-  kernelState() {
-    return this.state;
-  }
-
   onKernelState(listener: (state: KernelStatus) => void) {
+    listener(this._state);
     this.stateListeners.add(listener);
     return () => {
       this.stateListeners.delete(listener);
     };
+  }
+
+  kernelState() {
+    return this.state;
   }
 
   async dispose() {}

@@ -8,6 +8,8 @@ import { BIN } from './cli.js';
 export interface Screen {
   /** The visible screen, one line per row, trailing spaces removed. */
   text: () => string;
+  /** The scroll-back and the screen. */
+  all: () => string;
   waitFor: (predicate: (screen: string) => boolean, what?: string, timeoutMs?: number) => Promise<string>;
   /** Types text, pauses, and presses Enter (text and Enter in one write would arrive as a paste). */
   run: (code: string) => Promise<void>;
@@ -27,7 +29,13 @@ export function openNotebook(
 ): Screen {
   const columns = opts.columns ?? 100;
   const rows = opts.rows ?? 30;
-  const term = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true, convertEol: true });
+  const term = new xterm.Terminal({
+    cols: columns,
+    rows,
+    allowProposedApi: true,
+    convertEol: true,
+    scrollback: 10_000,
+  });
   const home = mkdtempSync(join(tmpdir(), 'omp-e2e-'));
   const child = pty.spawn(process.execPath, [BIN, ...args], {
     name: 'xterm-256color',
@@ -52,8 +60,15 @@ export function openNotebook(
       lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
     return lines.join('\n').replace(/\s+$/, '');
   };
+  const all = () => {
+    const buffer = term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+    return lines.join('\n').replace(/\s+$/, '');
+  };
   return {
     text,
+    all,
     async waitFor(predicate, what = 'screen', timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(text())) {

@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   backspace,
+  deleteForward,
   deleteWord,
+  deleteWordForward,
+  type EditorState,
   editorText,
   emptyEditor,
   fromText,
+  home,
   insert,
   killToStart,
   move,
   newline,
+  wordLeft,
+  wordRight,
 } from '../../src/tui/lib/editor.js';
 
 describe('editor', () => {
@@ -44,5 +50,56 @@ describe('editor', () => {
   it('kills to the line start and deletes words', () => {
     expect(editorText(killToStart(fromText('abc def')))).toBe('');
     expect(editorText(deleteWord(fromText('print(value')))).toBe('print(');
+  });
+});
+
+describe('editing by grapheme', () => {
+  const typed = (...steps: ((s: EditorState) => EditorState)[]) =>
+    steps.reduce((s, step) => step(s), emptyEditor());
+  const type = (text: string) => (s: EditorState) => insert(s, text);
+
+  it('Backspace after an emoji removes the whole emoji, never half of it', () => {
+    const s = typed(type('q = "a😀'), backspace, type('"'));
+    expect(editorText(s)).toBe('q = "a"');
+    expect(editorText(s)).not.toMatch(/[\uD800-\uDFFF]/);
+  });
+
+  const clusters = {
+    'a ZWJ family': '👨‍👩‍👧',
+    'a flag': '🇫🇷',
+    'a letter and a combining accent': 'e\u0301',
+    'a wide CJK character': '漢',
+    'a skin tone': '👍🏽',
+  };
+  for (const [what, cluster] of Object.entries(clusters)) {
+    it(`moves over and deletes ${what} as one character`, () => {
+      const s = typed(type(`x${cluster}y`));
+      expect(editorText(backspace(move(s, 0, -1)))).toBe('xy');
+      expect(move(move(s, 0, -1), 0, -1).col).toBe(1);
+      expect(editorText(deleteForward(move(move(s, 0, -1), 0, -1)))).toBe('xy');
+    });
+  }
+
+  it('Delete and Ctrl-D in mid-line delete forward; at a line end they join the next line', () => {
+    const s = move(move(fromText('abc'), 0, -1), 0, -1);
+    expect(editorText(deleteForward(s))).toBe('ac');
+    const joined = deleteForward({ ...fromText('ab\ncd'), row: 0, col: 2 });
+    expect(joined).toMatchObject({ lines: ['abcd'], row: 0, col: 2 });
+  });
+
+  it('moves and deletes by word (Alt-B/F, Ctrl-Left/Right, Alt-Backspace, Ctrl-W, Alt-D)', () => {
+    const s = fromText('total = compute(alpha, beta)');
+    expect(wordLeft(s).col).toBe('total = compute(alpha, '.length);
+    expect(wordLeft(wordLeft(s)).col).toBe('total = compute('.length);
+    const atStart = home(s);
+    expect(wordRight(atStart).col).toBe('total'.length);
+    expect(wordRight(wordRight(atStart)).col).toBe('total = compute'.length);
+    expect(editorText(deleteWord(s))).toBe('total = compute(alpha, ');
+    expect(editorText(deleteWordForward(atStart))).toBe(' = compute(alpha, beta)');
+  });
+
+  it('never keeps a lone surrogate, even pasted', () => {
+    expect(editorText(insert(emptyEditor(), 'a\ud83d'))).toBe('a\ufffd');
+    expect(editorText(fromText('\ude00b'))).toBe('\ufffdb');
   });
 });

@@ -1,16 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { autoIndent, needsMoreInput } from '../../src/eval/completeness.js';
-import { clampLine, hiddenLabel } from '../../src/tui/lib/preview.js';
+import { clampLine, hiddenLabel, previewItems } from '../../src/tui/lib/preview.js';
+import { textOutput } from '../../src/tui/state/output.js';
 
 describe('preview and clamp', () => {
   it('clamps lines longer than 4000 characters and says how much is left out', () => {
     expect(clampLine('x'.repeat(4000))).toBe('x'.repeat(4000));
     expect(clampLine('x'.repeat(4500))).toBe(`${'x'.repeat(4000)}… [500 chars omitted]`);
+    expect(clampLine('x'.repeat(4000), undefined, 20)).toBe(`${'x'.repeat(4000)}… [20 chars omitted]`);
   });
 
-  it('labels the lines a collapsed cell hides', () => {
-    expect(hiddenLabel(5)).toBe('… 5 more lines (ctrl+o to expand)');
-    expect(hiddenLabel(1)).toBe('… 1 more line (ctrl+o to expand)');
+  it('collapses to the first 5 and the last 15 lines, so a header and a signature stay', () => {
+    const output = textOutput('stdout', Array.from({ length: 30 }, (_, i) => `l${i}`).join('\n'));
+    const items = previewItems(output, false);
+    const text = items.map((i) =>
+      'row' in i && i.row.kind === 'text' ? i.row.text : `gap ${'hidden' in i ? i.hidden : ''}`,
+    );
+    expect(text).toEqual([
+      'l0',
+      'l1',
+      'l2',
+      'l3',
+      'l4',
+      'gap 10',
+      ...Array.from({ length: 15 }, (_, i) => `l${i + 15}`),
+    ]);
+    expect(previewItems(output, true)).toHaveLength(30);
+    expect(previewItems(textOutput('stdout', 'a\nb'), false)).toHaveLength(2);
+    expect(hiddenLabel(5, true)).toBe('… 5 more lines (ctrl+o shows them)');
+    expect(hiddenLabel(1, true)).toBe('… 1 more line (ctrl+o shows them)');
   });
 });
 
@@ -59,56 +77,6 @@ describe('history file', () => {
     expect(searchHistory(h, 'b')).toBe(0);
     addToHistory([], 'x', '/dev/null');
     expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
-  });
-});
-
-describe('saving the session', () => {
-  it('writes a # %% script and an nbformat 4 notebook with clean outputs', async () => {
-    const { toNotebook, toScript } = await import('../../src/tui/lib/save.js');
-    const { appendText, emptyOutput } = await import('../../src/tui/state/output.js');
-    let output = appendText(emptyOutput(), 'stdout', 'hello\n');
-    output = appendText(output, 'status', 'cd path=/tmp\n');
-    output = appendText(output, 'result', '\x1b[31mrow 1\x1b[0m\nrow 2\n');
-    const ok = {
-      id: 1,
-      code: 'print("hello")\ndf',
-      status: 'ok' as const,
-      executionCount: 3,
-      output,
-      expanded: false,
-    };
-    const failed = {
-      id: 2,
-      code: '1/0',
-      status: 'error' as const,
-      executionCount: 4,
-      output: appendText(
-        emptyOutput(),
-        'error',
-        'Traceback (most recent call last):\nZeroDivisionError: division by zero\n',
-      ),
-      expanded: false,
-    };
-    expect(toScript([ok, failed])).toBe('# %%\nprint("hello")\ndf\n\n# %%\n1/0\n');
-    const nb = JSON.parse(toNotebook([ok, failed]));
-    expect(nb.nbformat).toBe(4);
-    expect(nb.cells[0].outputs).toEqual([
-      { output_type: 'stream', name: 'stdout', text: ['hello\n'] },
-      {
-        output_type: 'execute_result',
-        execution_count: 3,
-        data: { 'text/plain': ['row 1\n', 'row 2'] },
-        metadata: {},
-      },
-    ]);
-    expect(nb.cells[1].outputs).toEqual([
-      {
-        output_type: 'error',
-        ename: 'ZeroDivisionError',
-        evalue: 'division by zero',
-        traceback: ['Traceback (most recent call last):', 'ZeroDivisionError: division by zero'],
-      },
-    ]);
   });
 });
 

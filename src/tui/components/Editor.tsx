@@ -4,6 +4,7 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { type CellLanguage, cellLanguage } from '../../eval/index.js';
 import type { EditorState } from '../lib/editor.js';
+import { graphemeCells } from '../lib/graphemes.js';
 import { highlightCode } from '../lib/highlight.js';
 
 export interface EditorProps {
@@ -20,31 +21,54 @@ export interface EditorProps {
   language?: CellLanguage;
 }
 
-function withCursor(line: string, col: number): ReactNode {
-  const at = line[col] ?? ' ';
-  return (
-    <>
-      {line.slice(0, col)}
-      <Text inverse>{at}</Text>
-      {line.slice(col + 1)}
-    </>
-  );
-}
-
 /** The first line of the window of `size` lines that keeps `row` in view. */
 export function windowStart(total: number, row: number, size: number): number {
   if (total <= size) return 0;
   return Math.min(Math.max(0, row - size + 1), total - size);
 }
 
-/** The part of a line that fits in `width` columns and shows column `col`, with `…` where cut. */
-export function horizontalWindow(line: string, col: number, width: number): { text: string; col: number } {
-  if (line.length < width) return { text: line, col };
-  const start = Math.max(0, Math.min(col - Math.floor(width * 0.7), line.length - width + 2));
-  const visible = line.slice(start, start + width - 2);
-  const left = start > 0 ? '…' : '';
-  const right = start + width - 2 < line.length ? '…' : '';
-  return { text: `${left}${visible}${right}`, col: col - start + left.length };
+/**
+ * The part of a line that fits in `width` columns around the cursor (a UTF-16 offset at a
+ * grapheme boundary), split at the cursor, with `…` where it is cut. Widths are terminal columns:
+ * wide characters count two.
+ */
+export function cursorWindow(
+  line: string,
+  col: number,
+  width: number,
+): { before: string; at: string; after: string } {
+  const cells = graphemeCells(line);
+  const cursor = cells.findIndex((c) => c.offset >= col);
+  const at = cursor === -1 ? cells.length : cursor;
+  const total = cells.reduce((n, c) => n + c.width, 0);
+  let start = 0;
+  let end = cells.length;
+  if (total + 1 > width) {
+    // Keep the cursor about two thirds along the window.
+    const room = Math.max(4, width - 2);
+    let used = 0;
+    start = at;
+    while (start > 0 && used + (cells[start - 1]?.width ?? 1) <= Math.floor(room * 0.7)) {
+      start--;
+      used += cells[start]?.width ?? 1;
+    }
+    end = at;
+    used += cells[at]?.width ?? 1;
+    while (end < cells.length && used + (cells[end]?.width ?? 1) <= room) {
+      used += cells[end]?.width ?? 1;
+      end++;
+    }
+  }
+  const join = (from: number, to: number) =>
+    cells
+      .slice(from, to)
+      .map((c) => c.text)
+      .join('');
+  return {
+    before: `${start > 0 ? '…' : ''}${join(start, at)}`,
+    at: cells[at]?.text ?? ' ',
+    after: `${join(at + 1, Math.max(at + 1, end))}${end < cells.length ? '…' : ''}`,
+  };
 }
 
 export function Editor({
@@ -73,27 +97,32 @@ export function Editor({
   const visible = clipped ? size - 1 : size;
   const start = windowStart(editor.lines.length, editor.row, visible);
   const lines = editor.lines.slice(start, start + visible);
-  const hiddenAbove = start;
-  const hiddenBelow = editor.lines.length - start - lines.length;
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => {
         const row = start + i;
+        const view =
+          row === editor.row
+            ? cursorWindow(line, editor.col, Math.max(10, columns - prompt.length - 1))
+            : undefined;
         return (
           <Text key={row} wrap="truncate-end">
             <Text color="green">{row === 0 ? prompt : more}</Text>
-            {row === editor.row
-              ? (() => {
-                  const view = horizontalWindow(line, editor.col, Math.max(10, columns - prompt.length - 1));
-                  return withCursor(view.text, view.col);
-                })()
-              : highlightCode(line, color, language)}
+            {view ? (
+              <>
+                {view.before}
+                <Text inverse>{view.at}</Text>
+                {view.after}
+              </>
+            ) : (
+              highlightCode(line, color, language)
+            )}
           </Text>
         );
       })}
       {clipped ? (
         <Text dimColor wrap="truncate-end">
-          {`${more}… ${editor.lines.length} lines (${hiddenAbove} above, ${hiddenBelow} below)`}
+          {`${more}… ${editor.lines.length} lines (${start} above, ${editor.lines.length - start - lines.length} below)`}
         </Text>
       ) : null}
     </Box>
@@ -105,16 +134,53 @@ export function InputLine({
   prompt,
   value,
   password,
+  columns,
 }: {
   prompt: string;
-  value: string;
+  value: EditorState;
   password: boolean;
+  columns: number;
 }): ReactNode {
+  const line = value.lines[0] ?? '';
+  // A password shows one dot per character typed, whatever its width.
+  const masked = password
+    ? graphemeCells(line)
+        .map(() => '•')
+        .join('')
+    : line;
+  const col = password ? graphemeCells(line.slice(0, value.col)).length : value.col;
+  const view = cursorWindow(masked, col, Math.max(10, columns - prompt.length - 1));
   return (
     <Text wrap="truncate-end">
       <Text color="cyan">{prompt}</Text>
-      {password ? '•'.repeat(value.length) : value}
-      <Text inverse> </Text>
+      {view.before}
+      <Text inverse>{view.at}</Text>
+      {view.after}
     </Text>
+  );
+}
+
+/** The completion menu under the prompt: a window of choices around the selected one. */
+export function CompletionMenu({
+  items,
+  index,
+  rows,
+}: {
+  items: readonly string[];
+  index: number;
+  rows: number;
+}): ReactNode {
+  const start = windowStart(items.length, Math.max(0, index), rows);
+  return (
+    <Box flexDirection="column">
+      {items.slice(start, start + rows).map((item, i) => (
+        <Text key={item} wrap="truncate-end" inverse={start + i === index} color="cyan">
+          {`  ${item} `}
+          {i === rows - 1 && start + rows < items.length ? (
+            <Text dimColor>{` (${items.length} in all)`}</Text>
+          ) : null}
+        </Text>
+      ))}
+    </Box>
   );
 }

@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { Text } from 'ink';
 import type { ReactNode } from 'react';
+import stringWidth from 'string-width';
 import type { KernelInfo } from '../state/reducer.js';
 
 const STATE_COLOR: Record<string, string> = {
@@ -13,40 +14,61 @@ const STATE_COLOR: Record<string, string> = {
   none: 'gray',
 };
 
-const HINTS = '/help · ctrl+o expand · ctrl+c interrupt';
+export const HINTS = '/help · ctrl+o output · ctrl+c interrupt';
 
 export function shortPath(path: string): string {
   const home = homedir();
   return path === home ? '~' : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
+export interface StatusParts {
+  state: string;
+  info: string;
+  right: string;
+}
+
+/** The status line's pieces: what the layout measures is what is drawn. */
+export function statusParts(
+  kernel: KernelInfo,
+  counter: number,
+  columns: number,
+  message?: string,
+): StatusParts {
+  const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
+  const runtime = kernel.language === 'js' ? 'Node' : 'Python';
+  const version = kernel.version ? `${runtime} ${kernel.version}` : runtime;
+  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode} │ [${counter}]  `;
+  const right = message ?? HINTS;
+  // The interpreter's path only when the message still fits beside it.
+  const path = kernel.python ? ` (${shortPath(kernel.python)})` : '';
+  const withPath = stringWidth(`${state} │ ${version}${path}${tail}${right}`) <= columns;
+  return { state, info: ` │ ${version}${withPath ? path : ''}${tail}`, right };
+}
+
+/** The text of the status line, for the layout (a message that does not fit goes on a row of its own). */
+export const statusText = (parts: StatusParts) => `${parts.state}${parts.info}${parts.right}`;
+
 export function StatusLine({
+  parts,
   kernel,
   message,
   columns,
 }: {
+  parts: StatusParts;
   kernel: KernelInfo;
   message?: string;
   columns: number;
 }): ReactNode {
-  const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
-  const runtime = kernel.language === 'js' ? 'Node' : 'Python';
-  const version = kernel.version ? `${runtime} ${kernel.version}` : runtime;
-  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode} │ [${kernel.executionCount}]  `;
-  const right = message ?? HINTS;
-  // The interpreter's path only when the message still fits beside it.
-  const path = kernel.python ? ` (${shortPath(kernel.python)})` : '';
-  const withPath = state.length + 3 + version.length + path.length + tail.length + right.length <= columns;
+  const own = stringWidth(statusText(parts)) > columns && message !== undefined;
+  const right = message ? <Text color="yellow">{parts.right}</Text> : <Text dimColor>{parts.right}</Text>;
   return (
-    <Text wrap="truncate-end">
-      <Text color={STATE_COLOR[kernel.state] ?? 'gray'}>{state}</Text>
-      <Text dimColor>
-        {' │ '}
-        {version}
-        {withPath ? path : ''}
-        {tail}
+    <>
+      <Text wrap="truncate-end">
+        <Text color={STATE_COLOR[kernel.state] ?? 'gray'}>{parts.state}</Text>
+        <Text dimColor>{parts.info}</Text>
+        {own ? null : right}
       </Text>
-      {message ? <Text color="yellow">{message}</Text> : <Text dimColor>{HINTS}</Text>}
-    </Text>
+      {own ? <Text wrap="truncate-end">{right}</Text> : null}
+    </>
   );
 }

@@ -1,374 +1,254 @@
 /**
- * Keys and commands: the editor, history (Up/Down, Ctrl-R), input() answers, Ctrl-C / Ctrl-D,
- * expanding output (Ctrl-O, Alt-Up/Down to pick a cell), and the `/` commands.
+ * Keys: raw input from Ink's stdin, named by parseKey, looked up in the key bindings, and run
+ * against the prompt, the input() answer, the search or the completion menu, whichever has them.
  */
-import { type Key, useInput } from 'ink';
-import { useCallback, useRef, useState } from 'react';
-import { cellNeedsMoreInput, splitCells } from '../../eval/index.js';
+import { useStdin } from 'ink';
+import { useEffect, useRef } from 'react';
+import { cellNeedsMoreInput, hasCellMarkers, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
+import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
+import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
+import { keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
-import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';
-import { saveSession } from '../lib/save.js';
-import type { Notebook } from './useNotebook.js';
-
-export const HELP = `Commands (type them at the prompt):
-  /help              this help
-  /restart           restart the kernel (its state is lost)
-  /clear             clear the screen
-  /save FILE         save the session as a "# %%" script, or as FILE.ipynb with outputs
-  /exit              quit (also Ctrl-D on an empty prompt, or Ctrl-C twice)
-Keys:
-  Enter              run the cell when it is complete, else a new line
-  Alt-Enter, Ctrl-J  new line without running
-  Up / Down          move, or walk the history from the first / last line
-  Ctrl-R             search the history
-  Ctrl-O             expand or collapse the output of the selected cell (the latest by default)
-  Alt-Up / Alt-Down  select an earlier / later cell for Ctrl-O
-  Ctrl-C             interrupt the running cell; on the prompt, clear it
-  Ctrl-L             clear the screen
-Pasting a script with "# %%" lines runs each part as its own cell.`;
+import { type Action, type CellView, runningCell, type State } from '../state/reducer.js';
+import type { CellRunner } from './useCellRunner.js';
+import type { useCompletion } from './useCompletion.js';
+import type { EditorStateHook } from './useEditorState.js';
 
 export interface KeysOptions {
-  notebook: Notebook;
+  state: State;
+  dispatch: (action: Action) => void;
   backend: NotebookBackend;
-  historyFile?: string;
+  runner: CellRunner;
+  editing: EditorStateHook;
+  completion: ReturnType<typeof useCompletion>;
+  clock: () => number;
   onExit: () => void;
   clearScreen: () => void;
+  /** Prints every kept row of a finished cell below the transcript. */
+  showOutput: () => void;
+  runCommand: (line: string) => void;
 }
 
-export interface Keys {
-  editor: ed.EditorState;
-  inputValue: string;
-  search?: { query: string; match?: string };
-}
+/** Edits of the editor that a key binding names directly. */
+const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> = {
+  newline: ed.newline,
+  left: (s) => ed.move(s, 0, -1),
+  right: (s) => ed.move(s, 0, 1),
+  wordLeft: ed.wordLeft,
+  wordRight: ed.wordRight,
+  home: ed.home,
+  end: ed.end,
+  backspace: ed.backspace,
+  deleteForward: ed.deleteForward,
+  deleteWordBackward: ed.deleteWord,
+  deleteWordForward: ed.deleteWordForward,
+  killToStart: ed.killToStart,
+  killToEnd: ed.killToEnd,
+};
 
-/** Text as typed or pasted: newlines as `\n`, other control characters dropped. */
-function typable(input: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
-  return input.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
-}
+const PASTE_START = '\x1b[200~';
+const PASTE_END = '\x1b[201~';
 
-const PASTE_START = '[200~';
-const PASTE_END = '[201~';
-
-export function useKeys({ notebook, backend, historyFile, onExit, clearScreen }: KeysOptions): Keys {
-  const { state, dispatch, submit, running } = notebook;
-  // Keys can arrive faster than React re-renders: handlers read the latest values from refs, and
-  // every change goes to the ref at once and to the state for the screen.
-  const [editor, setEditorState] = useState(ed.emptyEditor);
-  const editorRef = useRef(editor);
-  const setEditor = useCallback((next: ed.EditorState | ((e: ed.EditorState) => ed.EditorState)) => {
-    editorRef.current = typeof next === 'function' ? next(editorRef.current) : next;
-    setEditorState(editorRef.current);
-  }, []);
-  const [inputValue, setInputState] = useState('');
-  const inputRef = useRef('');
-  const setInputValue = useCallback((next: string) => {
-    inputRef.current = next;
-    setInputState(next);
-  }, []);
-  const [search, setSearchState] = useState<{ query: string; index: number } | undefined>();
-  const searchRef = useRef(search);
-  const setSearch = useCallback((next: { query: string; index: number } | undefined) => {
-    searchRef.current = next;
-    setSearchState(next);
-  }, []);
-  const history = useRef<string[]>(historyFile ? loadHistory(historyFile) : []);
-  const historyIndex = useRef<number | undefined>(undefined);
-  const draft = useRef('');
+export function useKeys(opts: KeysOptions): void {
   const pasting = useRef(false);
+  const armedAt = useRef<number | undefined>(undefined);
+  const disarm = useRef<NodeJS.Timeout | undefined>(undefined);
+  const latest = useRef(opts);
+  latest.current = opts;
 
-  const runCommand = useCallback(
-    (line: string) => {
-      const [name, ...args] = line.slice(1).trim().split(/\s+/);
-      const arg = args.join(' ');
-      switch (name) {
-        case 'help':
-        case '?':
-          dispatch({ type: 'info', text: HELP });
-          break;
-        case 'restart':
-          dispatch({ type: 'message', text: 'Restarting the kernel…' });
-          void notebook.restart().then(() => {
-            dispatch({ type: 'info', text: 'Kernel restarted: its state was lost.' });
-            dispatch({ type: 'message' });
-          });
-          break;
-        case 'clear':
-          clearScreen();
-          dispatch({ type: 'clear' });
-          break;
-        case 'save': {
-          if (!arg) {
-            dispatch({ type: 'info', text: 'usage: /save FILE.py or /save FILE.ipynb' });
-            break;
-          }
-          try {
-            const kind = saveSession(arg, state.cells, backend.version ?? '');
-            dispatch({ type: 'info', text: `Saved the session as a ${kind}: ${arg}` });
-          } catch (err) {
-            dispatch({ type: 'info', text: `Could not save ${arg}: ${(err as Error).message}` });
-          }
-          break;
-        }
-        case 'exit':
-        case 'quit':
-          onExit();
-          break;
-        default:
-          dispatch({ type: 'info', text: `Unknown command /${name ?? ''}. Type /help for the list.` });
-      }
-    },
-    [backend, clearScreen, dispatch, notebook, onExit, state.cells],
-  );
-
-  const submitText = useCallback(
-    (text: string) => {
+  const handlers = useRef({
+    submit(text: string) {
+      const { editing, runCommand, runner, backend } = latest.current;
       const code = text.replace(/\s+$/, '');
       if (!code.trim()) return;
-      history.current = addToHistory(history.current, code, historyFile);
-      historyIndex.current = undefined;
-      setEditor(ed.emptyEditor());
-      if (/^\/\w*/.test(code) && !code.includes('\n')) {
+      editing.remember(code);
+      editing.setEditor(ed.emptyEditor());
+      if (/^\/[\w?]*(\s|$)/.test(code) && !code.includes('\n')) {
         runCommand(code);
         return;
       }
       // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.
-      const marker = backend.language === 'js' ? /^\/\/\s*%%/m : /^#\s*(%%|In\[)/m;
-      const cells = marker.test(code) ? splitCells(code, backend.language) : [{ code }];
-      submit(cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })));
+      const cells = hasCellMarkers(code, backend.language) ? splitCells(code, backend.language) : [{ code }];
+      runner.submit(
+        cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })),
+      );
     },
-    [historyFile, runCommand, setEditor, submit, backend],
-  );
 
-  const walkHistory = useCallback(
-    (delta: number) => {
-      const list = history.current;
-      if (!list.length) return;
-      if (historyIndex.current === undefined) {
-        if (delta > 0) return;
-        draft.current = ed.editorText(editorRef.current);
+    ctrlC() {
+      const o = latest.current;
+      const action = ctrlC({
+        now: o.clock(),
+        running: runningCell(o.state) !== undefined,
+        ...(o.runner.lastInterrupt() !== undefined
+          ? { lastInterrupt: o.runner.lastInterrupt() as number }
+          : {}),
+        ...(armedAt.current !== undefined ? { armedAt: armedAt.current } : {}),
+        searching: o.editing.searchRef.current !== undefined,
+        menuOpen: o.completion.menuRef.current !== undefined,
+        promptEmpty: !ed.editorText(o.editing.editorRef.current),
+      });
+      if (action !== 'arm' && action !== 'exit') this.disarm();
+      switch (action) {
+        case 'interrupt':
+          o.runner.interrupt();
+          o.dispatch({ type: 'message', text: 'Interrupting… (killed after 5 s)' });
+          return;
+        case 'endSearch':
+          return o.editing.endSearch(false);
+        case 'closeMenu':
+          o.completion.close(false);
+          return;
+        case 'clearPrompt':
+          return o.editing.setEditor(ed.emptyEditor());
+        case 'arm':
+          armedAt.current = o.clock();
+          o.dispatch({ type: 'armExit', armed: true });
+          clearTimeout(disarm.current);
+          disarm.current = setTimeout(() => this.disarm(), ARMED_MS);
+          return;
+        case 'exit':
+          return o.onExit();
+        default:
+          return; // absorbed: part of the interrupt just made
       }
-      const from = historyIndex.current ?? list.length;
-      const index = from + delta;
-      if (index >= list.length) {
-        historyIndex.current = undefined;
-        setEditor(ed.fromText(draft.current));
+    },
+
+    disarm() {
+      clearTimeout(disarm.current);
+      if (armedAt.current === undefined) return;
+      armedAt.current = undefined;
+      latest.current.dispatch({ type: 'armExit', armed: false });
+    },
+
+    /** input() in the running cell takes the keys. */
+    answerKey(cell: CellView, key: string) {
+      const { editing, runner } = latest.current;
+      if (key === 'enter') {
+        runner.answer(cell, ed.editorText(editing.answerRef.current));
+        editing.setAnswer(ed.emptyEditor());
         return;
       }
-      if (index < 0) return;
-      historyIndex.current = index;
-      setEditor(ed.fromText(list[index] as string));
+      const command = commandOf(key);
+      const edit = command && command !== 'newline' ? EDITS[command] : undefined;
+      if (edit) editing.setAnswer(edit(editing.answerRef.current));
     },
-    [setEditor],
-  );
 
-  const onKey = useCallback(
-    (input: string, key: Key) => {
-      const editor = editorRef.current;
-      const search = searchRef.current;
-      const inputValue = inputRef.current;
+    searchKey(key: string) {
+      const { editing } = latest.current;
+      const search = editing.searchRef.current;
+      if (!search) return;
+      if (key === 'enter' || key === 'escape' || key === 'left' || key === 'right') editing.endSearch(true);
+      else if (key === 'ctrl+r') editing.searchFor(search.query, search.index);
+      else if (key === 'backspace') editing.searchFor(search.query.slice(0, -1));
+    },
+
+    key(key: string) {
+      const o = latest.current;
+      if (key === 'ctrl+c') return this.ctrlC();
+      this.disarm();
+      const running = runningCell(o.state);
+      if (running?.input) return this.answerKey(running, key);
+      if (o.editing.searchRef.current) return this.searchKey(key);
+      const command = commandOf(key);
+      if (o.completion.menuRef.current) {
+        if (command === 'complete') return o.completion.complete(1);
+        if (command === 'completePrevious') return o.completion.complete(-1);
+        if (command === 'submit') return void o.completion.close(true);
+        if (command === 'escape') return void o.completion.close(false);
+        o.completion.close(true);
+      }
+      if (command) this.command(command);
+    },
+
+    command(command: KeyCommand) {
+      const o = latest.current;
+      const { editing } = o;
+      const editor = editing.editorRef.current;
+      const edit = EDITS[command];
+      if (edit) return editing.setEditor(edit(editor));
+      switch (command) {
+        case 'submit': {
+          const text = ed.editorText(editor);
+          const onLastLine = editor.row === editor.lines.length - 1;
+          if (!onLastLine || cellNeedsMoreInput(text, o.backend.language))
+            editing.setEditor(ed.newline(editor));
+          else this.submit(text);
+          return;
+        }
+        case 'deleteOrExit':
+          if (!ed.editorText(editor)) return o.onExit();
+          return editing.setEditor(ed.deleteForward(editor));
+        case 'historyPrevious':
+          return editor.row === 0 ? editing.walkHistory(-1) : editing.setEditor(ed.move(editor, -1, 0));
+        case 'historyNext':
+          return editor.row === editor.lines.length - 1
+            ? editing.walkHistory(1)
+            : editing.setEditor(ed.move(editor, 1, 0));
+        case 'historySearch':
+          return editing.searchFor('');
+        case 'complete':
+          return o.completion.complete(1);
+        case 'showOutput':
+          return o.showOutput();
+        case 'selectEarlier':
+          return o.dispatch({ type: 'select', delta: -1 });
+        case 'selectLater':
+          return o.dispatch({ type: 'select', delta: 1 });
+        case 'clearScreen':
+          return o.clearScreen();
+        default:
+          return;
+      }
+    },
+
+    text(text: string) {
+      const o = latest.current;
+      const { editing } = o;
+      this.disarm();
+      const running = runningCell(o.state);
+      if (running?.input) {
+        editing.setAnswer(ed.insert(editing.answerRef.current, text.split('\n')[0] ?? ''));
+        return;
+      }
+      const search = editing.searchRef.current;
+      if (search) return editing.searchFor(search.query + text);
+      o.completion.close(true);
+      editing.setEditor(ed.insert(editing.editorRef.current, text));
+    },
+
+    input(raw: string) {
       // Bracketed paste: everything between the markers is text, newlines included.
-      if (input === PASTE_START) {
+      if (raw === PASTE_START) {
         pasting.current = true;
         return;
       }
-      if (input === PASTE_END) {
+      if (raw === PASTE_END) {
         pasting.current = false;
         return;
       }
       if (pasting.current) {
-        setEditor((e) => ed.insert(e, key.return ? '\n' : typable(input)));
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
+        const text = raw.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+        if (text) this.text(text);
         return;
       }
-      // Several Backspaces in one burst arrive as one string of DEL characters.
-      if (input.length > 1 && /^[\x7f\b]+$/.test(input)) {
-        let next = editorRef.current;
-        for (let i = 0; i < input.length; i++) next = ed.backspace(next);
-        setEditor(next);
-        return;
-      }
-
-      if (key.ctrl && input === 'c') {
-        if (running) {
-          backend.interrupt();
-          dispatch({
-            type: 'message',
-            text: 'Interrupting… (the kernel is killed if the cell does not stop in 5 s)',
-          });
-          return;
-        }
-        if (search) {
-          setSearch(undefined);
-          return;
-        }
-        if (ed.editorText(editor)) {
-          setEditor(ed.emptyEditor());
-          dispatch({ type: 'armExit', armed: false });
-          return;
-        }
-        if (state.exitArmed) onExit();
-        else dispatch({ type: 'armExit', armed: true });
-        return;
-      }
-      if (state.exitArmed) dispatch({ type: 'armExit', armed: false });
-
-      // input() in the running cell takes the keys.
-      if (running?.input) {
-        if (key.return) {
-          backend.sendInput(inputValue);
-          const shown = running.input.password ? '' : inputValue;
-          dispatch({
-            type: 'output',
-            id: running.id,
-            pieces: [{ kind: 'text', stream: 'stdout', text: `${running.input.prompt}${shown}\n` }],
-          });
-          setInputValue('');
-          dispatch({ type: 'input', id: running.id });
-        } else if (key.backspace || key.delete) setInputValue(inputValue.slice(0, -1));
-        else if (!key.ctrl && !key.meta && input) setInputValue(inputValue + input);
-        return;
-      }
-
-      if (search) {
-        if (key.return || key.escape || key.leftArrow || key.rightArrow) {
-          const match = search.index >= 0 ? history.current[search.index] : undefined;
-          if (match !== undefined) setEditor(ed.fromText(match));
-          setSearch(undefined);
-        } else if (key.ctrl && input === 'r') {
-          setSearch({ ...search, index: searchHistory(history.current, search.query, search.index) });
-        } else if (key.backspace || key.delete) {
-          const query = search.query.slice(0, -1);
-          setSearch({ query, index: searchHistory(history.current, query) });
-        } else if (!key.ctrl && !key.meta && input) {
-          const query = search.query + input;
-          setSearch({ query, index: searchHistory(history.current, query) });
-        }
-        return;
-      }
-
-      if (key.ctrl) {
-        switch (input) {
-          case 'd':
-            if (!ed.editorText(editor)) onExit();
-            return;
-          case 'o':
-            clearScreen();
-            dispatch({ type: 'toggleExpand' });
-            return;
-          case 'l':
-            clearScreen();
-            dispatch({ type: 'clear' });
-            return;
-          case 'r':
-            setSearch({ query: '', index: -1 });
-            return;
-          case 'j':
-            setEditor((e) => ed.newline(e));
-            return;
-          case 'a':
-            setEditor(ed.home);
-            return;
-          case 'e':
-            setEditor(ed.end);
-            return;
-          case 'u':
-            setEditor(ed.killToStart);
-            return;
-          case 'k':
-            setEditor(ed.killToEnd);
-            return;
-          case 'w':
-            setEditor(ed.deleteWord);
-            return;
-          default:
-            return;
-        }
-      }
-      if (key.meta && (key.upArrow || key.downArrow)) {
-        dispatch({ type: 'select', delta: key.upArrow ? -1 : 1 });
-        return;
-      }
-      if (key.return) {
-        const text = ed.editorText(editor);
-        const onLastLine = editor.row === editor.lines.length - 1;
-        if (key.meta || !onLastLine || cellNeedsMoreInput(text, backend.language))
-          setEditor(ed.newline(editor));
-        else submitText(text);
-        return;
-      }
-      if (key.upArrow) {
-        if (editor.row === 0) walkHistory(-1);
-        else setEditor(ed.move(editor, -1, 0));
-        return;
-      }
-      if (key.downArrow) {
-        if (editor.row === editor.lines.length - 1) walkHistory(1);
-        else setEditor(ed.move(editor, 1, 0));
-        return;
-      }
-      if (key.leftArrow) return setEditor(ed.move(editor, 0, -1));
-      if (key.rightArrow) return setEditor(ed.move(editor, 0, 1));
-      if (key.home) return setEditor(ed.home(editor));
-      if (key.end) return setEditor(ed.end(editor));
-      if (key.backspace || key.delete) return setEditor(ed.backspace(editor));
-      if (key.tab) {
-        const line = editor.lines[editor.row] ?? '';
-        const before = line.slice(0, editor.col);
-        if (!/[\w.]$/.test(before)) return setEditor(ed.insert(editor, '    '));
-        const text = ed.editorText(editor);
-        const cursor = editor.lines.slice(0, editor.row).reduce((n, l) => n + l.length + 1, 0) + editor.col;
-        void backend.complete(text, cursor).then(({ matches, start, end }) => {
-          // Typing went on meanwhile: this answer is about text that is gone.
-          if (editorRef.current !== editor) return;
-          if (!matches.length) return dispatch({ type: 'message', text: 'no completions' });
-          const common = matches.reduce((a, b) => {
-            let i = 0;
-            while (i < a.length && a[i] === b[i]) i++;
-            return a.slice(0, i);
-          });
-          const typed = end - start;
-          if (common.length > typed) setEditor((e) => ed.insert(e, common.slice(typed)));
-          if (matches.length > 1)
-            dispatch({
-              type: 'message',
-              text: matches.slice(0, 12).join('  ') + (matches.length > 12 ? '  …' : ''),
-            });
-          else dispatch({ type: 'message' });
-        });
-        return;
-      }
-      if (key.escape || key.meta) return;
-      if (input) {
-        // Several characters at once without bracketed paste: a paste all the same.
-        setEditor(ed.insert(editor, typable(input)));
+      for (const event of keyEvents(raw)) {
+        if ('key' in event) this.key(event.key);
+        else this.text(event.text);
       }
     },
-    [
-      backend,
-      clearScreen,
-      dispatch,
-      onExit,
-      running,
-      setEditor,
-      setInputValue,
-      setSearch,
-      state.exitArmed,
-      submitText,
-      walkHistory,
-    ],
-  );
+  });
 
-  // The latest handler, called through a stable function: a key that arrives after a render but
-  // before React re-subscribed must still see that render's state.
-  const latest = useRef(onKey);
-  latest.current = onKey;
-  useInput(useCallback((input: string, key: Key) => latest.current(input, key), []));
-
-  const match = search && search.index >= 0 ? history.current[search.index] : undefined;
-  return {
-    editor,
-    inputValue,
-    ...(search ? { search: { query: search.query, ...(match !== undefined ? { match } : {}) } } : {}),
-  };
+  const { internal_eventEmitter: input, setRawMode, isRawModeSupported } = useStdin();
+  useEffect(() => {
+    if (isRawModeSupported) setRawMode(true);
+    const onInput = (raw: string) => handlers.current.input(raw);
+    input.on('input', onInput);
+    return () => {
+      input.off('input', onInput);
+      if (isRawModeSupported) setRawMode(false);
+      clearTimeout(disarm.current);
+    };
+  }, [input, setRawMode, isRawModeSupported]);
 }

@@ -1,15 +1,31 @@
 import { useStdout } from 'ink';
 import { useEffect, useState } from 'react';
+import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
 
-/** Columns and rows of the terminal, updated on resize. */
+/**
+ * Columns and rows of the terminal, updated on resize. A resize erases the live frame as the
+ * terminal reflowed it and draws it again at the new size; the transcript above is the terminal's
+ * own scroll-back and is never printed again.
+ */
 export function useTerminalSize(): { columns: number; rows: number } {
   const { stdout } = useStdout();
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [size, setSize] = useState(read);
   useEffect(() => {
-    const onResize = () => setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    let hooks: TerminalHooks | undefined;
+    let active = true;
+    void adaptInk(stdout).then((h) => {
+      hooks = h;
+    });
+    const onResize = () => {
+      if (!active) return;
+      hooks?.eraseForResize();
+      // A new object every time: React draws the frame again even when the size is the same.
+      setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    };
     stdout.on('resize', onResize);
     return () => {
+      active = false;
       stdout.off('resize', onResize);
     };
   }, [stdout]);

@@ -1,12 +1,22 @@
 /**
- * The prompt's multi-line editor as a pure state machine: text as lines, a cursor, and the edits
- * the keys make. The component maps key presses to these functions.
+ * The prompt's multi-line editor as a pure state machine: text as lines, a cursor at a grapheme
+ * boundary, and the edits the keys make. Every edit moves by graphemes and words
+ * (Intl.Segmenter), so emoji, flags and combining marks stay whole and no lone surrogate is made.
  */
 import { autoIndent } from '../../eval/index.js';
+import {
+  nextGrapheme,
+  nextWord,
+  previousGrapheme,
+  previousWord,
+  snapToGrapheme,
+  wellFormed,
+} from './graphemes.js';
 
 export interface EditorState {
   lines: string[];
   row: number;
+  /** A UTF-16 offset into the cursor's line, always at a grapheme boundary. */
   col: number;
 }
 
@@ -14,13 +24,21 @@ export const emptyEditor = (): EditorState => ({ lines: [''], row: 0, col: 0 });
 
 export const editorText = (s: EditorState): string => s.lines.join('\n');
 
+const lineOf = (s: EditorState, row = s.row) => s.lines[row] ?? '';
+
 export function fromText(text: string): EditorState {
-  const lines = text.split('\n');
+  const lines = wellFormed(text).split('\n');
   return { lines, row: lines.length - 1, col: (lines.at(-1) ?? '').length };
 }
 
-export function insert(s: EditorState, text: string): EditorState {
-  const line = s.lines[s.row] ?? '';
+/** The cursor as an offset into the whole text. */
+export function cursorOffset(s: EditorState): number {
+  return s.lines.slice(0, s.row).reduce((n, l) => n + l.length + 1, 0) + s.col;
+}
+
+export function insert(s: EditorState, raw: string): EditorState {
+  const text = wellFormed(raw);
+  const line = lineOf(s);
   const before = line.slice(0, s.col);
   const after = line.slice(s.col);
   const pieces = text.split('\n');
@@ -29,74 +47,110 @@ export function insert(s: EditorState, text: string): EditorState {
     lines[s.row] = before + text + after;
     return { lines, row: s.row, col: s.col + text.length };
   }
-  const first = before + pieces[0];
   const last = pieces.at(-1) ?? '';
-  lines.splice(s.row, 1, first, ...pieces.slice(1, -1), last + after);
+  lines.splice(s.row, 1, before + pieces[0], ...pieces.slice(1, -1), last + after);
   return { lines, row: s.row + pieces.length - 1, col: last.length };
 }
 
 /** A new line at the cursor, indented like the line above (one level more after a `:`). */
 export function newline(s: EditorState): EditorState {
-  const line = s.lines[s.row] ?? '';
-  return insert(s, `\n${autoIndent(line.slice(0, s.col))}`);
+  return insert(s, `\n${autoIndent(lineOf(s).slice(0, s.col))}`);
 }
 
+function replaceLine(s: EditorState, text: string, col: number): EditorState {
+  const lines = s.lines.slice();
+  lines[s.row] = text;
+  return { lines, row: s.row, col };
+}
+
+/** Deletes the grapheme before the cursor (a whole indentation level inside the indentation). */
 export function backspace(s: EditorState): EditorState {
+  const line = lineOf(s);
   if (s.col > 0) {
-    const line = s.lines[s.row] ?? '';
-    // Inside leading indentation, remove a whole level.
-    const indentOnly = /^\s*$/.test(line.slice(0, s.col));
-    const width = indentOnly && s.col % 4 === 0 ? 4 : 1;
-    const lines = s.lines.slice();
-    lines[s.row] = line.slice(0, s.col - width) + line.slice(s.col);
-    return { lines, row: s.row, col: s.col - width };
+    const indentOnly = /^ *$/.test(line.slice(0, s.col));
+    const from = indentOnly && s.col % 4 === 0 ? s.col - 4 : previousGrapheme(line, s.col);
+    return replaceLine(s, line.slice(0, from) + line.slice(s.col), from);
   }
   if (s.row === 0) return s;
   const lines = s.lines.slice();
   const prev = lines[s.row - 1] ?? '';
-  lines.splice(s.row - 1, 2, prev + (lines[s.row] ?? ''));
+  lines.splice(s.row - 1, 2, prev + line);
   return { lines, row: s.row - 1, col: prev.length };
+}
+
+/** Deletes the grapheme under the cursor, or joins the next line at the end of a line. */
+export function deleteForward(s: EditorState): EditorState {
+  const line = lineOf(s);
+  if (s.col < line.length) {
+    return replaceLine(s, line.slice(0, s.col) + line.slice(nextGrapheme(line, s.col)), s.col);
+  }
+  if (s.row === s.lines.length - 1) return s;
+  const lines = s.lines.slice();
+  lines.splice(s.row, 2, line + (lines[s.row + 1] ?? ''));
+  return { lines, row: s.row, col: s.col };
 }
 
 export function move(s: EditorState, dRow: number, dCol: number): EditorState {
   if (dRow) {
     const row = Math.min(s.lines.length - 1, Math.max(0, s.row + dRow));
-    return { ...s, row, col: Math.min(s.col, (s.lines[row] ?? '').length) };
+    const target = s.lines[row] ?? '';
+    return { ...s, row, col: snapToGrapheme(target, Math.min(s.col, target.length)) };
   }
-  let { row, col } = s;
-  col += dCol;
-  if (col < 0 && row > 0) {
-    row--;
-    col = (s.lines[row] ?? '').length;
-  } else if (col > (s.lines[row] ?? '').length && row < s.lines.length - 1) {
-    row++;
-    col = 0;
+  const line = lineOf(s);
+  if (dCol < 0) {
+    if (s.col > 0) return { ...s, col: previousGrapheme(line, s.col) };
+    if (s.row === 0) return s;
+    return { ...s, row: s.row - 1, col: (s.lines[s.row - 1] ?? '').length };
   }
-  return { ...s, row, col: Math.min(Math.max(0, col), (s.lines[row] ?? '').length) };
+  if (s.col < line.length) return { ...s, col: nextGrapheme(line, s.col) };
+  if (s.row === s.lines.length - 1) return s;
+  return { ...s, row: s.row + 1, col: 0 };
 }
 
 export const home = (s: EditorState): EditorState => ({ ...s, col: 0 });
-export const end = (s: EditorState): EditorState => ({ ...s, col: (s.lines[s.row] ?? '').length });
+export const end = (s: EditorState): EditorState => ({ ...s, col: lineOf(s).length });
+
+/** Alt-B, Ctrl-Left: to the start of the word before the cursor (across lines). */
+export function wordLeft(s: EditorState): EditorState {
+  if (s.col === 0 && s.row > 0) return { ...s, row: s.row - 1, col: (s.lines[s.row - 1] ?? '').length };
+  return { ...s, col: previousWord(lineOf(s), s.col) };
+}
+
+/** Alt-F, Ctrl-Right: to the end of the word after the cursor (across lines). */
+export function wordRight(s: EditorState): EditorState {
+  const line = lineOf(s);
+  if (s.col === line.length && s.row < s.lines.length - 1) return { ...s, row: s.row + 1, col: 0 };
+  return { ...s, col: nextWord(line, s.col) };
+}
 
 /** Ctrl-U: delete from the start of the line to the cursor. */
 export function killToStart(s: EditorState): EditorState {
-  const lines = s.lines.slice();
-  lines[s.row] = (lines[s.row] ?? '').slice(s.col);
-  return { lines, row: s.row, col: 0 };
+  return replaceLine(s, lineOf(s).slice(s.col), 0);
 }
 
 /** Ctrl-K: delete from the cursor to the end of the line. */
 export function killToEnd(s: EditorState): EditorState {
-  const lines = s.lines.slice();
-  lines[s.row] = (lines[s.row] ?? '').slice(0, s.col);
-  return { ...s, lines };
+  return replaceLine(s, lineOf(s).slice(0, s.col), s.col);
 }
 
-/** Ctrl-W: delete the word before the cursor. */
+/** Ctrl-W, Alt-Backspace: delete the word before the cursor (a line break at the line start). */
 export function deleteWord(s: EditorState): EditorState {
-  const line = s.lines[s.row] ?? '';
-  const before = line.slice(0, s.col).replace(/\w+\s*$|\W\s*$/, '');
-  const lines = s.lines.slice();
-  lines[s.row] = before + line.slice(s.col);
-  return { lines, row: s.row, col: before.length };
+  if (s.col === 0) return backspace(s);
+  const line = lineOf(s);
+  const from = previousWord(line, s.col);
+  return replaceLine(s, line.slice(0, from) + line.slice(s.col), from);
+}
+
+/** Alt-D: delete the word after the cursor. */
+export function deleteWordForward(s: EditorState): EditorState {
+  const line = lineOf(s);
+  if (s.col === line.length) return deleteForward(s);
+  return replaceLine(s, line.slice(0, s.col) + line.slice(nextWord(line, s.col)), s.col);
+}
+
+/** Replaces the text between two offsets of the cursor's line (a completion), cursor after it. */
+export function replaceRange(s: EditorState, from: number, to: number, text: string): EditorState {
+  const line = lineOf(s);
+  const clean = wellFormed(text);
+  return replaceLine(s, line.slice(0, from) + clean + line.slice(to), from + clean.length);
 }

@@ -1,8 +1,7 @@
 /**
- * Images in the terminal. Inside Ink's frame they are half-block text (terminal-image without its
- * native protocols); `off`, or no colour, gives a one-line placeholder.
+ * Images in the terminal: which way to draw them, a one-line placeholder, and the native protocols'
+ * escape sequences (written outside Ink's frame). Half blocks are in imageBlocks.ts.
  */
-import terminalImage from 'terminal-image';
 import type { ImageOutput } from '../../eval/index.js';
 
 export type ImageMode = 'auto' | 'kitty' | 'iterm' | 'blocks' | 'off';
@@ -19,22 +18,6 @@ export function resolveImageMode(mode: ImageMode, env: NodeJS.ProcessEnv, color:
   if (env.TERM === 'xterm-kitty' || env.KITTY_WINDOW_ID) return 'kitty';
   if (env.TERM_PROGRAM === 'iTerm.app' || env.LC_TERMINAL === 'iTerm2') return 'iterm';
   return 'blocks';
-}
-
-/** The image as half-block rows at most `width` columns wide (and 2 × `maxRows` pixels high). */
-export async function renderBlocks(image: ImageOutput, width: number, maxRows = 30): Promise<string> {
-  try {
-    const data = Buffer.from(image.data, 'base64');
-    const columns = Math.max(8, Math.min(width, image.width ?? width));
-    return await terminalImage.buffer(data, {
-      width: columns,
-      height: maxRows,
-      preserveAspectRatio: true,
-      preferNativeRender: false,
-    });
-  } catch {
-    return placeholder(image);
-  }
 }
 
 /** The escape sequence that shows the image through the terminal's own protocol. */

@@ -1,38 +1,45 @@
 /**
- * What a cell's output looks like on screen: long lines clamped, long outputs collapsed to their
- * last lines. Pure functions, applied before React sees the data.
+ * What a finished cell's output looks like on screen: collapsed to its first and last lines (so a
+ * table keeps its header and a help text its signature), or all of what was kept. Pure functions,
+ * applied before React sees the data.
  */
-export const PREVIEW_LINES = 20;
+import { type Output, type Row, rowsOf } from '../state/output.js';
+
+export const PREVIEW_HEAD = 5;
+export const PREVIEW_TAIL = 15;
 export const MAX_LINE_CHARS = 4000;
 
 /** A line cut to `max` characters, with a note of how many were left out. */
-export function clampLine(line: string, max = MAX_LINE_CHARS): string {
-  if (line.length <= max) return line;
-  return `${line.slice(0, max)}… [${line.length - max} chars omitted]`;
+export function clampLine(line: string, max = MAX_LINE_CHARS, cut = 0): string {
+  const over = Math.max(0, line.length - max) + cut;
+  return over ? `${line.slice(0, max)}… [${over} chars omitted]` : line;
 }
 
-export interface Preview {
-  lines: string[];
-  /** Lines left out above the preview (0 when everything is shown). */
-  hidden: number;
+/** A row to show, or the place of rows that are not shown. */
+export type PreviewItem = { row: Row } | { hidden: number; kept: boolean };
+
+/**
+ * The rows of an output to show: collapsed, the first PREVIEW_HEAD and the last PREVIEW_TAIL
+ * with the number of rows between; expanded, every kept row with the number not kept.
+ */
+export function previewItems(output: Output, expanded: boolean): PreviewItem[] {
+  const rows = rowsOf(output);
+  const total = rows.length + output.omitted;
+  const limit = PREVIEW_HEAD + PREVIEW_TAIL;
+  if (expanded || total <= limit) {
+    const items: PreviewItem[] = output.head.map((row) => ({ row }));
+    if (output.omitted) items.push({ hidden: output.omitted, kept: false });
+    for (const row of output.tail) items.push({ row });
+    return items;
+  }
+  return [
+    ...rows.slice(0, PREVIEW_HEAD).map((row) => ({ row })),
+    { hidden: total - limit, kept: true },
+    ...rows.slice(rows.length - PREVIEW_TAIL).map((row) => ({ row })),
+  ];
 }
 
-/** The last `limit` items (all of them when expanded), and how many were left out. */
-export function tail<T>(
-  items: readonly T[],
-  expanded: boolean,
-  limit = PREVIEW_LINES,
-): { items: T[]; hidden: number } {
-  const shown = expanded || items.length <= limit ? items.slice() : items.slice(items.length - limit);
-  return { items: shown, hidden: items.length - shown.length };
-}
-
-/** The last `limit` lines (all of them when expanded), each clamped. */
-export function preview(lines: readonly string[], expanded: boolean, limit = PREVIEW_LINES): Preview {
-  const { items, hidden } = tail(lines, expanded, limit);
-  return { lines: items.map((l) => clampLine(l)), hidden };
-}
-
-export function hiddenLabel(hidden: number): string {
-  return `… ${hidden} more line${hidden === 1 ? '' : 's'} (ctrl+o to expand)`;
+export function hiddenLabel(hidden: number, kept: boolean): string {
+  const lines = `${hidden} more line${hidden === 1 ? '' : 's'}`;
+  return kept ? `… ${lines} (ctrl+o shows them)` : `… ${hidden} line${hidden === 1 ? '' : 's'} not kept …`;
 }

@@ -1,108 +1,182 @@
 /**
- * Saving the session: as a `# %%` script, or as a Jupyter notebook (nbformat 4) with outputs.
+ * Saving the session: as a `# %%` script, or as a Jupyter notebook (nbformat 4.5) as Jupyter
+ * writes it: streams, `display_data` and `execute_result` with their MIME bundles, errors, the
+ * notebook's own execution counts, and complete `language_info`.
+ *
+ * Cells of the other language: in a Python notebook a JavaScript cell is saved as a
+ * `%%script node` cell (IPython runs its body with Node; each such cell in a fresh process), and
+ * its metadata says `"omp_eval": {"language": "js"}`. A JavaScript notebook (--lang js) is saved
+ * for a Node kernel, and its Python cells keep their `%%py` first line.
  */
 import { writeFileSync } from 'node:fs';
-import { type Row, rowsOf } from '../state/output.js';
+import stripAnsi from 'strip-ansi';
+import type { CellLanguage } from '../../eval/index.js';
+import { type Output, type RichOutput, rowsOf } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 
-const codeCells = (cells: CellView[]) => cells.filter((c) => c.kind !== 'info' && c.status !== 'skipped');
+export interface SessionInfo {
+  language: CellLanguage;
+  pythonVersion?: string;
+  nodeVersion?: string;
+}
 
-export function toScript(cells: CellView[]): string {
+const codeCells = (cells: readonly CellView[]) =>
+  cells.filter((c) => c.kind !== 'info' && c.status !== 'skipped');
+
+const LANGUAGE_LINE = /^%%(js|javascript|py|python)[ \t]*(\n|$)/;
+
+export function toScript(cells: readonly CellView[]): string {
   return `${codeCells(cells)
     .map((c) => `# %%${c.title ? ` ${c.title}` : ''}\n${c.code}\n`)
     .join('\n')}`;
 }
 
+/** nbformat's multi-line string: lines keeping their newline. */
 function sourceLines(text: string): string[] {
   const lines = text.split('\n');
   return lines.map((line, i) => (i < lines.length - 1 ? `${line}\n` : line)).filter((l) => l !== '');
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour is what it removes
-const ANSI = /\x1b\[[0-9;]*m/g;
+/** A bundle as nbformat stores it: text as lines, the notebook's private types left out. */
+function mimeData(bundle: Record<string, unknown>): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const [mime, value] of Object.entries(bundle)) {
+    if (mime.startsWith('application/x-omp-')) continue;
+    if (typeof value === 'string') {
+      data[mime] = mime.startsWith('image/') && mime !== 'image/svg+xml' ? value : sourceLines(value);
+    } else if (value !== undefined) data[mime] = value;
+  }
+  return data;
+}
 
-/**
- * The cell's outputs as nbformat outputs: neighbouring rows of one kind joined, colour removed,
- * a traceback as an `error` output, and the notebook's own lines (status events, notices) left out.
- */
-function outputsOf(cell: CellView): unknown[] {
+function richOutput(rich: RichOutput, count: number | undefined): unknown {
+  if (rich.kind === 'result') {
+    return {
+      output_type: 'execute_result',
+      execution_count: count ?? null,
+      data: mimeData(rich.bundle),
+      metadata: {},
+    };
+  }
+  return { output_type: 'display_data', data: mimeData(rich.bundle), metadata: {} };
+}
+
+/** The cell's outputs in order: neighbouring stream rows joined, each rich output once. */
+export function outputsOf(output: Output, count?: number): unknown[] {
   const outputs: unknown[] = [];
-  let run: { kind: string; lines: string[] } | undefined;
+  let stream: { name: string; text: string[] } | undefined;
+  let nextRich = 0;
   const flush = () => {
-    if (!run) return;
-    const text = run.lines.join('');
-    if (run.kind === 'result') {
-      outputs.push({
-        output_type: 'execute_result',
-        execution_count: cell.executionCount ?? null,
-        data: { 'text/plain': sourceLines(text.replace(/\n$/, '')) },
-        metadata: {},
-      });
-    } else if (run.kind === 'error') {
-      const traceback = text.replace(/\n$/, '').split('\n');
-      const last = traceback.at(-1) ?? '';
-      const colon = last.indexOf(': ');
-      outputs.push({
-        output_type: 'error',
-        ename: colon === -1 ? last : last.slice(0, colon),
-        evalue: colon === -1 ? '' : last.slice(colon + 2),
-        traceback,
-      });
-    } else {
-      outputs.push({ output_type: 'stream', name: run.kind, text: sourceLines(text) });
-    }
-    run = undefined;
+    if (stream)
+      outputs.push({ output_type: 'stream', name: stream.name, text: sourceLines(stream.text.join('')) });
+    stream = undefined;
   };
-  for (const row of rowsOf(cell.output) as Row[]) {
-    if (row.kind === 'image') {
+  const richUpTo = (index: number) => {
+    for (; nextRich <= index && nextRich < output.rich.length; nextRich++) {
       flush();
-      outputs.push({
-        output_type: 'display_data',
-        data: { [row.image.mime]: row.image.data, 'text/plain': ['<image>'] },
-        metadata: {},
-      });
+      outputs.push(richOutput(output.rich[nextRich] as RichOutput, count));
+    }
+  };
+  let error: string[] | undefined;
+  const flushError = () => {
+    if (!error) return;
+    const last = error.at(-1) ?? '';
+    const colon = last.indexOf(': ');
+    outputs.push({
+      output_type: 'error',
+      ename: colon === -1 ? last : last.slice(0, colon),
+      evalue: colon === -1 ? '' : last.slice(colon + 2),
+      traceback: error,
+    });
+    error = undefined;
+  };
+  for (const row of rowsOf(output)) {
+    if (row.rich !== undefined) {
+      flushError();
+      richUpTo(row.rich);
       continue;
     }
-    if (row.stream === 'status' || row.stream === 'notice') continue;
-    const kind =
-      row.stream === 'stderr'
-        ? 'stderr'
-        : row.stream === 'result' || row.stream === 'error'
-          ? row.stream
-          : 'stdout';
-    if (run?.kind !== kind) {
+    if (row.kind === 'image') continue;
+    if (row.stream === 'error') {
       flush();
-      run = { kind, lines: [] };
+      error ??= [];
+      error.push(stripAnsi(row.text));
+      continue;
     }
-    run.lines.push(`${row.text.replace(ANSI, '')}${row.open ? '' : '\n'}`);
+    flushError();
+    if (row.stream !== 'stdout' && row.stream !== 'stderr') continue; // the notebook's own notes
+    if (stream?.name !== row.stream) {
+      flush();
+      stream = { name: row.stream, text: [] };
+    }
+    stream.text.push(`${stripAnsi(row.text)}${row.open ? '' : '\n'}`);
   }
+  flushError();
   flush();
+  richUpTo(output.rich.length - 1);
   return outputs;
 }
 
-export function toNotebook(cells: CellView[], language = { name: 'python', version: '' }): string {
+const KERNELS = {
+  py: (version = '') => ({
+    kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' },
+    language_info: {
+      name: 'python',
+      version,
+      file_extension: '.py',
+      mimetype: 'text/x-python',
+      codemirror_mode: { name: 'ipython', version: 3 },
+      pygments_lexer: 'ipython3',
+      nbconvert_exporter: 'python',
+    },
+  }),
+  js: (version = '') => ({
+    kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' },
+    language_info: {
+      name: 'javascript',
+      version,
+      file_extension: '.js',
+      mimetype: 'application/javascript',
+      codemirror_mode: 'javascript',
+    },
+  }),
+};
+
+/** The cell's source as Jupyter should read it in a notebook of `language`. */
+function cellSource(cell: CellView, language: CellLanguage): { source: string; foreign: boolean } {
+  const own = cell.language ?? language;
+  if (own === language || language === 'js') return { source: cell.code, foreign: own !== language };
+  // A JavaScript cell in a Python notebook: IPython's %%script magic runs it with Node.
+  return { source: `%%script node\n${cell.code.replace(LANGUAGE_LINE, '')}`, foreign: true };
+}
+
+export function toNotebook(cells: readonly CellView[], session: SessionInfo = { language: 'py' }): string {
+  const version = session.language === 'js' ? session.nodeVersion : session.pythonVersion;
   const notebook = {
     nbformat: 4,
     nbformat_minor: 5,
-    metadata: {
-      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
-      language_info: { name: language.name, version: language.version },
-    },
-    cells: codeCells(cells).map((c, i) => ({
-      cell_type: 'code',
-      id: `cell-${i + 1}`,
-      execution_count: c.executionCount ?? null,
-      metadata: c.title ? { title: c.title } : {},
-      source: sourceLines(c.code),
-      outputs: outputsOf(c),
-    })),
+    metadata: KERNELS[session.language](version),
+    cells: codeCells(cells).map((c, i) => {
+      const { source, foreign } = cellSource(c, session.language);
+      const metadata: Record<string, unknown> = {};
+      if (c.title) metadata.title = c.title;
+      if (foreign) metadata.omp_eval = { language: c.language };
+      return {
+        cell_type: 'code',
+        id: `cell-${i + 1}`,
+        execution_count: c.executionCount ?? null,
+        metadata,
+        source: sourceLines(source),
+        outputs: outputsOf(c.output, c.executionCount),
+      };
+    }),
   };
   return `${JSON.stringify(notebook, null, 1)}\n`;
 }
 
 /** Writes the session; the format follows the extension (.ipynb, else a script). */
-export function saveSession(path: string, cells: CellView[], version = ''): string {
+export function saveSession(path: string, cells: readonly CellView[], session: SessionInfo): string {
   const notebook = path.endsWith('.ipynb');
-  writeFileSync(path, notebook ? toNotebook(cells, { name: 'python', version }) : toScript(cells));
+  writeFileSync(path, notebook ? toNotebook(cells, session) : toScript(cells));
   return notebook ? 'notebook' : 'script';
 }

@@ -1,82 +1,233 @@
 /**
- * A cell's output as screen rows: text split into lines (a `\r` rewrites the open line, as a
- * terminal would), images as rows of their own. Memory is bounded: past a cap, the first rows and
- * the last rows are kept and the middle is counted.
+ * A cell's output as screen rows, bounded whatever the cell prints: the first HEAD_ROWS rows and
+ * the last TAIL_ROWS rows are kept (and at most KEPT_CHARS characters in all), each line clamped
+ * at MAX_LINE_CHARS. Once something has to be left out, the whole text output goes to a spill
+ * file (the engine's artifact writer) that the cell names. A `\r` rewrites the open line, as a
+ * terminal would.
  */
 import type { ImageOutput } from '../../eval/index.js';
 import { sanitize } from '../../eval/index.js';
 
-export type Stream = 'stdout' | 'stderr' | 'result' | 'error' | 'notice' | 'status' | 'markdown';
+export type Stream = 'stdout' | 'stderr' | 'result' | 'display' | 'error' | 'notice' | 'status';
 
-export type Row =
-  | { kind: 'text'; stream: Stream; text: string; open?: boolean }
-  | { kind: 'image'; image: ImageOutput /** half-block rendering, made when it arrived */; ansi?: string };
-
-export interface Output {
-  head: Row[];
-  tail: Row[];
-  /** Rows dropped between head and tail. */
-  omitted: number;
+export interface TextRow {
+  kind: 'text';
+  stream: Stream;
+  text: string;
+  /** Characters of this line left out past MAX_LINE_CHARS. */
+  cut?: number;
+  /** The line has no newline yet: more text continues it. */
+  open?: boolean;
+  /** The rich output (display or result) this row shows, by index into Output.rich. */
+  rich?: number;
 }
 
-export const HEAD_ROWS = 1000;
-export const TAIL_ROWS = 10_000;
+export interface ImageRow {
+  kind: 'image';
+  image: ImageOutput;
+  /** Half-block rendering, made when the image arrived. */
+  ansi?: string;
+  rich?: number;
+}
 
-export const emptyOutput = (): Output => ({ head: [], tail: [], omitted: 0 });
+export type Row = TextRow | ImageRow;
 
-/** All rows to show, with a marker row where rows were dropped. */
+/** A display or result as the kernel sent it, for saving (.ipynb keeps MIME bundles). */
+export interface RichOutput {
+  kind: 'display' | 'result';
+  bundle: Record<string, unknown>;
+}
+
+export interface Output {
+  head: readonly Row[];
+  tail: readonly Row[];
+  /** Rows left out between head and tail. */
+  omitted: number;
+  rich: readonly RichOutput[];
+  /** Where the whole text output is, once something was left out. */
+  spill?: { path?: string; error?: string };
+}
+
+export const HEAD_ROWS = 200;
+export const TAIL_ROWS = 800;
+export const MAX_LINE_CHARS = 4000;
+/** Characters kept in rows, head and tail together. */
+export const KEPT_CHARS = 400_000;
+/** Rich outputs (bundles) kept for saving. */
+export const RICH_LIMIT = 100;
+
+export const emptyOutput = (): Output => ({ head: [], tail: [], omitted: 0, rich: [] });
+
+/** Receives the whole text output once the rows cannot keep all of it. */
+export interface Spill {
+  push(text: string): void;
+  end(): void;
+  /** The file, or why there is none, once ended. */
+  readonly where: { path?: string; error?: string };
+}
+
+const rowChars = (row: Row) => (row.kind === 'text' ? row.text.length : 0);
+
+/** A running cell's output: mutable, fed by the runner, read through snapshot(). */
+export class OutputBuffer {
+  private head: Row[] = [];
+  private tail: Row[] = [];
+  private tailStart = 0;
+  private keptChars = 0;
+  private omitted = 0;
+  private rich: RichOutput[] = [];
+  private spill?: Spill;
+  /** Raw text seen so far, until the first overflow hands it to the spill. */
+  private unspilled: string[] = [];
+  /** Changes with every change of the rows: the runner re-renders only when it moved. */
+  version = 0;
+
+  constructor(private readonly openSpill: () => Spill) {}
+
+  appendText(stream: Stream, raw: string, rich?: number): void {
+    this.version++;
+    if (this.spill) this.spill.push(raw);
+    else this.unspilled.push(raw);
+    const text = sanitize(raw.includes('\r\n') ? raw.replace(/\r\n/g, '\n') : raw);
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      const piece = nl === -1 ? text.slice(start) : text.slice(start, nl);
+      if (nl !== -1 || piece) this.addPiece(stream, piece, nl !== -1, rich);
+      if (nl === -1) break;
+      start = nl + 1;
+    }
+  }
+
+  appendImage(image: ImageOutput, ansi?: string, rich?: number): void {
+    this.version++;
+    this.push({
+      kind: 'image',
+      image,
+      ...(ansi !== undefined ? { ansi } : {}),
+      ...(rich !== undefined ? { rich } : {}),
+    });
+  }
+
+  /** Keeps a bundle for saving; returns its index (undefined once RICH_LIMIT are kept). */
+  addRich(output: RichOutput): number | undefined {
+    if (this.rich.length >= RICH_LIMIT) return undefined;
+    this.rich.push(output);
+    return this.rich.length - 1;
+  }
+
+  private last(): Row | undefined {
+    return this.tail.length > this.tailStart ? this.tail.at(-1) : this.head.at(-1);
+  }
+
+  private replaceLast(row: Row): void {
+    const old = this.last();
+    if (old) this.keptChars -= rowChars(old);
+    this.keptChars += rowChars(row);
+    if (this.tail.length > this.tailStart) this.tail[this.tail.length - 1] = row;
+    else this.head[this.head.length - 1] = row;
+  }
+
+  private addPiece(stream: Stream, piece: string, closed: boolean, rich?: number): void {
+    const last = this.last();
+    const cr = piece.lastIndexOf('\r');
+    const visible = cr === -1 ? piece : piece.slice(cr + 1);
+    if (last?.kind === 'text' && last.open && last.stream === stream && last.rich === rich) {
+      const base = cr === -1 ? last.text : '';
+      const cut = cr === -1 ? (last.cut ?? 0) : 0;
+      this.replaceLast(this.clamped({ ...last, open: !closed }, base, visible, cut));
+      return;
+    }
+    if (!visible && !closed) return;
+    const row: TextRow = { kind: 'text', stream, text: '', ...(rich !== undefined ? { rich } : {}) };
+    if (!closed) row.open = true;
+    this.push(this.clamped(row, '', visible, 0));
+  }
+
+  /** `row` with `base + more` as its text, cut at MAX_LINE_CHARS. */
+  private clamped(row: TextRow, base: string, more: string, cut: number): TextRow {
+    const room = Math.max(0, MAX_LINE_CHARS - base.length);
+    const out: TextRow = { ...row, text: more.length <= room ? base + more : base + more.slice(0, room) };
+    const left = cut + Math.max(0, more.length - room);
+    if (left) {
+      out.cut = left;
+      this.overflow();
+    } else delete out.cut;
+    return out;
+  }
+
+  private push(row: Row): void {
+    this.keptChars += rowChars(row);
+    if (
+      this.head.length < HEAD_ROWS &&
+      this.tail.length === this.tailStart &&
+      this.keptChars <= KEPT_CHARS / 4
+    ) {
+      this.head.push(row);
+      return;
+    }
+    this.tail.push(row);
+    while (
+      this.tail.length - this.tailStart > 1 &&
+      (this.tail.length - this.tailStart > TAIL_ROWS || this.keptChars > KEPT_CHARS)
+    ) {
+      this.overflow();
+      this.keptChars -= rowChars(this.tail[this.tailStart] as Row);
+      this.tailStart++;
+      this.omitted++;
+    }
+    if (this.tailStart > TAIL_ROWS) {
+      this.tail = this.tail.slice(this.tailStart);
+      this.tailStart = 0;
+    }
+  }
+
+  /** Something is left out: from now on the whole text output goes to the spill file too. */
+  private overflow(): void {
+    if (this.spill) return;
+    this.spill = this.openSpill();
+    for (const text of this.unspilled) this.spill.push(text);
+    this.unspilled = [];
+  }
+
+  /** Ends the spill file (the cell is over). */
+  end(): void {
+    this.spill?.end();
+    this.unspilled = [];
+  }
+
+  snapshot(): Output {
+    return {
+      head: this.head.slice(),
+      tail: this.tail.slice(this.tailStart),
+      omitted: this.omitted,
+      rich: this.rich.slice(),
+      ...(this.spill ? { spill: this.spill.where } : {}),
+    };
+  }
+}
+
+/** All rows, in order, with the place of the rows left out. */
 export function rowsOf(output: Output): Row[] {
-  if (!output.omitted) return [...output.head, ...output.tail];
-  const marker: Row = { kind: 'text', stream: 'notice', text: `… ${output.omitted} lines not kept …` };
-  return [...output.head, marker, ...output.tail];
+  return [...output.head, ...output.tail];
 }
 
 export function rowCount(output: Output): number {
-  return output.head.length + output.tail.length + (output.omitted ? 1 : 0);
+  return output.head.length + output.tail.length;
 }
 
-function push(output: Output, row: Row): void {
-  if (output.head.length < HEAD_ROWS && !output.tail.length) {
-    output.head.push(row);
-    return;
-  }
-  output.tail.push(row);
-  if (output.tail.length > TAIL_ROWS * 1.5) {
-    const drop = output.tail.length - TAIL_ROWS;
-    output.tail.splice(0, drop);
-    output.omitted += drop;
-  }
+/** Where the rest of the output is, for the note under a cell. */
+export function spillNote(output: Output): string | undefined {
+  if (!output.spill) return undefined;
+  const lines = output.omitted ? `${output.omitted} lines not kept` : 'long lines cut';
+  if (output.spill.path) return `… ${lines}; the whole output is in ${output.spill.path}`;
+  if (output.spill.error) return `… ${lines}; the whole output could not be saved: ${output.spill.error}`;
+  return `… ${lines}`;
 }
 
-function lastRow(output: Output): Row | undefined {
-  return output.tail.at(-1) ?? (output.tail.length ? undefined : output.head.at(-1));
-}
-
-/** Appends text of one stream; returns a new Output (the old one is not changed). */
-export function appendText(prev: Output, stream: Stream, text: string): Output {
-  const output: Output = { head: [...prev.head], tail: [...prev.tail], omitted: prev.omitted };
-  const clean = sanitize(text.replace(/\r\n/g, '\n'));
-  const pieces = clean.split('\n');
-  pieces.forEach((piece, i) => {
-    const last = lastRow(output);
-    const continues = i === 0 && last?.kind === 'text' && last.open && last.stream === stream;
-    const cr = piece.lastIndexOf('\r');
-    const visible = cr === -1 ? piece : piece.slice(cr + 1);
-    const closed = i < pieces.length - 1;
-    if (continues && last?.kind === 'text') {
-      const text = cr === -1 ? last.text + visible : visible;
-      const row: Row = { kind: 'text', stream, text, open: !closed };
-      if (output.tail.length) output.tail[output.tail.length - 1] = row;
-      else output.head[output.head.length - 1] = row;
-    } else if (visible || closed) {
-      push(output, { kind: 'text', stream, text: visible, open: !closed });
-    }
-  });
-  return output;
-}
-
-export function appendImage(prev: Output, image: ImageOutput, ansi?: string): Output {
-  const output: Output = { head: [...prev.head], tail: [...prev.tail], omitted: prev.omitted };
-  push(output, { kind: 'image', image, ...(ansi !== undefined ? { ansi } : {}) });
-  return output;
+/** An output of plain text (the notebook's own messages). */
+export function textOutput(stream: Stream, text: string): Output {
+  const buffer = new OutputBuffer(() => ({ push() {}, end() {}, where: {} }));
+  buffer.appendText(stream, text);
+  return buffer.snapshot();
 }

@@ -1,9 +1,10 @@
 /**
- * The notebook's state: an append-only list of cells with monotonic ids, and the kernel's status.
+ * The notebook's state: the live cells (queued and running), the finished ones as compact data
+ * (already printed: kept for Ctrl-O and /save), the execution counter and the kernel's status.
  * Pure: every change is an action, so the transitions are unit-tested without a terminal.
  */
-import type { CellLanguage, ImageOutput } from '../../eval/index.js';
-import { appendImage, appendText, emptyOutput, type Output, type Stream } from './output.js';
+import type { CellLanguage } from '../../eval/index.js';
+import { emptyOutput, type Output, type Stream, textOutput } from './output.js';
 
 export type CellStatus =
   | 'queued'
@@ -15,15 +16,6 @@ export type CellStatus =
   | 'killed'
   | 'skipped';
 
-export const FINISHED: ReadonlySet<CellStatus> = new Set([
-  'ok',
-  'error',
-  'cancelled',
-  'timed-out',
-  'killed',
-  'skipped',
-]);
-
 export interface CellView {
   id: number;
   /** `info` entries are the notebook's own messages (help, restarts), not code. */
@@ -33,11 +25,11 @@ export interface CellView {
   /** The language the cell runs in (its `%%js` / `%%py` line, else the notebook's). */
   language?: CellLanguage;
   status: CellStatus;
+  /** The notebook's own count, one sequence across Python and JavaScript cells. */
   executionCount?: number;
   startedAt?: number;
   durationMs?: number;
   output: Output;
-  expanded: boolean;
   /** input() is waiting for an answer. */
   input?: { prompt: string; password: boolean };
 }
@@ -52,68 +44,58 @@ export interface KernelInfo {
   language?: CellLanguage;
   cwd: string;
   mode: string;
-  executionCount: number;
 }
 
 export interface State {
-  cells: CellView[];
+  /** Queued and running cells, in order. */
+  live: CellView[];
+  /** Finished cells and messages, in the order they were printed. */
+  done: CellView[];
   nextId: number;
-  /** Changing it re-prints the transcript (after a clear or an expand). */
-  staticKey: number;
-  /** Cells before this id are not shown any more (/clear). */
-  shownFrom: number;
+  /** The last execution count given. */
+  counter: number;
   /** The cell Ctrl-O acts on; undefined means the latest finished one. */
   selected?: number;
   kernel: KernelInfo;
   /** A short message on the status line. */
   message?: string;
-  /** Ctrl-C was pressed once on an empty prompt: a second press exits. */
+  /** Ctrl-C was pressed once on an empty prompt: a second press exits (until it expires). */
   exitArmed: boolean;
 }
-
-export type OutputPiece =
-  | { kind: 'text'; stream: Stream; text: string }
-  | { kind: 'image'; image: ImageOutput; ansi?: string };
 
 export type Action =
   | { type: 'submit'; cells: { code: string; title?: string; language?: CellLanguage }[] }
   | { type: 'start'; id: number; at: number }
-  | { type: 'output'; id: number; pieces: OutputPiece[] }
+  | { type: 'output'; id: number; output: Output }
   | { type: 'input'; id: number; prompt?: { prompt: string; password: boolean } }
-  | {
-      type: 'finish';
-      id: number;
-      status: CellStatus;
-      executionCount?: number;
-      durationMs: number;
-    }
+  | { type: 'finish'; id: number; status: CellStatus; durationMs: number; output: Output; counted: boolean }
   | { type: 'skipRest'; afterId: number }
-  | { type: 'toggleExpand' }
   | { type: 'select'; delta: number }
   | { type: 'kernel'; info: Partial<KernelInfo> }
   | { type: 'message'; text?: string }
   | { type: 'armExit'; armed: boolean }
-  | { type: 'clear' }
-  | { type: 'info'; text: string; stream?: Stream }
-  | { type: 'reprint' };
+  | { type: 'info'; text: string; stream?: Stream };
 
 export function initialState(kernel: KernelInfo): State {
-  return { cells: [], nextId: 1, staticKey: 0, shownFrom: 1, kernel, exitArmed: false };
+  return { live: [], done: [], nextId: 1, counter: 0, kernel, exitArmed: false };
 }
 
-function updateCell(state: State, id: number, change: (cell: CellView) => CellView): State {
-  const index = state.cells.findIndex((c) => c.id === id);
-  if (index === -1) return state;
-  const cells = state.cells.slice();
-  cells[index] = change(cells[index] as CellView);
-  return { ...state, cells };
-}
+const codeCells = (state: State) => state.done.filter((c) => c.kind !== 'info' && c.status !== 'skipped');
 
 /** The cell Ctrl-O acts on. */
 export function selectedCell(state: State): CellView | undefined {
-  const finished = state.cells.filter((c) => FINISHED.has(c.status) && c.id >= state.shownFrom);
-  if (state.selected !== undefined) return finished.find((c) => c.id === state.selected) ?? finished.at(-1);
-  return finished.at(-1);
+  const cells = codeCells(state);
+  return (
+    (state.selected !== undefined ? cells.find((c) => c.id === state.selected) : undefined) ?? cells.at(-1)
+  );
+}
+
+function updateLive(state: State, id: number, change: (cell: CellView) => CellView): State {
+  const index = state.live.findIndex((c) => c.id === id);
+  if (index === -1) return state;
+  const live = state.live.slice();
+  live[index] = change(live[index] as CellView);
+  return { ...state, live };
 }
 
 export function reducer(state: State, action: Action): State {
@@ -128,73 +110,68 @@ export function reducer(state: State, action: Action): State {
           ...(c.language ? { language: c.language } : {}),
           status: 'queued',
           output: emptyOutput(),
-          expanded: false,
         }),
       );
-      return { ...state, cells: [...state.cells, ...added], nextId, exitArmed: false, message: undefined };
+      return { ...state, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
     }
     case 'start':
-      return updateCell(state, action.id, (c) => ({ ...c, status: 'running', startedAt: action.at }));
+      return updateLive(state, action.id, (c) => ({ ...c, status: 'running', startedAt: action.at }));
     case 'output':
-      return updateCell(state, action.id, (c) => {
-        let output = c.output;
-        for (const piece of action.pieces) {
-          output =
-            piece.kind === 'text'
-              ? appendText(output, piece.stream, piece.text)
-              : appendImage(output, piece.image, piece.ansi);
-        }
-        return { ...c, output };
-      });
+      return updateLive(state, action.id, (c) => ({ ...c, output: action.output }));
     case 'input':
-      return updateCell(state, action.id, (c) => {
+      return updateLive(state, action.id, (c) => {
         const { input: _, ...rest } = c;
         return action.prompt ? { ...rest, input: action.prompt } : rest;
       });
-    case 'finish':
-      return updateCell({ ...state, message: undefined }, action.id, (c) => {
-        const { input: _, ...rest } = c;
-        return {
-          ...rest,
-          status: action.status,
-          durationMs: action.durationMs,
-          ...(action.executionCount ? { executionCount: action.executionCount } : {}),
-        };
-      });
-    case 'skipRest':
+    case 'finish': {
+      const cell = state.live.find((c) => c.id === action.id);
+      if (!cell) return state;
+      const { input: _, ...rest } = cell;
+      // One count per cell that ran, whatever its language or outcome.
+      const counter = action.counted ? state.counter + 1 : state.counter;
+      const finished: CellView = {
+        ...rest,
+        status: action.status,
+        durationMs: action.durationMs,
+        output: action.output,
+        ...(action.counted ? { executionCount: counter } : {}),
+      };
       return {
         ...state,
-        cells: state.cells.map((c) =>
-          c.id > action.afterId && c.status === 'queued' ? { ...c, status: 'skipped' } : c,
-        ),
+        counter,
+        message: undefined,
+        live: state.live.filter((c) => c.id !== action.id),
+        done: [...state.done, finished],
       };
-    case 'toggleExpand': {
-      const target = selectedCell(state);
-      if (!target) return state;
-      const next = updateCell(state, target.id, (c) => ({ ...c, expanded: !c.expanded }));
-      return { ...next, staticKey: state.staticKey + 1 };
+    }
+    case 'skipRest': {
+      const skipped = state.live.filter((c) => c.id > action.afterId && c.status === 'queued');
+      if (!skipped.length) return state;
+      return {
+        ...state,
+        live: state.live.filter((c) => !skipped.includes(c)),
+        done: [...state.done, ...skipped.map((c): CellView => ({ ...c, status: 'skipped' }))],
+      };
     }
     case 'select': {
-      const finished = state.cells.filter((c) => FINISHED.has(c.status) && c.id >= state.shownFrom);
-      if (!finished.length) return state;
+      const cells = codeCells(state);
+      if (!cells.length) return state;
       const current = selectedCell(state);
       const index = Math.max(
         0,
-        finished.findIndex((c) => c.id === current?.id),
+        cells.findIndex((c) => c.id === current?.id),
       );
-      const target = finished[Math.min(finished.length - 1, Math.max(0, index + action.delta))] as CellView;
+      const target = cells[Math.min(cells.length - 1, Math.max(0, index + action.delta))] as CellView;
       return {
         ...state,
         selected: target.id,
-        message: `selected cell [${target.executionCount ?? '·'}] (ctrl+o toggles its output)`,
+        message: `selected cell [${target.executionCount ?? ' '}] (ctrl+o prints its output)`,
       };
     }
     case 'kernel':
       return { ...state, kernel: { ...state.kernel, ...action.info } };
     case 'message':
-      return action.text === undefined
-        ? { ...state, message: undefined }
-        : { ...state, message: action.text };
+      return { ...state, message: action.text };
     case 'armExit':
       return {
         ...state,
@@ -207,23 +184,16 @@ export function reducer(state: State, action: Action): State {
         kind: 'info',
         code: '',
         status: 'ok',
-        output: appendText(emptyOutput(), action.stream ?? 'notice', action.text),
-        expanded: true,
+        output: textOutput(action.stream ?? 'notice', action.text),
       };
-      return { ...state, cells: [...state.cells, entry], nextId: state.nextId + 1 };
-    }
-    case 'reprint':
-      return { ...state, staticKey: state.staticKey + 1 };
-    case 'clear': {
-      const running = state.cells.find((c) => !FINISHED.has(c.status));
-      return {
-        ...state,
-        shownFrom: running?.id ?? state.nextId,
-        staticKey: state.staticKey + 1,
-        selected: undefined,
-      };
+      return { ...state, done: [...state.done, entry], nextId: state.nextId + 1 };
     }
     default:
       return state;
   }
 }
+
+/** The running cell, if any. */
+export const runningCell = (state: State) => state.live.find((c) => c.status === 'running');
+/** The count the next cell will get, for the prompt. */
+export const nextCount = (state: State) => state.counter + 1;

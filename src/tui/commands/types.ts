@@ -1,0 +1,30 @@
+/** A `/` command: its name, the line /help shows, and what it does with the notebook. */
+import type { CellLanguage } from '../../eval/index.js';
+import type { CellView } from '../state/reducer.js';
+
+export interface CommandContext {
+  /** What follows the command's name. */
+  args: string;
+  /** Prints a message into the transcript. */
+  print: (text: string) => void;
+  /** A short message on the status line (undefined clears it). */
+  setMessage: (text?: string) => void;
+  restartKernel: () => Promise<void>;
+  clearScreen: () => void;
+  /** The finished cells, in order. */
+  cells: () => readonly CellView[];
+  /** The notebook's default language and the runtimes' versions, for saving. */
+  session: { language: CellLanguage; pythonVersion?: string; nodeVersion?: string };
+  exit: () => void;
+  /** Every command, for /help. */
+  commands: readonly SlashCommand[];
+}
+
+export interface SlashCommand {
+  name: string;
+  aliases?: readonly string[];
+  /** The arguments, as /help writes them ("FILE"). */
+  usage?: string;
+  description: string;
+  run: (ctx: CommandContext) => void | Promise<void>;
+}

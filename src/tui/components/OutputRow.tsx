@@ -1,0 +1,78 @@
+/** One row of a cell's output: text coloured by stream (tracebacks as IPython colours them), or an image. */
+import { Text } from 'ink';
+import type { ReactNode } from 'react';
+import { placeholder } from '../lib/images.js';
+import { clampLine } from '../lib/preview.js';
+import type { Row, Stream } from '../state/output.js';
+
+const STREAM_COLOR: Partial<Record<Stream, string>> = {
+  stderr: 'red',
+  error: 'red',
+  notice: 'yellow',
+  status: 'cyan',
+};
+
+type Wrap = 'wrap' | 'truncate-end';
+
+/**
+ * A traceback line, coloured as IPython does: frame headers in green with the cell in cyan,
+ * markers (^^^) in red, the exception line in bold red, source lines plain.
+ */
+function TracebackLine({ text, wrap }: { text: string; wrap: Wrap }): ReactNode {
+  const frame = /^(\s*)(Cell In\[\d+\]|File "[^"]*")(, line \d+)(.*)$/.exec(text);
+  if (frame) {
+    return (
+      <Text wrap={wrap}>
+        {frame[1]}
+        <Text color="cyan">{frame[2]}</Text>
+        <Text color="green">{frame[3]}</Text>
+        {frame[4]}
+      </Text>
+    );
+  }
+  if (/^\s*[\^~]+\s*$/.test(text)) {
+    return (
+      <Text wrap={wrap} color="red">
+        {text}
+      </Text>
+    );
+  }
+  const exception =
+    /^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning|StopIteration)\b/.test(text) ||
+    /^\w+: /.test(text);
+  const header =
+    text.startsWith('Traceback') || text.startsWith('During handling') || text.startsWith('The above');
+  return (
+    <Text wrap={wrap} color={exception || header ? 'red' : undefined} bold={exception}>
+      {text}
+    </Text>
+  );
+}
+
+export interface OutputRowProps {
+  row: Row;
+  live: boolean;
+  /** `Out[n]: ` before this row (the first row of a one-line result). */
+  outLabel?: number;
+}
+
+export function OutputRow({ row, live, outLabel }: OutputRowProps): ReactNode {
+  const wrap: Wrap = live ? 'truncate-end' : 'wrap';
+  // (In kitty/iTerm2 mode the placeholder stays, and the image itself is drawn below the cell.)
+  if (row.kind === 'image') return <Text wrap={wrap}>{row.ansi ?? placeholder(row.image)}</Text>;
+  const text = clampLine(row.text, undefined, row.cut ?? 0);
+  if (outLabel !== undefined) {
+    return (
+      <Text wrap={wrap}>
+        <Text color="red">Out[{outLabel}]: </Text>
+        {text}
+      </Text>
+    );
+  }
+  if (row.stream === 'error') return <TracebackLine text={text} wrap={wrap} />;
+  return (
+    <Text wrap={wrap} color={STREAM_COLOR[row.stream]}>
+      {row.stream === 'status' ? `· ${text}` : text}
+    </Text>
+  );
+}

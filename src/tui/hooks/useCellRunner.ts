@@ -1,0 +1,176 @@
+/**
+ * Runs queued cells one at a time through the backend. Output goes into the cell's bounded buffer
+ * as it comes and reaches React about every 50 ms (and once at the cell's end), so the notebook's
+ * work does not grow with what a cell prints.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { type CellResult, cellLanguage, failedResult } from '../../eval/index.js';
+import type { NotebookBackend } from '../backend.js';
+import { CellEvents } from '../lib/cellEvents.js';
+import type { ImageMode } from '../lib/images.js';
+import { openSpill } from '../lib/spill.js';
+import { type Action, type CellStatus, type CellView, runningCell, type State } from '../state/reducer.js';
+
+export const FLUSH_MS = 50;
+
+export function statusOf(result: CellResult): CellStatus {
+  if (result.status === 'ok') return 'ok';
+  if (result.status === 'skipped') return 'skipped';
+  if (result.timedOut) return 'timed-out';
+  if (result.kernelKilled) return 'killed';
+  return result.status === 'cancelled' ? 'cancelled' : 'error';
+}
+
+export interface RunnerOptions {
+  backend: NotebookBackend;
+  state: State;
+  dispatch: (action: Action) => void;
+  imageMode: ImageMode;
+  color: boolean;
+  columns: number;
+  startKernel: () => void;
+  clock: () => number;
+}
+
+export interface CellRunner {
+  submit: (cells: { code: string; title?: string }[]) => void;
+  interrupt: () => void;
+  restart: () => Promise<void>;
+  answer: (cell: CellView, value: string) => void;
+  /** When the last interrupted cell ended (or the interrupt was sent, while it runs). */
+  lastInterrupt: () => number | undefined;
+  /** Ticks while a cell runs, for spinners and elapsed times. */
+  now: number;
+}
+
+export function useCellRunner(opts: RunnerOptions): CellRunner {
+  const { backend, state, dispatch, clock } = opts;
+  const busy = useRef(false);
+  const restarting = useRef(false);
+  const interruptedAt = useRef<number | undefined>(undefined);
+  const currentRun = useRef<Promise<void> | undefined>(undefined);
+  const currentEvents = useRef<CellEvents | undefined>(undefined);
+  const settings = useRef(opts);
+  settings.current = opts;
+  const [now, setNow] = useState(clock);
+
+  const runOne = useCallback(
+    async (cell: CellView) => {
+      const { id } = cell;
+      dispatch({ type: 'start', id, at: clock() });
+      let started = false;
+      const events = new CellEvents(
+        {
+          imageMode: settings.current.imageMode,
+          color: settings.current.color,
+          columns: () => settings.current.columns,
+          restarting: () => restarting.current,
+          onInput: (prompt) => dispatch({ type: 'input', id, prompt }),
+          onCd: (path) => dispatch({ type: 'kernel', info: { cwd: path } }),
+        },
+        openSpill,
+      );
+      currentEvents.current = events;
+      let shown = -1;
+      const flush = async (wait: boolean) => {
+        await events.drain(wait);
+        if (events.buffer.version === shown) return;
+        shown = events.buffer.version;
+        dispatch({ type: 'output', id, output: events.buffer.snapshot() });
+      };
+      const timer = setInterval(() => void flush(false), FLUSH_MS);
+      const result = await backend
+        .runCell({
+          code: cell.code,
+          onEvent: (event) => {
+            if (event.kind === 'started') started = true;
+            events.onEvent(event);
+            // input() waits for an answer: what the cell printed before must be on screen.
+            if (event.kind === 'input_request') void flush(true);
+          },
+        })
+        .catch((err: unknown) => {
+          const message = err instanceof Error ? err.message : String(err);
+          events.onEvent({ kind: 'notice', text: message });
+          return failedResult({ index: 0, language: 'py' }, 0, message);
+        });
+      clearInterval(timer);
+      currentEvents.current = undefined;
+      await events.drain(true);
+      events.buffer.end();
+      const status = restarting.current && result.status !== 'ok' ? 'cancelled' : statusOf(result);
+      if (status === 'cancelled' && interruptedAt.current !== undefined) interruptedAt.current = clock();
+      dispatch({
+        type: 'finish',
+        id,
+        status,
+        durationMs: result.durationMs,
+        output: events.buffer.snapshot(),
+        counted: started,
+      });
+      if (status !== 'ok') dispatch({ type: 'skipRest', afterId: id });
+      const died = status === 'killed' || result.error?.ename === 'KernelDied';
+      if (died && !restarting.current) settings.current.startKernel();
+      busy.current = false;
+    },
+    [backend, dispatch, clock],
+  );
+
+  // Run the next queued cell when nothing runs.
+  const running = runningCell(state);
+  const next = state.live.find((c) => c.status === 'queued');
+  useEffect(() => {
+    if (!next || running || busy.current) return;
+    busy.current = true;
+    currentRun.current = runOne(next);
+  }, [next, running, runOne]);
+
+  // Spinner and elapsed time while a cell runs.
+  useEffect(() => {
+    if (!running) return undefined;
+    const tick = setInterval(() => setNow(clock()), 100);
+    return () => clearInterval(tick);
+  }, [running, clock]);
+
+  const submit = useCallback(
+    (cells: { code: string; title?: string }[]) => {
+      const typed = cells.map((c) => ({ ...c, language: cellLanguage(c.code, backend.language).language }));
+      if (typed.length) dispatch({ type: 'submit', cells: typed });
+    },
+    [backend, dispatch],
+  );
+
+  const interrupt = useCallback(() => {
+    interruptedAt.current = clock();
+    backend.interrupt();
+  }, [backend, clock]);
+
+  /** Restarts the kernel now: its state is lost; a running cell ends as cancelled. */
+  const restart = useCallback(async () => {
+    restarting.current = true;
+    try {
+      await backend.restart();
+      // The cell that was running ends now: its notice of the shutdown is not news.
+      await currentRun.current;
+    } finally {
+      restarting.current = false;
+    }
+    settings.current.startKernel();
+  }, [backend]);
+
+  /** Answers input() in the running cell; the prompt and the answer (unless hidden) stay in its output. */
+  const answer = useCallback(
+    (cell: CellView, value: string) => {
+      backend.sendInput(value);
+      const events = currentEvents.current;
+      if (cell.input && events) {
+        events.buffer.appendText('stdout', `${cell.input.prompt}${cell.input.password ? '' : value}\n`);
+        dispatch({ type: 'output', id: cell.id, output: events.buffer.snapshot() });
+      }
+      dispatch({ type: 'input', id: cell.id });
+    },
+    [backend, dispatch],
+  );
+
+  return { submit, interrupt, restart, answer, lastInterrupt: () => interruptedAt.current, now };
+}

@@ -1,0 +1,110 @@
+/**
+ * Completion: Tab asks the kernel (or, inside a string that looks like a path, the file system)
+ * for choices. One choice is inserted; several open a menu under the prompt that Tab and
+ * Shift-Tab cycle, showing the choice in the editor; Enter keeps it, Esc puts the typed text back.
+ */
+import { useCallback, useState } from 'react';
+import type { NotebookBackend } from '../backend.js';
+import { completionContext, pathCompletions } from '../lib/completion.js';
+import * as ed from '../lib/editor.js';
+
+export interface Menu {
+  items: string[];
+  /** The selected choice, -1 before the first Tab. */
+  index: number;
+  /** The part of the cursor's line the choices replace. */
+  from: number;
+  to: number;
+  /** The editor as it was before the menu opened (Esc goes back to it). */
+  original: ed.EditorState;
+}
+
+interface Options {
+  backend: NotebookBackend;
+  cwd: () => string;
+  editorRef: { current: ed.EditorState };
+  setEditor: (e: ed.EditorState) => void;
+  setMessage: (text?: string) => void;
+}
+
+export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }: Options) {
+  const [menu, setMenuState] = useState<Menu | undefined>();
+  const [ref] = useState(() => ({ current: undefined as Menu | undefined }));
+  const setMenu = useCallback(
+    (next: Menu | undefined) => {
+      ref.current = next;
+      setMenuState(next);
+    },
+    [ref],
+  );
+
+  const show = useCallback(
+    (m: Menu, index: number) => {
+      const item = m.items[index] as string;
+      setEditor(ed.replaceRange({ ...m.original }, m.from, m.to, item));
+      setMenu({ ...m, index });
+    },
+    [setEditor, setMenu],
+  );
+
+  /** Tab (delta 1) or Shift-Tab (-1): cycle an open menu, else ask for completions. */
+  const complete = useCallback(
+    (delta: 1 | -1) => {
+      const open = ref.current;
+      if (open) {
+        show(open, (open.index + delta + open.items.length) % open.items.length);
+        return;
+      }
+      const editor = editorRef.current;
+      const line = editor.lines[editor.row] ?? '';
+      const context = completionContext(line, editor.col);
+      if (context.kind === 'indent') {
+        setEditor(ed.insert(editor, '    '));
+        return;
+      }
+      const answer =
+        context.kind === 'path'
+          ? Promise.resolve(pathCompletions(context.text, cwd()))
+          : backend
+              .complete(ed.editorText(editor), ed.cursorOffset(editor))
+              .then(({ matches, start, end }) => {
+                const typed = end - start;
+                return { items: matches, from: editor.col - typed, to: editor.col };
+              });
+      void answer.then(
+        ({ items, from, to }) => {
+          // Typing went on meanwhile: this answer is about text that is gone.
+          if (editorRef.current !== editor) return;
+          const start = context.kind === 'path' ? context.from + from : from;
+          const end = context.kind === 'path' ? context.from + to : to;
+          if (!items.length) {
+            setMessage('no completions');
+            return;
+          }
+          setMessage();
+          if (items.length === 1) {
+            setEditor(ed.replaceRange(editor, start, end, items[0] as string));
+            return;
+          }
+          setMenu({ items, index: -1, from: start, to: end, original: editor });
+        },
+        () => setMessage('no completions'),
+      );
+    },
+    [backend, cwd, editorRef, ref, setEditor, setMenu, setMessage, show],
+  );
+
+  /** Enter: keep the choice shown. Esc: back to what was typed. */
+  const close = useCallback(
+    (keep: boolean) => {
+      const open = ref.current;
+      if (!open) return false;
+      if (!keep) setEditor(open.original);
+      setMenu(undefined);
+      return true;
+    },
+    [ref, setEditor, setMenu],
+  );
+
+  return { menu, menuRef: ref, complete, close };
+}

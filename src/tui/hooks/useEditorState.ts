@@ -1,0 +1,98 @@
+/**
+ * The prompt's state: the cell being typed, the input() answer being typed, the Ctrl-R search and
+ * the history. Keys can arrive faster than React re-renders, so every change goes to a ref at
+ * once (handlers read the refs) and to React state for the screen.
+ */
+import { useCallback, useRef, useState } from 'react';
+import * as ed from '../lib/editor.js';
+import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';
+
+export interface Search {
+  query: string;
+  /** Index of the match in the history, -1 for none. */
+  index: number;
+}
+
+/** A value with a ref that is always current, and a setter that updates both. */
+function useCurrent<T>(initial: T | (() => T)) {
+  const [value, setState] = useState(initial);
+  const ref = useRef(value);
+  const set = useCallback((next: T | ((current: T) => T)) => {
+    ref.current = typeof next === 'function' ? (next as (current: T) => T)(ref.current) : next;
+    setState(ref.current);
+  }, []);
+  return [value, ref, set] as const;
+}
+
+export function useEditorState(historyFile?: string) {
+  const [editor, editorRef, setEditor] = useCurrent<ed.EditorState>(ed.emptyEditor);
+  const [answer, answerRef, setAnswer] = useCurrent<ed.EditorState>(ed.emptyEditor);
+  const [search, searchRef, setSearch] = useCurrent<Search | undefined>(undefined);
+  const history = useRef<string[]>(historyFile ? loadHistory(historyFile) : []);
+  const historyIndex = useRef<number | undefined>(undefined);
+  const draft = useRef('');
+
+  const remember = useCallback(
+    (code: string) => {
+      history.current = addToHistory(history.current, code, historyFile);
+      historyIndex.current = undefined;
+    },
+    [historyFile],
+  );
+
+  /** Up / Down from the first / last line: the previous / next history entry. */
+  const walkHistory = useCallback(
+    (delta: number) => {
+      const list = history.current;
+      if (!list.length) return;
+      if (historyIndex.current === undefined) {
+        if (delta > 0) return;
+        draft.current = ed.editorText(editorRef.current);
+      }
+      const index = (historyIndex.current ?? list.length) + delta;
+      if (index >= list.length) {
+        historyIndex.current = undefined;
+        setEditor(ed.fromText(draft.current));
+      } else if (index >= 0) {
+        historyIndex.current = index;
+        setEditor(ed.fromText(list[index] as string));
+      }
+    },
+    [editorRef, setEditor],
+  );
+
+  const searchFor = useCallback(
+    (query: string, from?: number) =>
+      setSearch({ query, index: searchHistory(history.current, query, from) }),
+    [setSearch],
+  );
+
+  /** Ends the search, taking its match into the editor when `take`. */
+  const endSearch = useCallback(
+    (take: boolean) => {
+      const current = searchRef.current;
+      const match = current && current.index >= 0 ? history.current[current.index] : undefined;
+      if (take && match !== undefined) setEditor(ed.fromText(match));
+      setSearch(undefined);
+    },
+    [searchRef, setEditor, setSearch],
+  );
+
+  const match = search && search.index >= 0 ? history.current[search.index] : undefined;
+  return {
+    editor,
+    editorRef,
+    setEditor,
+    answer,
+    answerRef,
+    setAnswer,
+    search: search ? { query: search.query, ...(match !== undefined ? { match } : {}) } : undefined,
+    searchRef,
+    searchFor,
+    endSearch,
+    remember,
+    walkHistory,
+  };
+}
+
+export type EditorStateHook = ReturnType<typeof useEditorState>;

@@ -1,0 +1,61 @@
+/**
+ * The kernel's status on the status line: starts the kernel when the notebook opens and follows
+ * its state through the backend's subscription (no polling here); prints what threads of earlier
+ * cells write between cells.
+ */
+import { useCallback, useEffect } from 'react';
+import type { NotebookBackend } from '../backend.js';
+import type { Action } from '../state/reducer.js';
+
+/** Output of background threads is gathered this long into one block. */
+const BACKGROUND_MS = 100;
+
+export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Action) => void): () => void {
+  /** Starts a kernel now, so the status line shows it ready (or why it is not). */
+  const startKernel = useCallback(() => {
+    backend.start().then(
+      () => dispatch({ type: 'kernel', info: { state: backend.kernelState() } }),
+      (err: unknown) => {
+        dispatch({ type: 'kernel', info: { state: 'dead' } });
+        dispatch({ type: 'info', text: `The kernel could not be started: ${(err as Error).message}` });
+      },
+    );
+  }, [backend, dispatch]);
+
+  useEffect(
+    () =>
+      backend.onKernelState((state) =>
+        dispatch({
+          type: 'kernel',
+          info: {
+            state,
+            mode: backend.mode,
+            ...(backend.python ? { python: backend.python } : {}),
+            ...(backend.version ? { version: backend.version } : {}),
+          },
+        }),
+      ),
+    [backend, dispatch],
+  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount
+  useEffect(() => startKernel(), []);
+
+  // Output that threads of earlier cells print between cells: a block of its own.
+  useEffect(() => {
+    let buffered = '';
+    let timer: NodeJS.Timeout | undefined;
+    const unsubscribe = backend.onBackground((_, text) => {
+      buffered += text;
+      timer ??= setTimeout(() => {
+        dispatch({ type: 'info', text: buffered.replace(/\n$/, ''), stream: 'stdout' });
+        buffered = '';
+        timer = undefined;
+      }, BACKGROUND_MS);
+    });
+    return () => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [backend, dispatch]);
+  return startKernel;
+}

@@ -1,0 +1,68 @@
+/**
+ * Text as the user sees it: graphemes (an emoji, a flag, a letter with its combining marks) and
+ * words, found with Intl.Segmenter, so an edit never splits a character in two.
+ */
+import stringWidth from 'string-width';
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+/** The offset of the grapheme boundary before `offset` (0 at the start). */
+export function previousGrapheme(text: string, offset: number): number {
+  if (offset <= 0) return 0;
+  return graphemes.segment(text).containing(offset - 1)?.index ?? 0;
+}
+
+/** The offset of the grapheme boundary after `offset` (the length at the end). */
+export function nextGrapheme(text: string, offset: number): number {
+  if (offset >= text.length) return text.length;
+  const segment = graphemes.segment(text).containing(offset);
+  return segment ? segment.index + segment.segment.length : text.length;
+}
+
+/** The grapheme starting at `offset` ('' at the end). */
+export function graphemeAt(text: string, offset: number): string {
+  return text.slice(offset, nextGrapheme(text, offset));
+}
+
+/** `offset` moved back to the grapheme boundary at or before it. */
+export function snapToGrapheme(text: string, offset: number): number {
+  if (offset <= 0) return 0;
+  if (offset >= text.length) return text.length;
+  return graphemes.segment(text).containing(offset)?.index ?? offset;
+}
+
+/** The start of the word before `offset` (skipping spaces and punctuation first), as Alt-B. */
+export function previousWord(text: string, offset: number): number {
+  const before = [...words.segment(text.slice(0, offset))];
+  for (let i = before.length - 1; i >= 0; i--) {
+    const segment = before[i];
+    if (segment?.isWordLike) return segment.index;
+  }
+  return 0;
+}
+
+/** The end of the word after `offset`, as Alt-F. */
+export function nextWord(text: string, offset: number): number {
+  for (const segment of words.segment(text.slice(offset))) {
+    if (segment.isWordLike) return offset + segment.index + segment.segment.length;
+  }
+  return text.length;
+}
+
+/** Text without lone UTF-16 surrogates (a Python kernel cannot encode them). */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/** The columns a string takes in the terminal (wide CJK and emoji count two). */
+export const columnsOf = (text: string): number => stringWidth(text);
+
+/** The graphemes of a line with their offsets and widths. */
+export function graphemeCells(text: string): { offset: number; text: string; width: number }[] {
+  return [...graphemes.segment(text)].map((s) => ({
+    offset: s.index,
+    text: s.segment,
+    width: stringWidth(s.segment),
+  }));
+}

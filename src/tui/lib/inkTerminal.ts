@@ -1,0 +1,90 @@
+/**
+ * Two workarounds for Ink 6.8, which does not export its instances: this reaches them by file, and
+ * when the internals are not shaped as expected (another Ink version) it does nothing.
+ *
+ * 1. A frame that Ink's output throttle holds back can be written *after* a newer one, leaving an
+ *    old frame (a keystroke already undone) on screen: clearing the live region drops it.
+ * 2. On a resize Ink erases as many rows as its frame had, but a terminal that reflows its lines
+ *    (xterm.js, tmux, VTE, iTerm2, kitty) has just made a narrowed frame taller, so old rows stay
+ *    behind in the scroll-back. The notebook erases the reflowed frame itself and lets React draw
+ *    the new one; nothing of the transcript is printed again.
+ */
+import stringWidth from 'string-width';
+import stripAnsi from 'strip-ansi';
+
+type LogUpdate = ((output: string) => boolean) & { clear?: () => void; sync?: (output: string) => void };
+
+interface InkInternals {
+  log?: LogUpdate;
+  throttledLog?: { cancel?: () => void };
+  lastOutput?: string;
+  lastOutputToRender?: string;
+  lastOutputHeight?: number;
+  unsubscribeResize?: () => void;
+}
+
+async function inkInstance(stdout: NodeJS.WriteStream): Promise<InkInternals | undefined> {
+  try {
+    const entry = import.meta.resolve('ink');
+    const { default: instances } = (await import(new URL('./instances.js', entry).href)) as {
+      default: WeakMap<object, InkInternals>;
+    };
+    return instances.get(stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rows a frame takes once the terminal has reflowed it to `columns`. */
+export function reflowedRows(frame: string, columns: number): number {
+  return frame
+    .split('\n')
+    .reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(stripAnsi(line)) / Math.max(1, columns))), 0);
+}
+
+export interface TerminalHooks {
+  /** Erases the live frame as the terminal now shows it; Ink then draws the next one afresh. */
+  eraseForResize: () => void;
+}
+
+export async function adaptInk(stdout: NodeJS.WriteStream): Promise<TerminalHooks | undefined> {
+  const ink = await inkInstance(stdout);
+  const log = ink?.log;
+  const clear = log?.clear;
+  const sync = log?.sync;
+  const throttled = ink?.throttledLog;
+  if (!ink || typeof log !== 'function' || typeof clear !== 'function' || typeof sync !== 'function')
+    return undefined;
+  if (typeof throttled?.cancel !== 'function') return undefined;
+  // What is on screen now: the frame last written, which a held-back frame may differ from.
+  let written = '';
+  ink.log = Object.assign((output: string) => {
+    written = output;
+    return log(output);
+  }, log);
+  ink.log.clear = () => {
+    throttled.cancel?.();
+    written = '';
+    clear.call(log);
+  };
+  ink.log.sync = (output: string) => {
+    written = output;
+    sync.call(log, output);
+  };
+  if (typeof ink.unsubscribeResize !== 'function') return undefined;
+  ink.unsubscribeResize();
+  return {
+    eraseForResize() {
+      throttled.cancel?.();
+      const frame = written.replace(/\n$/, '');
+      if (frame) {
+        // The cursor is on the row below the frame: go to the frame's first row, erase to the end.
+        stdout.write(`\r\x1b[${reflowedRows(frame, stdout.columns || 80)}A\x1b[J`);
+      }
+      ink.log?.sync?.('');
+      ink.lastOutput = '';
+      ink.lastOutputToRender = '';
+      ink.lastOutputHeight = 0;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Printing finished cells: each is rendered to text once (Ink's renderToString) and written
+ * above the live region through Ink's stdout, then kept only as data. Nothing printed is ever
+ * printed again by itself: expanding output prints it anew below, and resizes leave the
+ * transcript to the terminal's scroll-back. (Ink's <Static> keeps every byte it printed in
+ * memory, for ever.)
+ */
+import { renderToString } from 'ink';
+import { CellBlock } from '../components/CellBlock.js';
+import { rowsOf } from '../state/output.js';
+import type { CellView } from '../state/reducer.js';
+import { type ImageMode, nativeImage } from './images.js';
+
+export interface PrinterOptions {
+  write: (data: string) => void;
+  color: boolean;
+  imageMode: ImageMode;
+  columns: () => number;
+}
+
+export interface Printer {
+  /** Prints a finished cell (collapsed) or a message. */
+  print: (cell: CellView) => void;
+  /** Prints every kept row of a cell's output. */
+  printExpanded: (cell: CellView) => void;
+}
+
+export function createPrinter({ write, color, imageMode, columns }: PrinterOptions): Printer {
+  const render = (cell: CellView, expanded: boolean) => {
+    const width = columns();
+    let text = renderToString(<CellBlock cell={cell} color={color} expanded={expanded} />, {
+      columns: width,
+    });
+    // Native image protocols cannot live inside Ink's frame: they follow the cell's text.
+    if (imageMode === 'kitty' || imageMode === 'iterm') {
+      for (const row of rowsOf(cell.output)) {
+        if (row.kind === 'image') text += `\n${nativeImage(row.image, imageMode, Math.min(width - 2, 80))}`;
+      }
+    }
+    write(`${text}\n\n`);
+  };
+  return {
+    print: (cell) => render(cell, false),
+    printExpanded: (cell) => render(cell, true),
+  };
+}

@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openNotebook, type Screen } from '../helpers/pty.js';
+
+const open: Screen[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.kill();
+});
+
+function launch(opts: Parameters<typeof openNotebook>[1] = {}) {
+  const s = openNotebook([], opts);
+  open.push(s);
+  return s;
+}
+
+async function ready(s: Screen) {
+  await s.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
+}
+
+/** Resident memory of a process, in MiB (Linux). */
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
+}
+
+describe('the notebook in a terminal, for long sessions', () => {
+  it('takes typing before the kernel is ready, and runs it when it is', async () => {
+    const s = launch();
+    await s.waitFor((t) => t.includes('In [1]:'), 'the prompt');
+    await s.run('1+1');
+    await s.waitFor(
+      (t) => t.includes('Out[1]: 2') && t.includes('In [2]:'),
+      'the cell typed during start-up, run',
+    );
+  });
+
+  it('runs text and Enter that arrive in one read (tmux send-keys, fast typists)', async () => {
+    const s = launch();
+    await ready(s);
+    s.write('4+4\r');
+    await s.waitFor((t) => t.includes('Out[1]: 8') && t.includes('In [2]:'));
+    // A chunk of several lines is still a paste: it waits in the editor.
+    s.write('a = 1\rb = 2\r');
+    await s.waitFor((t) => /\.\.\.: b = 2/.test(t), 'the two lines in the editor');
+    expect(s.text()).not.toContain('Out[2]');
+  });
+
+  it('three quick Ctrl-C presses stop the cell and keep the notebook and its state', async () => {
+    const s = launch();
+    await ready(s);
+    await s.run('kept = 7');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('while True: pass');
+    await s.waitFor((t) => t.includes('running'));
+    s.write('\x03');
+    await s.waitFor((t) => t.includes('cancelled') && t.includes('In [3]:'));
+    s.write('\x03');
+    s.write('\x03');
+    await s.run('kept * 6');
+    await s.waitFor((t) => t.includes('Out[3]: 42'), 'the state, kept');
+    expect(s.text()).not.toContain('Press Ctrl-C again');
+  });
+
+  it('leaves no stale frame behind when resized while a cell streams', async () => {
+    const s = launch({ columns: 100, rows: 30 });
+    await ready(s);
+    await s.run(
+      'import time\nfor i in range(10**6):\n    print("tick", i, "-" * 60, flush=True); time.sleep(0.02)',
+    );
+    await s.waitFor((t) => t.includes('   ...:'));
+    s.write('\r');
+    const lastTick = (t: string) => Math.max(-1, ...[...t.matchAll(/tick (\d+) /g)].map((m) => Number(m[1])));
+    await s.waitFor((t) => lastTick(t) >= 20, 'the stream');
+    const before = lastTick(s.text());
+    s.resize(70, 30);
+    await s.waitFor((t) => lastTick(t) >= before + 40, 'the stream after the resize');
+    s.write('\x03');
+    await s.waitFor(() => s.all().includes('cancelled') && s.text().includes('In [2]:'));
+    const all = s.all();
+    // One status line, one prompt: the frames before the resize are gone. (A frame that Ink wrote
+    // between the terminal's reflow and the notebook's notice of it can leave its first row.)
+    expect(all.split('\n').filter((l) => l.startsWith('● ')).length).toBe(1);
+    expect(all.split('\n').filter((l) => l.startsWith('In [')).length).toBe(1);
+    expect(all.split('\n').filter((l) => l.includes('[*] running')).length).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps a 25 MB line under 300 MB and names the file that has all of it', async () => {
+    const s = launch();
+    await ready(s);
+    await s.run('print("y" * 25_000_000)');
+    const screen = await s.waitFor(
+      (t) => t.includes('In [2]:') && t.includes('the whole output is in'),
+      'the cell',
+    );
+    expect(screen).toContain('chars omitted]');
+    expect(rssMiB(s.pid)).toBeLessThan(300);
+    const file = /the whole output is in (\S+?\.txt)/.exec(s.all().replace(/\n/g, ''))?.[1] as string;
+    expect(readFileSync(file, 'utf8').length).toBe(25_000_001);
+  });
+});

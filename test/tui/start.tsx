@@ -1,0 +1,50 @@
+import { App } from '../../src/tui/App.js';
+import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
+import { type Harness, KEYS, mount } from '../helpers/ink.js';
+
+export const mounted: Harness[] = [];
+
+/** A clock the test moves by hand (Ctrl-C's windows). */
+export class FakeClock {
+  t = 1_000_000;
+  now = () => this.t;
+  advance(ms: number) {
+    this.t += ms;
+  }
+}
+
+export function start(
+  fixtures: Record<string, Fixture> = {},
+  size: { columns?: number; rows?: number } = {},
+  opts: { color?: boolean; clock?: FakeClock; backend?: FakeBackend } = {},
+) {
+  const backend = opts.backend ?? new FakeBackend(fixtures);
+  let exited = 0;
+  const h = mount(
+    <App
+      backend={backend}
+      imageMode="off"
+      color={opts.color ?? false}
+      onExit={() => exited++}
+      {...(opts.clock ? { clock: opts.clock.now } : {})}
+    />,
+    size,
+  );
+  mounted.push(h);
+  return { h, backend, exited: () => exited };
+}
+
+export async function run(h: Harness, code: string) {
+  await h.type(code);
+  await h.press(KEYS.enter);
+}
+
+/** The screen with what changes from run to run (spinner frames, elapsed times) made constant. */
+export const screen = (frame: string) =>
+  frame
+    .replace(/\s+$/gm, '')
+    .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, '⠿')
+    .replace(/\d+(\.\d+)? (ms|s)\b/g, 'N ms');
+
+/** How many times `needle` occurs in `text`. */
+export const count = (text: string, needle: string) => text.split(needle).length - 1;

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { hasCellMarkers, splitCells } from '../../src/eval/script.js';
+
+describe('cell markers as Jupytext reads them', () => {
+  it('takes "# %%magic" for a commented magic, not a marker', () => {
+    const cells = splitCells('# %%\nx = 1\n# %%time\ny = 2\n# %% second\nz = 3');
+    expect(cells.map((c) => c.code)).toEqual(['x = 1\n# %%time\ny = 2', 'z = 3']);
+    expect(cells[1]?.title).toBe('second');
+    expect(hasCellMarkers('# %%time\nx = 1')).toBe(false);
+  });
+
+  it('takes "# In[1]" without a colon and "# <codecell>" as markers', () => {
+    expect(splitCells('# In[1]\na = 1\n# In[2]:\nb = 2').map((c) => c.code)).toEqual(['a = 1', 'b = 2']);
+    const old = splitCells('# <codecell>\na = 1\n# <markdowncell>\n# Some *text*\n# <codecell>\nb = 2');
+    expect(old.map((c) => c.code)).toEqual(['a = 1', 'b = 2']);
+    expect(hasCellMarkers('x = 1\n# <codecell>\ny = 2')).toBe(true);
+  });
+
+  it('keeps // %%x inside a JavaScript cell', () => {
+    expect(splitCells('// %%\nlet a = 1\n// %%x\n// %% b\na', 'js').map((c) => c.code)).toEqual([
+      'let a = 1\n// %%x',
+      'a',
+    ]);
+  });
+});

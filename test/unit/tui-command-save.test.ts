@@ -1,0 +1,41 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { saveCommand } from '../../src/tui/commands/saveCommand.js';
+import { textOutput } from '../../src/tui/state/output.js';
+import type { CellView } from '../../src/tui/state/reducer.js';
+import { commandContext } from '../helpers/commandContext.js';
+
+const cell: CellView = {
+  id: 1,
+  code: 'x = 1',
+  status: 'ok',
+  executionCount: 1,
+  output: textOutput('stdout', ''),
+};
+
+describe('/save', () => {
+  it('writes a script or a notebook by extension, and says where', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-save-'));
+    const { ctx, did } = commandContext(join(dir, 's.py'), [cell]);
+    await saveCommand.run(ctx);
+    expect(readFileSync(join(dir, 's.py'), 'utf8')).toBe('# %%\nx = 1\n');
+    ctx.args = join(dir, 's.ipynb');
+    await saveCommand.run(ctx);
+    expect(JSON.parse(readFileSync(join(dir, 's.ipynb'), 'utf8')).nbformat).toBe(4);
+    expect(did.printed).toEqual([
+      `Saved the session as a script: ${join(dir, 's.py')}`,
+      `Saved the session as a notebook: ${join(dir, 's.ipynb')}`,
+    ]);
+  });
+
+  it('answers a missing or unwritable file with a message', async () => {
+    const { ctx, did } = commandContext('', [cell]);
+    await saveCommand.run(ctx);
+    ctx.args = '/nonexistent-dir/x.py';
+    await saveCommand.run(ctx);
+    expect(did.printed[0]).toBe('usage: /save FILE.py or /save FILE.ipynb');
+    expect(did.printed[1]).toMatch(/^Could not save \/nonexistent-dir\/x.py: ENOENT/);
+  });
+});

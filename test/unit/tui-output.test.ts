@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openSpill } from '../../src/tui/lib/spill.js';
+import {
+  HEAD_ROWS,
+  KEPT_CHARS,
+  MAX_LINE_CHARS,
+  OutputBuffer,
+  rowsOf,
+  spillNote,
+  TAIL_ROWS,
+} from '../../src/tui/state/output.js';
+
+const keptChars = (b: OutputBuffer) =>
+  rowsOf(b.snapshot()).reduce((n, r) => n + (r.kind === 'text' ? r.text.length : 0), 0);
+
+describe("a cell's output in the notebook", () => {
+  it('keeps nothing beyond a clamped line of a 25 MB line, and names the file with all of it', () => {
+    const buffer = new OutputBuffer(openSpill);
+    const chunk = 'y'.repeat(512 * 1024);
+    for (let i = 0; i < 50; i++) buffer.appendText('stdout', chunk); // 25 MiB, one line
+    buffer.appendText('stdout', '\n');
+    buffer.end();
+    const output = buffer.snapshot();
+    expect(rowsOf(output)).toHaveLength(1);
+    const row = rowsOf(output)[0];
+    expect(row?.kind === 'text' && row.text.length).toBe(MAX_LINE_CHARS);
+    expect(row?.kind === 'text' && row.cut).toBe(50 * chunk.length - MAX_LINE_CHARS);
+    const path = output.spill?.path as string;
+    expect(spillNote(output)).toContain(path);
+    expect(readFileSync(path, 'utf8').length).toBe(50 * chunk.length + 1);
+  });
+
+  it('keeps the first and last rows of 200,000 lines, counts the rest, and spills them all', () => {
+    const buffer = new OutputBuffer(openSpill);
+    for (let block = 0; block < 100; block++) {
+      let text = '';
+      for (let i = 0; i < 2000; i++) text += `line ${block * 2000 + i}\n`;
+      buffer.appendText('stdout', text);
+    }
+    buffer.end();
+    const output = buffer.snapshot();
+    expect(output.head).toHaveLength(HEAD_ROWS);
+    expect(output.tail).toHaveLength(TAIL_ROWS);
+    expect(output.omitted).toBe(200_000 - HEAD_ROWS - TAIL_ROWS);
+    expect(output.tail.at(-1)).toMatchObject({ text: 'line 199999' });
+    const file = readFileSync(output.spill?.path as string, 'utf8');
+    expect(file.split('\n')).toHaveLength(200_001);
+    expect(file).toContain('line 123456\n');
+  });
+
+  it('bounds the characters kept, whatever the shape of the lines', () => {
+    const buffer = new OutputBuffer(openSpill);
+    for (let i = 0; i < 3000; i++) buffer.appendText('stdout', `${'z'.repeat(3000)}\n`);
+    buffer.end();
+    expect(keptChars(buffer)).toBeLessThanOrEqual(KEPT_CHARS);
+  });
+
+  it('writes no file for output that fits', () => {
+    const buffer = new OutputBuffer(() => {
+      throw new Error('no spill expected');
+    });
+    buffer.appendText('stdout', 'a\nb\r');
+    buffer.appendText('stdout', 'c\n');
+    buffer.end();
+    expect(buffer.snapshot().spill).toBeUndefined();
+    expect(rowsOf(buffer.snapshot()).map((r) => r.kind === 'text' && r.text)).toEqual(['a', 'c']);
+  });
+});

@@ -1,0 +1,157 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CellEvents } from '../../src/tui/lib/cellEvents.js';
+import { toNotebook, toScript } from '../../src/tui/lib/save.js';
+import type { Output } from '../../src/tui/state/output.js';
+import { type CellView, initialState, reducer } from '../../src/tui/state/reducer.js';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';
+
+/** The output a cell's events make in the notebook. */
+async function outputOf(events: Parameters<CellEvents['onEvent']>[0][]): Promise<Output> {
+  const cell = new CellEvents(
+    {
+      imageMode: 'off',
+      color: false,
+      columns: () => 80,
+      restarting: () => false,
+      onInput: () => {},
+      onCd: () => {},
+    },
+    () => ({ push() {}, end() {}, where: {} }),
+  );
+  for (const event of events) cell.onEvent(event);
+  await cell.drain(true);
+  return cell.buffer.snapshot();
+}
+
+async function session(): Promise<CellView[]> {
+  let state = initialState({ state: 'idle', cwd: '/', mode: 'session' });
+  const cells: { code: string; language?: 'py' | 'js'; status: 'ok' | 'error'; output: Output }[] = [
+    {
+      code: 'print("hi")\nHTML("<b>bold</b>")',
+      status: 'ok',
+      output: await outputOf([
+        { kind: 'stdout', text: 'hi\n' },
+        {
+          kind: 'result',
+          images: [],
+          text: '**bold**',
+          markdown: '**bold**',
+          mimeTypes: ['text/html', 'text/plain'],
+          bundle: { 'text/html': '<b>bold</b>', 'text/plain': '<IPython.core.display.HTML object>' },
+        } as never,
+      ]),
+    },
+    {
+      code: 'plt.plot([1, 2])',
+      status: 'ok',
+      output: await outputOf([
+        {
+          kind: 'display',
+          images: [{ mime: 'image/png', data: PNG, width: 1, height: 1 }],
+          text: '<Figure size 640x480 with 1 Axes>',
+          mimeTypes: ['image/png', 'text/plain'],
+        },
+      ]),
+    },
+    {
+      code: 'Markdown("# Title")',
+      status: 'ok',
+      output: await outputOf([
+        { kind: 'result', images: [], text: '# Title', markdown: '# Title', mimeTypes: ['text/markdown'] },
+      ]),
+    },
+    {
+      code: '%%js\n[1, 2].map((x) => x * 2)',
+      language: 'js',
+      status: 'ok',
+      output: await outputOf([{ kind: 'result', images: [], text: '[ 2, 4 ]', mimeTypes: ['text/plain'] }]),
+    },
+    {
+      code: '1/0',
+      status: 'error',
+      output: await outputOf([
+        {
+          kind: 'error',
+          ename: 'ZeroDivisionError',
+          evalue: 'division by zero',
+          traceback: ['Traceback (most recent call last):', 'ZeroDivisionError: division by zero'],
+        },
+      ]),
+    },
+  ];
+  state = reducer(state, {
+    type: 'submit',
+    cells: cells.map((c) => ({ code: c.code, language: c.language ?? 'py' })),
+  });
+  cells.forEach((c, i) => {
+    state = reducer(state, { type: 'start', id: i + 1, at: 0 });
+    state = reducer(state, {
+      type: 'finish',
+      id: i + 1,
+      status: c.status,
+      durationMs: 1,
+      output: c.output,
+      counted: true,
+    });
+  });
+  return state.done;
+}
+
+describe('saving the session as a notebook', () => {
+  it('keeps MIME bundles: display_data for displays, execute_result with data, text/markdown', async () => {
+    const nb = JSON.parse(toNotebook(await session(), { language: 'py', pythonVersion: '3.11.7' }));
+    const [html, plot, markdown, js, error] = nb.cells;
+    expect(html.outputs).toEqual([
+      { output_type: 'stream', name: 'stdout', text: ['hi\n'] },
+      {
+        output_type: 'execute_result',
+        execution_count: 1,
+        data: { 'text/html': ['<b>bold</b>'], 'text/plain': ['<IPython.core.display.HTML object>'] },
+        metadata: {},
+      },
+    ]);
+    expect(plot.outputs).toEqual([
+      {
+        output_type: 'display_data',
+        data: { 'image/png': PNG, 'text/plain': ['<Figure size 640x480 with 1 Axes>'] },
+        metadata: {},
+      },
+    ]);
+    expect(markdown.outputs[0].data).toEqual({ 'text/markdown': ['# Title'] });
+    expect(js.source).toEqual(['%%script node\n', '[1, 2].map((x) => x * 2)']);
+    expect(js.metadata).toEqual({ omp_eval: { language: 'js' } });
+    expect(error.outputs[0]).toMatchObject({ output_type: 'error', ename: 'ZeroDivisionError' });
+  });
+
+  it('numbers cells with one counter across languages', async () => {
+    const cells = await session();
+    expect(cells.map((c) => c.executionCount)).toEqual([1, 2, 3, 4, 5]);
+    const nb = JSON.parse(toNotebook(cells, { language: 'py' }));
+    expect(nb.cells.map((c: { execution_count: number }) => c.execution_count)).toEqual([1, 2, 3, 4, 5]);
+    expect(toScript(cells)).toContain('# %%\n%%js\n[1, 2].map');
+  });
+
+  it("is valid nbformat, and nbconvert's script export has In[n] markers and a .py name", async () => {
+    const python = '/usr/bin/python3';
+    if (!existsSync(python)) return expect.fail('/usr/bin/python3 with nbformat is needed');
+    const dir = mkdtempSync(join(tmpdir(), 'omp-nb-'));
+    const file = join(dir, 'session.ipynb');
+    writeFileSync(file, toNotebook(await session(), { language: 'py', pythonVersion: '3.11.7' }));
+    execFileSync(python, [
+      '-c',
+      'import nbformat, sys; nbformat.validate(nbformat.read(sys.argv[1], 4))',
+      file,
+    ]);
+    execFileSync(python, ['-m', 'nbconvert', '--to', 'script', file], { stdio: 'pipe' });
+    const script = readFileSync(join(dir, 'session.py'), 'utf8');
+    expect(script).toContain('# In[1]:');
+    expect(script).toContain('# In[5]:');
+    expect(script).toContain("get_ipython().run_cell_magic('script', 'node'");
+  });
+});
