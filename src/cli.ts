@@ -8,6 +8,7 @@ import { KernelStartError } from './eval/kernel.js';
 import { PythonNotFoundError } from './eval/runtime.js';
 import type { CellLanguage } from './eval/script.js';
 import { loadSettings, type Settings, SettingsError } from './eval/settings.js';
+import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
 import { runRepl } from './modes/repl.js';
 import { runScript } from './modes/run.js';
 import { checkPython } from './modes/setup.js';
@@ -166,6 +167,25 @@ program
   .action(async () => {
     const flags = program.opts<GlobalFlags>();
     await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }), true);
+  });
+
+program
+  .command('mcp')
+  .description('serve the retained kernels over MCP (stdio; --http for Streamable HTTP on loopback)')
+  .option('--http <host:port>', 'serve Streamable HTTP on a loopback address (bearer token required)')
+  .option('--idle-timeout <seconds>', 'shut down an HTTP session idle this long (default 1800)', seconds)
+  .addOption(
+    new Option('--print-config <client>', "print a client's configuration snippet").choices([
+      'claude',
+      'codex',
+      'cursor',
+      'gemini',
+    ]),
+  )
+  .action(async (opts: { http?: string; idleTimeout?: number; printConfig?: McpClientName }) => {
+    const flags = program.opts<GlobalFlags>();
+    const { runMcpCommand } = await import('./modes/mcp/command.js');
+    process.exitCode = await runMcpCommand({ ...opts, settings: () => settingsFrom(flags), cwd: flags.cwd });
   });
 
 const setup = program.command('setup').description('check or prepare a runtime');
