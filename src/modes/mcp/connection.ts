@@ -139,11 +139,11 @@ export class McpConnection {
           ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
         });
         await progress?.finish();
-        // The client no longer waits for this result: tell the next call what happened.
-        if (extra.signal.aborted) session.noteCancelledCall(result.cells);
-        for (const cell of result.cells)
-          if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
-        return await evalCallResult(result, name, session.takeNotices());
+        for (const cell of result.cells) if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
+        // The client no longer waits for this result: the next call says what happened.
+        const cancelled = extra.signal.aborted;
+        if (cancelled) session.noteCancelledCall(result.cells);
+        return await evalCallResult(result, name, cancelled ? [] : session.takeNotices());
       } finally {
         session.currentRequest = undefined;
         await progress?.finish();
