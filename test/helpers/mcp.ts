@@ -125,14 +125,9 @@ export async function startHttp(args: string[] = [], env: NodeJS.ProcessEnv = {}
     `the server to listen (${stderr})`,
   );
   const url = /(http:\/\/\S+)/.exec(stdout)?.[1] ?? '';
-  const token = /bearer token (\S+)/.exec(stdout)?.[1] ?? env.OMP_EVAL_MCP_TOKEN ?? '';
-  const server = {
-    child,
-    url,
-    token: token === 'from' ? (env.OMP_EVAL_MCP_TOKEN ?? '') : token,
-    stdout: () => stdout,
-    exited,
-  };
+  // The token is printed unless it came from OMP_EVAL_MCP_TOKEN.
+  const token = /bearer token (?!from )(\S+)/.exec(stdout)?.[1] ?? env.OMP_EVAL_MCP_TOKEN ?? '';
+  const server = { child, url, token, stdout: () => stdout, exited };
   httpServers.push(server);
   return server;
 }

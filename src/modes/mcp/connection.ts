@@ -139,7 +139,8 @@ export class McpConnection {
           ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
         });
         await progress?.finish();
-        for (const cell of result.cells) if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
+        for (const cell of result.cells)
+          if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
         // The client no longer waits for this result: the next call says what happened.
         const cancelled = extra.signal.aborted;
         if (cancelled) session.noteCancelledCall(result.cells);
