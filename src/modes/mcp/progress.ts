@@ -39,8 +39,8 @@ export class ProgressReporter {
   private dropped = 0;
   private tail = '';
   private tailDirty = false;
-  private lastStatusAt = 0;
-  private lastTailAt = 0;
+  private lastStatusAt = Number.NEGATIVE_INFINITY;
+  private lastTailAt = Number.NEGATIVE_INFINITY;
   private timer?: NodeJS.Timeout;
   private closed = false;
 
