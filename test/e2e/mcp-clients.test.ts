@@ -19,7 +19,7 @@ afterEach(stopAll);
 const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.py', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-describe('completion() through MCP sampling', () => {
+describe('completion() through MCP sampling', { timeout: 60_000 }, () => {
   it('asks the client with sampling/createMessage when no completion command is configured', async () => {
     const requests: unknown[] = [];
     const server = await startStdio({ capabilities: { sampling: {} } });
@@ -70,7 +70,7 @@ describe('completion() through MCP sampling', () => {
   });
 });
 
-describe('the settings of the other commands', () => {
+describe('the settings of the other commands', { timeout: 60_000 }, () => {
   it('takes --cwd, --timeout, --pass-env and the config file', async () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), 'omp-mcp-cwd-')));
     const config = join(dir, 'config.json');

@@ -93,7 +93,7 @@ function tryConnect(host: string, port: number): Promise<string> {
   });
 }
 
-describe('omp-eval mcp --http', () => {
+describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
   it('refuses requests without the bearer token, or with a wrong one', async () => {
     const server = await startHttp();
     expect(server.token.length).toBeGreaterThanOrEqual(32);

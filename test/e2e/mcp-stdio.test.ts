@@ -25,7 +25,7 @@ interface CellOut {
 const cellsOf = (result: unknown) =>
   ((result as { structuredContent: unknown }).structuredContent as { cells: CellOut[] }).cells;
 
-describe('omp-eval mcp over stdio', () => {
+describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   it('initializes and lists its tools with valid JSON Schemas', async () => {
     const { client } = await startStdio();
     expect(client.getServerVersion()?.name).toBe('omp-eval');

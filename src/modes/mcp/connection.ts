@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { listArtifacts, readArtifact } from './artifacts.js';
-import { backendAvailability, type Language, runEvalTool, type Settings } from './engine.js';
+import { backendAvailability, type Language, type Settings } from './engine.js';
 import { KernelSession } from './kernelSession.js';
 import { ProgressReporter } from './progress.js';
 import { errorResult, evalCallResult } from './results.js';
@@ -130,12 +130,9 @@ export class McpConnection {
             );
       session.currentRequest = extra.requestId;
       try {
-        const result = await runEvalTool(params, {
-          executor: session.executor,
-          id: name,
-          cwd: this.opts.cwd,
+        const result = await session.runCells(params, {
           signal: extra.signal,
-          ...(this.opts.env ? { env: this.opts.env } : {}),
+          env: this.opts.env ?? process.env,
           ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
         });
         await progress?.finish();
@@ -157,10 +154,8 @@ export class McpConnection {
     const session = this.kernelSession(name);
     return session.enqueue(async () => {
       const alive = (await session.running()).filter((l) => languages.includes(l));
-      if (session.mode !== 'per-call') {
-        const kernels = await session.session();
-        await kernels.restart(languages.length === 1 ? languages[0] : undefined);
-      }
+      if (session.mode !== 'per-call')
+        await session.restart(languages.length === 1 ? languages[0] : undefined);
       const names = languages.map((l) => LABEL[l]).join(' and ');
       const message =
         session.mode === 'per-call'

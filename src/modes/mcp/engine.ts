@@ -13,6 +13,7 @@ export {
   LANGUAGES,
   type Language,
   type OutputEvent,
+  type RunOptions,
   type Session,
 } from '../../eval/executor.js';
 export { type BridgeHandler, type BridgeRequest, KernelStartError } from '../../eval/kernel.js';
@@ -23,6 +24,7 @@ export { backendAvailability, type Settings, SettingsError } from '../../eval/se
 export {
   type EvalToolParams,
   type EvalToolResult,
+  renderToolText,
   runEvalTool,
   ToolInputError,
   validateToolInput,

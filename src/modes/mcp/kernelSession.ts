@@ -6,11 +6,17 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
+  backendAvailability,
   type CellResult,
   createExecutor,
+  type EvalToolParams,
+  type EvalToolResult,
   type Executor,
   LANGUAGES,
   type Language,
+  type RunOptions,
+  renderToolText,
+  runEvalTool,
   type Session,
   type Settings,
 } from './engine.js';
@@ -24,6 +30,8 @@ export class KernelSession {
   currentRequest?: RequestId;
   private tail: Promise<unknown> = Promise.resolve();
   private notices: string[] = [];
+  /** The retained session the eval calls run in, once the first one made it. */
+  private retained?: Session;
 
   constructor(
     readonly name: string,
@@ -51,6 +59,40 @@ export class KernelSession {
   /** The retained session of this name (the one the eval calls use). */
   session(): Promise<Session> {
     return this.executor.session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false });
+  }
+
+  /**
+   * Runs an eval call's cells. The first call goes through runEvalTool (backend checks, the
+   * interpreter's resolution); later ones run in the session it made, without resolving the
+   * interpreter again (about 1 ms a call). The interpreter is the session's until a restart.
+   */
+  async runCells(
+    params: EvalToolParams,
+    options: { signal: AbortSignal; onEvent?: RunOptions['onEvent']; env: NodeJS.ProcessEnv },
+  ): Promise<EvalToolResult> {
+    const { env, ...runOptions } = options;
+    const available = backendAvailability(this.executor.settings, env);
+    const languages = new Set(params.cells.map((c) => c.language ?? 'py'));
+    const session = this.retained;
+    if (session && [...languages].every((l) => available[l]) && (!languages.has('py') || session.python)) {
+      const cells = await session.run(params.cells, runOptions);
+      return { text: renderToolText(cells), isError: cells.some((c) => c.status !== 'ok'), cells };
+    }
+    const result = await runEvalTool(params, {
+      executor: this.executor,
+      id: this.name,
+      cwd: this.cwd,
+      env,
+      ...runOptions,
+    });
+    if (this.mode === 'session') this.retained = await this.session().catch(() => undefined);
+    return result;
+  }
+
+  /** Restarts kernels; the next eval resolves the interpreter anew. */
+  async restart(language?: Language): Promise<void> {
+    this.retained = undefined;
+    await (await this.session()).restart(language);
   }
 
   /** Languages whose kernel is alive now. */
