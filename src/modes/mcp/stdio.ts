@@ -8,14 +8,32 @@ import { type ConnectionOptions, McpConnection } from './connection.js';
 export interface StdioServeOptions extends ConnectionOptions {
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
+  /** Diagnostics (an MCP client keeps a server's stderr in its logs). */
+  stderr?: NodeJS.WritableStream;
 }
 
 /** Serves until the client goes away; resolves with the exit code. */
 export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
   const connection = new McpConnection(opts);
   const transport = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
+  // A line that is not a JSON-RPC message has no id to answer; say so where a person can see it.
+  connection.server.onerror = (err) => {
+    const what =
+      err instanceof SyntaxError
+        ? `ignored a line that is not JSON (${err.message})`
+        : err.name === 'ZodError'
+          ? 'ignored a message that is not a JSON-RPC request, notification or response'
+          : err.message.split('\n')[0];
+    stderr.write(`omp-eval mcp: ${what}\n`);
+  };
+  if ((stdin as NodeJS.ReadStream).isTTY) {
+    stderr.write(
+      'omp-eval mcp: serving MCP (JSON-RPC) on stdin and stdout, for an MCP client to start; see omp-eval mcp --print-config. Ctrl-D ends it.\n',
+    );
+  }
   let code = 0;
   const ended = new Promise<void>((resolve) => {
     connection.server.onclose = () => resolve();
