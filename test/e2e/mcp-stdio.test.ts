@@ -5,12 +5,39 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/kernel.js';
-import { evalCell, pidAlive, processesMatching, startStdio, stopAll, textOf } from '../helpers/mcp.js';
+import {
+  evalCell,
+  pidAlive,
+  processesMatching,
+  type StdioServer,
+  startStdio,
+  stopAll,
+  textOf,
+} from '../helpers/mcp.js';
 
-afterEach(stopAll);
+/**
+ * One server for the file (starting one costs seconds on a loaded machine); each test works in a
+ * session of its own, which has kernels of its own.
+ */
+let shared: StdioServer;
+beforeAll(async () => {
+  shared = await startStdio({ args: ['--python', '/usr/bin/python3', 'mcp'] });
+});
+afterAll(stopAll);
+
+let sessions = 0;
+/** The shared client, with every tool call in a new session unless the call names one. */
+function sessionClient(): { client: Client; session: string } {
+  const session = `t${++sessions}`;
+  const client = Object.create(shared.client) as Client;
+  client.callTool = (params, schema, options) =>
+    shared.client.callTool({ ...params, arguments: { session, ...params.arguments } }, schema, options);
+  return { client, session };
+}
 
 interface CellOut {
   status: string;
@@ -27,7 +54,7 @@ const cellsOf = (result: unknown) =>
 
 describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   it('initializes and lists its tools with valid JSON Schemas', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     expect(client.getServerVersion()?.name).toBe('omp-eval');
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
     expect(client.getInstructions()).toMatch(/persist/);
@@ -48,7 +75,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('keeps state from call to call, in both languages, and reports it with variables', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     const first = await evalCell(client, 'import json\ndata = {"a": [1, 2, 3]}\nn = 41');
     expect(first.isError).toBe(false);
     expect(textOf(await evalCell(client, 'n + 1'))).toBe('42');
@@ -75,7 +102,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('returns a matplotlib figure as an image block and scales a large image down', async () => {
-    const { client } = await startStdio({ args: ['--python', '/usr/bin/python3', 'mcp'] });
+    const { client } = sessionClient();
     const result = await evalCell(
       client,
       'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title("t")\nplt.show()',
@@ -102,7 +129,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   }, 60_000);
 
   it('times a cell out, keeps the state and says so', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     await evalCell(client, 'kept = "yes"');
     const result = await client.callTool({
       name: 'eval',
@@ -115,7 +142,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('interrupts a cancelled cell and keeps the state; the next call says so', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     await evalCell(client, 'x = 41');
     const controller = new AbortController();
     const messages: string[] = [];
@@ -140,7 +167,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('kills a cell that ignores SIGINT after 5 s; the next call says the state was lost', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     const pid = Number(textOf(await evalCell(client, 'import os\nx = 1\nos.getpid()')));
     const controller = new AbortController();
     const cancelled = client.callTool(
@@ -168,7 +195,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('reports a kernel that died and recovers with a new one', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     await evalCell(client, 'x = 1');
     const died = await evalCell(client, 'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)');
     expect(died.isError).toBe(true);
@@ -183,7 +210,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('answers invalid arguments with a clear error', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     const bad = await client.callTool({
       name: 'eval',
       arguments: { cells: [{ language: 'rb', code: 3, timeout: -1 }], session: 'no spaces', extra: true },
@@ -209,7 +236,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('runs two concurrent calls in the order they were sent', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     // If the second ran first, `seq` would not exist yet.
     const [first, second] = await Promise.all([
       evalCell(client, 'import time\ntime.sleep(0.3)\nseq = ["first"]'),
@@ -220,7 +247,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('sends progress notifications while a cell runs: log(), phase(), %cd and a tail of the output', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     const dir = await mkdtemp(join(tmpdir(), 'omp-mcp-'));
     const release = join(dir, 'release');
     const messages: string[] = [];
@@ -261,7 +288,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('keeps large output as an artifact resource and names its file', async () => {
-    const { client } = await startStdio();
+    const { client } = sessionClient();
     const result = await evalCell(client, 'for i in range(5000): print("line", i, "x" * 40)');
     const cell = cellsOf(result)[0] as CellOut;
     expect(cell.fullOutput?.uri).toMatch(/^artifact:\/\/[\w-]+$/);
@@ -283,12 +310,12 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('restarts a kernel, saying that state was lost', async () => {
-    const { client } = await startStdio();
+    const { client, session } = sessionClient();
     await evalCell(client, 'x = 1');
     await evalCell(client, 'y = 2', {}, 'js');
     const restarted = await client.callTool({ name: 'restart', arguments: { language: 'py' } });
     expect(textOf(restarted)).toMatch(
-      /Restarted the Python kernel of session "default": all state .* is lost/,
+      new RegExp(`Restarted the Python kernel of session "${session}": all state .* is lost`),
     );
     expect(restarted.structuredContent).toMatchObject({ restarted: ['py'], stateLost: true });
     expect(textOf(await evalCell(client, '"x" in globals()'))).toBe('False');
@@ -298,10 +325,10 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
   });
 
   it('keeps named sessions apart', async () => {
-    const { client } = await startStdio();
-    await evalCell(client, 'x = "default"');
+    const { client } = sessionClient();
+    await evalCell(client, 'x = "mine"');
     await evalCell(client, 'x = "scratch"', { session: 'scratch' });
-    expect(textOf(await evalCell(client, 'x'))).toBe("'default'");
+    expect(textOf(await evalCell(client, 'x'))).toBe("'mine'");
     expect(textOf(await evalCell(client, 'x', { session: 'scratch' }))).toBe("'scratch'");
   });
 
