@@ -38,6 +38,13 @@ async function evalMedian(client: Client, language = 'py'): Promise<number> {
   return median(times);
 }
 
+/** The median of `CALLS` pings: what the transport alone costs a call. */
+async function pingMedian(client: Client): Promise<number> {
+  return timeIt(CALLS, async () => {
+    await client.ping();
+  });
+}
+
 /** One `omp-eval tool` call, as an agent without MCP makes it. */
 function toolCall(): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -79,6 +86,7 @@ async function main() {
   const firstResult = performance.now() - t0;
   const py = await evalMedian(stdio);
   const js = await evalMedian(stdio, 'js');
+  const stdioPing = await pingMedian(stdio);
   const tool = await timeIt(TOOL_CALLS, toolCall);
   rows.push({
     what: `eval 1+1 over MCP stdio (median of ${CALLS}) vs omp-eval tool (process per call)`,
@@ -88,6 +96,13 @@ async function main() {
     target: '< 2 ms',
   });
   rows.push({ what: 'eval js 1+1 over MCP stdio', omp: ms(js), baseline: '-', ratio: '-', target: '< 2 ms' });
+  rows.push({
+    what: 'MCP ping over stdio (the transport alone)',
+    omp: ms(stdioPing),
+    baseline: '-',
+    ratio: '-',
+    target: '-',
+  });
   rows.push({
     what: 'MCP stdio: spawn, initialize, first 1+1 (kernel start)',
     omp: ms(firstResult),
@@ -105,11 +120,19 @@ async function main() {
     });
     await http.connect(transport);
     const overHttp = await evalMedian(http);
+    const httpPing = await pingMedian(http);
     rows.push({
       what: 'eval 1+1 over MCP Streamable HTTP',
       omp: ms(overHttp),
       baseline: ms(py),
       ratio: `${(overHttp / py).toFixed(1)}× stdio`,
+      target: '-',
+    });
+    rows.push({
+      what: 'MCP ping over Streamable HTTP (the transport alone)',
+      omp: ms(httpPing),
+      baseline: '-',
+      ratio: '-',
       target: '-',
     });
     await http.close();
