@@ -220,11 +220,4 @@ export class McpConnection {
     })();
     return this.closing;
   }
-
-  /** Pids of the live kernels, for diagnostics and tests. */
-  kernelPids(): number[] {
-    return [...this.sessions.values()].flatMap((s) =>
-      s.executor.kernels.flatMap((k) => (k.pid !== undefined && k.state !== 'dead' ? [k.pid] : [])),
-    );
-  }
 }

@@ -57,8 +57,11 @@ export class KernelSession {
   }
 
   /** The retained session of this name (the one the eval calls use). */
-  session(): Promise<Session> {
-    return this.executor.session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false });
+  async session(): Promise<Session> {
+    return (
+      this.retained ??
+      this.executor.session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
+    );
   }
 
   /**
@@ -85,14 +88,19 @@ export class KernelSession {
       env,
       ...runOptions,
     });
-    if (this.mode === 'session') this.retained = await this.session().catch(() => undefined);
+    if (this.mode === 'session') {
+      this.retained = await this.executor
+        .session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
+        .catch(() => undefined);
+    }
     return result;
   }
 
   /** Restarts kernels; the next eval resolves the interpreter anew. */
   async restart(language?: Language): Promise<void> {
+    const session = await this.session();
     this.retained = undefined;
-    await (await this.session()).restart(language);
+    await session.restart(language);
   }
 
   /** Languages whose kernel is alive now. */
