@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/kernel.js';
 import {
   evalCell,
@@ -99,6 +100,25 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
     const after = await evalCell(client, '%who');
     expect(textOf(after).split(/\s+/).filter(Boolean)).toEqual(['data', 'json', 'n']);
     expect(cellsOf(after)[0]?.executionCount).toBe(3);
+  });
+
+  it('answers with the same text as omp-eval tool, and isError when a cell failed', async () => {
+    const { client } = sessionClient();
+    const cells = [
+      { language: 'py', code: 'print("one")', title: 'first' },
+      { language: 'py', code: '1 / 0' },
+      { language: 'py', code: '"never"' },
+    ];
+    const viaTool = await cli(['--python', '/usr/bin/python3', 'tool'], { input: JSON.stringify({ cells }) });
+    const expected = JSON.parse(viaTool.stdout);
+    const result = await client.callTool({ name: 'eval', arguments: { cells } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(expected.text);
+    expect(textOf(result)).toMatch(
+      /ZeroDivisionError[\s\S]*Cell 2 failed \(exit code 1\)\. Earlier cells succeeded/,
+    );
+    expect(cellsOf(result).map((c) => c.status)).toEqual(['ok', 'error', 'skipped']);
+    expect(cellsOf(result)[1]?.error).toEqual({ ename: 'ZeroDivisionError', evalue: 'division by zero' });
   });
 
   it('returns a matplotlib figure as an image block and scales a large image down', async () => {
