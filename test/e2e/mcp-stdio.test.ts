@@ -340,6 +340,10 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
     expect(restarted.structuredContent).toMatchObject({ restarted: ['py'], stateLost: true });
     expect(textOf(await evalCell(client, '"x" in globals()'))).toBe('False');
     expect(textOf(await evalCell(client, 'y', {}, 'js'))).toBe('2');
+    const both = await client.callTool({ name: 'restart', arguments: {} });
+    expect(textOf(both)).toMatch(/^Restarted the Python and JavaScript kernels of session/);
+    expect(both.structuredContent).toMatchObject({ restarted: ['py', 'js'], stateLost: true });
+    expect(textOf(await evalCell(client, 'typeof y', {}, 'js'))).toBe("'undefined'");
     const again = await client.callTool({ name: 'restart', arguments: { language: 'py', session: 'other' } });
     expect(textOf(again)).toMatch(/No Python kernel of session "other" was running/);
   });
