@@ -197,13 +197,17 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
           cells: [
             {
               language: 'py',
-              code: 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass',
+              code: 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nlog("ignoring SIGINT")\nwhile True: pass',
             },
           ],
         },
       },
       undefined,
-      { signal: controller.signal, onprogress: (p) => p.message?.includes('started') && controller.abort() },
+      // Cancel once SIGINT is ignored (at `started` the cell may not have got that far).
+      {
+        signal: controller.signal,
+        onprogress: (p) => p.message?.includes('log: ignoring') && controller.abort(),
+      },
     );
     await expect(cancelled).rejects.toThrow(/abort/i);
     const next = await evalCell(client, '"x" in globals()');
