@@ -84,12 +84,16 @@ describe('the settings of the other commands', { timeout: 60_000 }, () => {
       'import os, sys\nos.getcwd(), sys.executable, os.environ.get("OMP_TEST_SECRET_TOKEN")',
     );
     expect(textOf(where)).toBe(`('${dir}', '/usr/bin/python3', 'kept')`);
+    const { tools } = await client.listTools();
+    expect(tools[0]?.description).toMatch(/each cell has a timeout \(1 s unless the cell sets "timeout"/);
     const slow = await evalCell(client, 'while True: pass');
     expect(textOf(slow)).toMatch(/timed out after 1s/);
   });
 
   it('runs a fresh kernel per call in per-call mode, and says restart has nothing to do', async () => {
     const { client } = await startStdio({ args: ['--kernel-mode', 'per-call', 'mcp'] });
+    const { tools } = await client.listTools();
+    expect(tools[0]?.description).toMatch(/What persists: nothing between calls/);
     await evalCell(client, 'x = 1');
     expect(textOf(await evalCell(client, '"x" in globals()'))).toBe('False');
     expect(textOf(await client.callTool({ name: 'restart', arguments: {} }))).toMatch(/per-call mode/);

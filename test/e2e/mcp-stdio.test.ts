@@ -71,6 +71,8 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
     expect(evalInput({ cells: [{ language: 'py', code: '1' }], session: 'a' }).valid).toBe(true);
     expect(evalInput({ cells: [{ language: 'rb', code: '1' }] }).valid).toBe(false);
     const description = tools[0]?.description ?? '';
+    expect(description).toMatch(/persistent kernel[\s\S]*stay in memory from call to call/);
+    expect(description).toMatch(/each cell has a timeout \(30 s unless/);
     for (const topic of [/persist/i, /timeout/i, /artifact:\/\//, /restart/, /reset/])
       expect(description).toMatch(topic);
   });

@@ -19,7 +19,7 @@ import { backendAvailability, type Language, type Settings } from './engine.js';
 import { KernelSession } from './kernelSession.js';
 import { ProgressReporter } from './progress.js';
 import { errorResult, evalCallResult } from './results.js';
-import { INSTRUCTIONS, TOOLS } from './tools.js';
+import { INSTRUCTIONS, toolsFor } from './tools.js';
 import { type KernelPresence, type KernelVariables, listVariables, variablesTable } from './variables.js';
 
 export const SERVER_VERSION = '0.1.0';
@@ -54,7 +54,8 @@ export class McpConnection {
       },
       { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
     );
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
+    const tools = toolsFor(opts.settings);
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       this.track(() => this.callTool(request.params.name, request.params.arguments, extra)),
     );

@@ -20,7 +20,7 @@ export { type BridgeHandler, type BridgeRequest, KernelStartError } from '../../
 export { resolveArtifact } from '../../eval/outputSink.js';
 export type { Frame } from '../../eval/protocol.js';
 export { PythonNotFoundError } from '../../eval/runtime.js';
-export { backendAvailability, type Settings, SettingsError } from '../../eval/settings.js';
+export { backendAvailability, type KernelMode, type Settings, SettingsError } from '../../eval/settings.js';
 export {
   type EvalToolParams,
   type EvalToolResult,

@@ -1,7 +1,7 @@
 /**
  * An eval call's result as MCP content: the agent text `omp-eval tool` gives, one `image` block per
  * image (scaled to fit, within a per-call budget), a `resource_link` per cut output, and the
- * per-cell results as `structuredContent` (EVAL_TOOL.outputSchema).
+ * per-cell results as `structuredContent` (the eval tool's outputSchema).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CellResult, EvalToolResult, StatusEvent } from './engine.js';

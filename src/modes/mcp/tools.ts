@@ -4,6 +4,7 @@
  * can act on (the schemas are for the client; not every client validates them).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { KernelMode, Settings } from './engine.js';
 
 /** Names of independent kernel sets: letters, digits, `_`, `-`, `.`. */
 export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -22,15 +23,25 @@ const languageChoice = {
   default: 'both',
 } as const;
 
-const EVAL_DESCRIPTION = `Run Python ("py") or JavaScript ("js") code in a persistent kernel, like notebook cells.
+/** What persists, for the server's kernel mode. */
+const PERSISTENCE = {
+  session:
+    'What persists: variables, imports, functions and loaded data stay in memory from call to call, so load data once and keep working on it. Python and JavaScript have separate kernels. State is lost only by the "restart" tool, a cell with "reset": true, or a kernel that crashed or had to be killed (the result then says so).',
+  'per-call':
+    'What persists: nothing between calls. This server runs in per-call mode: every call starts fresh kernels, so put everything a computation needs into the cells of one call (they share state within the call).',
+};
 
-What persists: variables, imports, functions and loaded data stay in memory from call to call, so load data once and keep working on it. Python and JavaScript have separate kernels. State is lost only by the "restart" tool, a cell with "reset": true, or a kernel that crashed or had to be killed (the result then says so).
+function evalDescription(mode: KernelMode, timeout: number): string {
+  return `Run Python ("py") or JavaScript ("js") code in a ${mode === 'session' ? 'persistent kernel' : 'fresh kernel'}, like notebook cells.
+
+${PERSISTENCE[mode]}
 
 How cells run: the cells of one call run in order; after a cell fails, the rest are skipped and the result says which cell to fix. The value of a cell's last expression is shown, as in Jupyter, along with print() output and tracebacks. Plots (matplotlib figures, PIL images, display() of an image) come back as images. Python cells also take IPython syntax (%cd, %pip install, !shell commands, %%bash, %whos) and helpers: read(path, offset, limit), write(path, text), tree(), diff(a, b), log(message) and phase(title) for progress.
 
-Limits: each cell has a timeout (default from the server's settings, normally 30 s; set "timeout" up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. Output beyond about 50,000 characters per cell keeps its head and tail: the full text is the resource named in the result (artifact://<id>, read it with resources/read) and a file whose path is given, which a later cell can open with read(path, offset, limit).
+Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. Output beyond about 50,000 characters per cell keeps its head and tail: the full text is the resource named in the result (artifact://<id>, read it with resources/read) and a file whose path is given, which a later cell can open with read(path, offset, limit).
 
 Starting over: call "restart", or set "reset": true on a cell. Use "variables" to see what is defined.`;
+}
 
 const cellSchema = {
   type: 'object',
@@ -107,10 +118,9 @@ const cellResultSchema = {
   required: ['index', 'language', 'status', 'exitCode', 'text', 'images', 'notices'],
 } as const;
 
-export const EVAL_TOOL: Tool = {
+const EVAL_TOOL: Omit<Tool, 'description'> = {
   name: 'eval',
   title: 'Run code in a persistent kernel',
-  description: EVAL_DESCRIPTION,
   inputSchema: {
     type: 'object',
     properties: {
@@ -198,7 +208,11 @@ export const VARIABLES_TOOL: Tool = {
   annotations: { title: 'List variables', readOnlyHint: true, idempotentHint: true },
 };
 
-export const TOOLS: Tool[] = [EVAL_TOOL, RESTART_TOOL, VARIABLES_TOOL];
+/** The tools, their descriptions telling the model this server's kernel mode and cell timeout. */
+export function toolsFor(settings: Pick<Settings, 'python.kernelMode' | 'eval.timeout'>): Tool[] {
+  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout']);
+  return [{ ...EVAL_TOOL, description }, RESTART_TOOL, VARIABLES_TOOL];
+}
 
 /** The server's instructions: a short map of the tools for the model. */
 export const INSTRUCTIONS =
