@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
 import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
+import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
 import type { ImageMode } from './tui/lib/images.js';
 
 interface GlobalFlags {
@@ -204,6 +205,25 @@ program
     const flags = program.opts<GlobalFlags>();
     const { runToolCommand } = await import('./modes/tool.js');
     await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }), { json: true });
+  });
+
+program
+  .command('mcp')
+  .description('serve the retained kernels over MCP (stdio; --http for Streamable HTTP on loopback)')
+  .option('--http <host:port>', 'serve Streamable HTTP on a loopback address (bearer token required)')
+  .option('--idle-timeout <seconds>', 'shut down an HTTP session idle this long (default 1800)', seconds)
+  .addOption(
+    new Option('--print-config <client>', "print a client's configuration snippet").choices([
+      'claude',
+      'codex',
+      'cursor',
+      'gemini',
+    ]),
+  )
+  .action(async (opts: { http?: string; idleTimeout?: number; printConfig?: McpClientName }) => {
+    const flags = program.opts<GlobalFlags>();
+    const { runMcpCommand } = await import('./modes/mcp/command.js');
+    process.exitCode = await runMcpCommand({ ...opts, settings: () => settingsFrom(flags), cwd: flags.cwd });
   });
 
 const setup = program.command('setup').description('check or prepare a runtime');

@@ -8,7 +8,7 @@
 export { autoIndent, cellNeedsMoreInput, needsMoreInput } from './completeness.js';
 export { type BridgeCommands, commandBridge, resolveAgentHandle } from './executor/commandBridge.js';
 export type { OutputEvent } from './executor/events.js';
-export type { KernelStateListener, KernelStatus } from './executor/kernelSet.js';
+export { type KernelStateListener, type KernelStatus, LANGUAGES } from './executor/kernelSet.js';
 export { checkCwd, createExecutor, type Executor } from './executor/registry.js';
 export {
   type CellRequest,

@@ -1,0 +1,66 @@
+/**
+ * Artifacts as MCP resources: `artifact://<id>` is the full output of a cell whose output was cut
+ * (a file in the private artifact directory). A read returns at most READ_LIMIT bytes, cut at a
+ * line, with a note that names the file for the rest.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import {
+  ErrorCode,
+  McpError,
+  type Resource,
+  type TextResourceContents,
+} from '@modelcontextprotocol/sdk/types.js';
+import { resolveArtifact } from './engine.js';
+
+export const READ_LIMIT = 8 * 1024 * 1024;
+/** Resources listed (the newest of this connection). */
+const LIST_LIMIT = 100;
+
+export function listArtifacts(uris: string[]): Resource[] {
+  return uris
+    .slice(-LIST_LIMIT)
+    .reverse()
+    .map((uri) => ({
+      uri,
+      name: uri.slice('artifact://'.length),
+      title: 'Full output of a cell',
+      mimeType: 'text/plain',
+    }));
+}
+
+export function readArtifact(uri: string, limit = READ_LIMIT): TextResourceContents {
+  let path: string;
+  try {
+    if (!uri.startsWith('artifact://')) throw new Error('not an artifact');
+    path = resolveArtifact(uri);
+  } catch {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown resource ${uri}: this server has artifact://<id> resources only`,
+    );
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    throw new McpError(
+      -32002,
+      `Resource not found: ${uri} (no file ${path}; artifacts are removed a day after they were written)`,
+    );
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(size, limit));
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    let bytes = buffer.subarray(0, read);
+    if (size <= limit) return { uri, mimeType: 'text/plain', text: bytes.toString('utf8') };
+    // Cut at the last full line, so no UTF-8 sequence is split.
+    const newline = bytes.lastIndexOf(0x0a);
+    if (newline > 0) bytes = bytes.subarray(0, newline + 1);
+    const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+    const note = `[resource cut: the first ${mib(bytes.length)} of ${mib(size)} are shown; the whole output is the file ${path}, which a cell can read with read(path, offset, limit)]\n`;
+    return { uri, mimeType: 'text/plain', text: `${bytes.toString('utf8')}${note}` };
+  } finally {
+    closeSync(fd);
+  }
+}

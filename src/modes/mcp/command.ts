@@ -1,0 +1,95 @@
+/**
+ * `omp-eval mcp`: the retained kernels as an MCP server, over stdio (default) or Streamable HTTP
+ * on loopback (`--http HOST:PORT`); `--print-config CLIENT` prints a client's configuration.
+ */
+import { checkCwd, ExecutorError, type Settings, SettingsError } from './engine.js';
+import { bearerToken, HttpOptionError, McpHttpServer, parseListenAddress } from './http.js';
+import { type ClientName, configSnippet, invocationFromArgv } from './printConfig.js';
+import { serveStdio } from './stdio.js';
+
+export const DEFAULT_IDLE_TIMEOUT_S = 30 * 60;
+
+export interface McpCommandOptions {
+  /** The settings of every kernel (defaults, config file, flags); a thunk so errors are reported here. */
+  settings: () => Promise<Settings>;
+  cwd: string;
+  http?: string;
+  /** Seconds an HTTP session may stay idle before its kernels are shut down. */
+  idleTimeout?: number;
+  printConfig?: ClientName;
+  env?: NodeJS.ProcessEnv;
+  argv?: string[];
+  out?: NodeJS.WritableStream;
+  err?: NodeJS.WritableStream;
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
+  const out = opts.out ?? process.stdout;
+  const err = opts.err ?? process.stderr;
+  const env = opts.env ?? process.env;
+  try {
+    const address = opts.http === undefined ? undefined : parseListenAddress(opts.http);
+    if (opts.printConfig) {
+      const invocation = invocationFromArgv(opts.argv ?? process.argv);
+      if (address) {
+        if (address.port === 0)
+          throw new HttpOptionError('--print-config with --http needs a fixed port, not 0');
+        const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+        invocation.url = `http://${host}:${address.port}/mcp`;
+      }
+      const { snippet, where } = configSnippet(opts.printConfig, invocation);
+      out.write(snippet);
+      err.write(`${where}\n`);
+      if (address) {
+        err.write(
+          `Start the server yourself with OMP_EVAL_MCP_TOKEN set (at least 16 characters) in both environments: omp-eval mcp --http ${opts.http}\n`,
+        );
+      }
+      return 0;
+    }
+    const settings = await opts.settings();
+    const cwd = checkCwd(opts.cwd);
+    if (!address) return await serveStdio({ settings, cwd, env });
+    const { token, generated } = bearerToken(env);
+    const server = new McpHttpServer({
+      settings,
+      cwd,
+      env,
+      ...address,
+      token,
+      idleTimeoutMs: (opts.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
+    });
+    const url = await server.listen();
+    out.write(`omp-eval mcp: serving MCP (Streamable HTTP) at ${url}\n`);
+    out.write(
+      generated
+        ? `omp-eval mcp: bearer token ${token}\n`
+        : 'omp-eval mcp: bearer token from OMP_EVAL_MCP_TOKEN\n',
+    );
+    return await untilSignal(() => server.close());
+  } catch (error) {
+    const known =
+      error instanceof HttpOptionError || error instanceof SettingsError || error instanceof ExecutorError;
+    const listenError = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    err.write(
+      `omp-eval mcp: ${known || listenError ? (error as Error).message : ((error as Error).stack ?? error)}\n`,
+    );
+    return known && !(error instanceof ExecutorError) ? 2 : 1;
+  }
+}
+
+/** Waits for SIGINT, SIGTERM or SIGHUP, then shuts down; resolves with the signal's exit code. */
+function untilSignal(shutdown: () => Promise<void>): Promise<number> {
+  return new Promise((resolve) => {
+    const codes: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+    const handlers = Object.entries(codes).map(([signal, code]) => {
+      const handler = () => {
+        for (const [s, h] of handlers) process.off(s, h);
+        void shutdown().finally(() => resolve(code as number));
+      };
+      process.on(signal, handler);
+      return [signal, handler] as const;
+    });
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * `omp-eval mcp --http HOST:PORT`: Streamable HTTP at /mcp on a loopback address only, behind a
+ * bearer token. Each MCP session (Mcp-Session-Id) is a connection with kernels of its own, shut
+ * down when the client deletes the session or leaves it idle past the idle timeout.
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { isIP } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { type ConnectionOptions, McpConnection } from './connection.js';
+
+export const MCP_PATH = '/mcp';
+/** Largest request body (cells of code). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MIN_TOKEN_LENGTH = 16;
+
+export class HttpOptionError extends Error {}
+
+/** `HOST:PORT`, `[::1]:PORT` or `PORT`, on a loopback address; anything else is refused. */
+export function parseListenAddress(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value) ?? /^()()(\d+)$/.exec(value);
+  if (!match)
+    throw new HttpOptionError(`--http takes HOST:PORT (for example 127.0.0.1:8765), got "${value}"`);
+  const host = match[1] || match[2] || '127.0.0.1';
+  const port = Number(match[3]);
+  if (port > 65535) throw new HttpOptionError(`--http: port ${port} is out of range (0-65535)`);
+  const loopback = host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  if (!loopback) {
+    throw new HttpOptionError(
+      `--http: ${host} is not a loopback address. omp-eval mcp runs code for whoever connects, so it only listens on 127.0.0.1, ::1 or localhost.`,
+    );
+  }
+  return { host: host === 'localhost' ? '127.0.0.1' : host, port };
+}
+
+/** The token clients must send: OMP_EVAL_MCP_TOKEN, or a new random one. */
+export function bearerToken(env: NodeJS.ProcessEnv): { token: string; generated: boolean } {
+  const fromEnv = env.OMP_EVAL_MCP_TOKEN;
+  if (fromEnv === undefined || fromEnv === '')
+    return { token: randomBytes(32).toString('base64url'), generated: true };
+  if (fromEnv.trim().length < MIN_TOKEN_LENGTH)
+    throw new HttpOptionError(`OMP_EVAL_MCP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters long`);
+  return { token: fromEnv.trim(), generated: false };
+}
+
+export interface HttpServeOptions extends ConnectionOptions {
+  host: string;
+  port: number;
+  token: string;
+  /** A session without requests for this long is closed and its kernels shut down. */
+  idleTimeoutMs: number;
+}
+
+interface HttpSession {
+  connection: McpConnection;
+  transport: StreamableHTTPServerTransport;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error(`the request body is over ${MAX_BODY_BYTES} bytes`));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (err) {
+        reject(new Error(`the request body is not JSON: ${(err as Error).message}`));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+export class McpHttpServer {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly http: HttpServer;
+  private sweeper?: NodeJS.Timeout;
+  private readonly token: Buffer;
+  private allowedHosts = new Set<string>();
+
+  constructor(private readonly opts: HttpServeOptions) {
+    this.token = Buffer.from(opts.token);
+    this.http = createServer((req, res) => {
+      this.handle(req, res).catch((err: Error) => sendJson(res, 500, rpcError(-32603, err.message)));
+    });
+  }
+
+  /** Listens; resolves with the URL clients use. */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.opts.port, this.opts.host, () => resolve());
+    });
+    const { port } = this.http.address() as { port: number };
+    const host = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
+    this.allowedHosts = new Set([`${host}:${port}`, `localhost:${port}`]);
+    const every = Math.min(30_000, Math.max(100, this.opts.idleTimeoutMs / 4));
+    this.sweeper = setInterval(() => this.closeIdle(), every);
+    this.sweeper.unref();
+    return `http://${host}:${port}${MCP_PATH}`;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    if (!match) return false;
+    const given = Buffer.from(match[1] as string);
+    return given.length === this.token.length && timingSafeEqual(given, this.token);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
+    // A page in a browser may reach a loopback port under another name (DNS rebinding).
+    if (!this.allowedHosts.has(req.headers.host ?? ''))
+      return sendJson(res, 403, rpcError(-32000, `Forbidden: unexpected Host header ${req.headers.host}`));
+    if (!this.authorized(req)) {
+      return sendJson(
+        res,
+        401,
+        rpcError(
+          -32001,
+          'Unauthorized: send the header "Authorization: Bearer <token>" with the token omp-eval mcp printed (or OMP_EVAL_MCP_TOKEN)',
+        ),
+        {
+          'www-authenticate': 'Bearer realm="omp-eval"',
+        },
+      );
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = await readBody(req);
+      } catch (err) {
+        return sendJson(res, 400, rpcError(-32700, `Parse error: ${(err as Error).message}`));
+      }
+    }
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = this.sessions.get(id);
+      if (!session)
+        return sendJson(
+          res,
+          404,
+          rpcError(-32001, 'Session not found (it ended or timed out): initialize a new one'),
+        );
+      session.connection.lastActive = performance.now();
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body))
+      return sendJson(
+        res,
+        400,
+        rpcError(-32000, 'Bad Request: no Mcp-Session-Id header; start with an initialize request'),
+      );
+    await this.openSession(req, res, body);
+  }
+
+  private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown) {
+    const connection = new McpConnection(this.opts);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { connection, transport });
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id) this.sessions.delete(id);
+      void connection.close();
+    };
+    await connection.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await connection.close();
+  }
+
+  private closeIdle() {
+    const now = performance.now();
+    for (const [id, { connection, transport }] of this.sessions) {
+      if (connection.busy || now - connection.lastActive < this.opts.idleTimeoutMs) continue;
+      this.sessions.delete(id);
+      void transport.close().finally(() => connection.close());
+    }
+  }
+
+  /** Closes every session (shutting its kernels down) and stops listening. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(
+      sessions.map(({ connection, transport }) => transport.close().finally(() => connection.close())),
+    );
+    this.http.closeAllConnections();
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+  }
+}

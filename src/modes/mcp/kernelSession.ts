@@ -1,0 +1,141 @@
+/**
+ * One named session of an MCP connection: an executor of its own (so `completion()` calls of its
+ * cells know which tool call they belong to), its retained kernels, and a queue that runs the
+ * session's tool calls one at a time in the order they arrived.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  backendAvailability,
+  type CellResult,
+  createExecutor,
+  type EvalToolParams,
+  type EvalToolResult,
+  type Executor,
+  LANGUAGES,
+  type Language,
+  type RunOptions,
+  renderToolText,
+  runEvalTool,
+  type Session,
+  type Settings,
+} from './engine.js';
+import { connectionBridge } from './sampling.js';
+
+const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
+
+export class KernelSession {
+  readonly executor: Executor;
+  /** The tool call whose cells run now (sampling requests are sent as part of it). */
+  currentRequest?: RequestId;
+  private tail: Promise<unknown> = Promise.resolve();
+  private notices: string[] = [];
+  /** The retained session the eval calls run in, once the first one made it. */
+  private retained?: Session;
+
+  constructor(
+    readonly name: string,
+    readonly cwd: string,
+    settings: Settings,
+    server: Server,
+  ) {
+    this.executor = createExecutor({
+      settings,
+      bridge: connectionBridge(settings, server, () => this.currentRequest),
+    });
+  }
+
+  get mode() {
+    return this.executor.settings['python.kernelMode'];
+  }
+
+  /** Runs `task` after every call queued before it. */
+  enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  /** The retained session of this name (the one the eval calls use). */
+  async session(): Promise<Session> {
+    return (
+      this.retained ??
+      this.executor.session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
+    );
+  }
+
+  /**
+   * Runs an eval call's cells. The first call goes through runEvalTool (backend checks, the
+   * interpreter's resolution); later ones run in the session it made, without resolving the
+   * interpreter again (about 1 ms a call). The interpreter is the session's until a restart.
+   */
+  async runCells(
+    params: EvalToolParams,
+    options: { signal: AbortSignal; onEvent?: RunOptions['onEvent']; env: NodeJS.ProcessEnv },
+  ): Promise<EvalToolResult> {
+    const { env, ...runOptions } = options;
+    const available = backendAvailability(this.executor.settings, env);
+    const languages = new Set(params.cells.map((c) => c.language ?? 'py'));
+    const session = this.retained;
+    if (session && [...languages].every((l) => available[l]) && (!languages.has('py') || session.python)) {
+      const cells = await session.run(params.cells, runOptions);
+      return { text: renderToolText(cells), isError: cells.some((c) => c.status !== 'ok'), cells };
+    }
+    const result = await runEvalTool(params, {
+      executor: this.executor,
+      id: this.name,
+      cwd: this.cwd,
+      env,
+      ...runOptions,
+    });
+    if (this.mode === 'session') {
+      this.retained = await this.executor
+        .session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
+        .catch(() => undefined);
+    }
+    return result;
+  }
+
+  /** Restarts kernels; the next eval resolves the interpreter anew. */
+  async restart(language?: Language): Promise<void> {
+    const session = await this.session();
+    this.retained = undefined;
+    await session.restart(language);
+  }
+
+  /** Languages whose kernel is alive now. */
+  async running(): Promise<Language[]> {
+    if (this.mode === 'per-call') return [];
+    const session = await this.session();
+    return LANGUAGES.filter((l) => {
+      const kernel = session.kernelOf(l);
+      return kernel !== undefined && kernel.state !== 'dead';
+    });
+  }
+
+  /** What the next call must be told: the model never saw the result of a cancelled call. */
+  noteCancelledCall(cells: CellResult[]): void {
+    for (const cell of cells) {
+      const label = LABEL[cell.language];
+      if (cell.kernelKilled) {
+        this.notices.push(
+          `The previous eval call was cancelled and its cell ${cell.index + 1} did not respond to the interrupt, so the ${label} kernel was killed: all earlier ${label} state is lost, and this call runs in a new kernel.`,
+        );
+      } else if (cell.status === 'cancelled') {
+        this.notices.push(
+          `The previous eval call was cancelled: its cell ${cell.index + 1} was interrupted, and the ${label} kernel kept its state.`,
+        );
+      }
+    }
+  }
+
+  takeNotices(): string[] {
+    const notices = this.notices;
+    this.notices = [];
+    return notices;
+  }
+
+  dispose(): Promise<void> {
+    return this.executor.dispose();
+  }
+}

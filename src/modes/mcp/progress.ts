@@ -1,0 +1,150 @@
+/**
+ * `notifications/progress` for a running eval call: cell starts, status events (log(), phase(),
+ * %cd, file helpers), notices, and a tail of the output. Status lines go out within
+ * STATUS_INTERVAL_MS of each other (several that arrive together share one notification); the
+ * output tail at most every TAIL_INTERVAL_MS, so a chatty cell costs the client little.
+ */
+import type { OutputEvent, StatusEvent } from './engine.js';
+
+export const STATUS_INTERVAL_MS = 50;
+export const TAIL_INTERVAL_MS = 500;
+/** What the tail shows of the latest output. */
+const TAIL_LINES = 5;
+const TAIL_CHARS = 400;
+/** Status lines kept while waiting to be sent; older ones are counted, not kept. */
+const MAX_PENDING = 20;
+
+export interface ProgressParams {
+  progressToken: string | number;
+  progress: number;
+  total?: number;
+  message: string;
+}
+
+/** One line for a status event: `log: message`, `phase: title`, `cd: /path`, `write: path (12 chars)`. */
+export function describeStatus(event: StatusEvent): string | undefined {
+  const { op, ...rest } = event;
+  if (op === 'timeout-pause' || op === 'timeout-resume') return undefined;
+  if (op === 'log') return `log: ${String(rest.message ?? '')}`;
+  if (op === 'phase') return `phase: ${String(rest.title ?? '')}`;
+  const fields = Object.entries(rest)
+    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
+    .map(([k, v]) => `${k}=${String(v)}`);
+  return fields.length ? `${op}: ${fields.join(' ')}` : op;
+}
+
+export class ProgressReporter {
+  private count = 0;
+  private pending: string[] = [];
+  private dropped = 0;
+  private tail = '';
+  private tailDirty = false;
+  private lastStatusAt = Number.NEGATIVE_INFINITY;
+  private lastTailAt = Number.NEGATIVE_INFINITY;
+  private timer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly token: string | number,
+    private readonly cellCount: number,
+    private readonly send: (params: ProgressParams) => Promise<void>,
+  ) {}
+
+  /** An executor event of cell `index` (the executor's onEvent). */
+  onEvent(index: number, event: OutputEvent): void {
+    if (this.closed) return;
+    const where = this.cellCount > 1 ? `cell ${index + 1}/${this.cellCount}` : 'cell';
+    switch (event.kind) {
+      case 'started':
+        this.status(`${where} started`);
+        break;
+      case 'status': {
+        const line = describeStatus(event.event);
+        if (line) this.status(line);
+        break;
+      }
+      case 'notice':
+        this.status(event.text);
+        break;
+      case 'stdout':
+      case 'stderr':
+        this.output(event.text);
+        break;
+      case 'display':
+      case 'result':
+        if (event.text) this.output(`${event.text}\n`);
+        for (const image of event.images) this.status(`image ${image.width ?? '?'}×${image.height ?? '?'}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Sends what is pending (status lines only: the result carries the output) and stops. */
+  async finish(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.flushStatus();
+  }
+
+  private status(line: string) {
+    this.pending.push(line);
+    if (this.pending.length > MAX_PENDING) {
+      this.pending.shift();
+      this.dropped++;
+    }
+    this.schedule();
+  }
+
+  private output(text: string) {
+    this.tail = (this.tail + text).slice(-4 * TAIL_CHARS);
+    this.tailDirty = true;
+    this.schedule();
+  }
+
+  private schedule() {
+    if (this.timer || this.closed) return;
+    const now = performance.now();
+    const statusDue = this.pending.length ? this.lastStatusAt + STATUS_INTERVAL_MS - now : Infinity;
+    const tailDue = this.tailDirty ? this.lastTailAt + TAIL_INTERVAL_MS - now : Infinity;
+    const wait = Math.max(0, Math.min(statusDue, tailDue));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, wait);
+  }
+
+  private async flush() {
+    if (this.closed) return;
+    const now = performance.now();
+    if (this.pending.length && now - this.lastStatusAt >= STATUS_INTERVAL_MS) await this.flushStatus();
+    if (this.tailDirty && now - this.lastTailAt >= TAIL_INTERVAL_MS) {
+      this.tailDirty = false;
+      this.lastTailAt = now;
+      const lines = this.tail.replace(/\n+$/, '').split('\n').slice(-TAIL_LINES).join('\n');
+      await this.emit(`output: ${lines.slice(-TAIL_CHARS)}`);
+    }
+    if (this.pending.length || this.tailDirty) this.schedule();
+  }
+
+  private async flushStatus() {
+    if (!this.pending.length) return;
+    const lines = this.dropped
+      ? [`(${this.dropped} earlier status lines left out)`, ...this.pending]
+      : this.pending;
+    this.pending = [];
+    this.dropped = 0;
+    this.lastStatusAt = performance.now();
+    await this.emit(lines.join('\n'));
+  }
+
+  private async emit(message: string) {
+    this.count++;
+    try {
+      await this.send({ progressToken: this.token, progress: this.count, message });
+    } catch {
+      // the client is gone: the call's end takes care of the rest
+    }
+  }
+}

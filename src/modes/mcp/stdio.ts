@@ -1,0 +1,66 @@
+/**
+ * `omp-eval mcp` over stdio: one client, one connection. The server ends when the client goes
+ * away (stdin ends, stdout breaks) or on SIGTERM/SIGINT/SIGHUP, after shutting its kernels down.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { type ConnectionOptions, McpConnection } from './connection.js';
+
+export interface StdioServeOptions extends ConnectionOptions {
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+  /** Diagnostics (an MCP client keeps a server's stderr in its logs). */
+  stderr?: NodeJS.WritableStream;
+}
+
+/** Serves until the client goes away; resolves with the exit code. */
+export async function serveStdio(opts: StdioServeOptions): Promise<number> {
+  const stdin = opts.stdin ?? process.stdin;
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  const connection = new McpConnection(opts);
+  const transport = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
+  // A line that is not a JSON-RPC message has no id to answer; say so where a person can see it.
+  connection.server.onerror = (err) => {
+    const what =
+      err instanceof SyntaxError
+        ? `ignored a line that is not JSON (${err.message})`
+        : err.name === 'ZodError'
+          ? 'ignored a message that is not a JSON-RPC request, notification or response'
+          : err.message.split('\n')[0];
+    stderr.write(`omp-eval mcp: ${what}\n`);
+  };
+  if ((stdin as NodeJS.ReadStream).isTTY) {
+    stderr.write(
+      'omp-eval mcp: serving MCP (JSON-RPC) on stdin and stdout, for an MCP client to start; see omp-eval mcp --print-config. Ctrl-D ends it.\n',
+    );
+  }
+  let code = 0;
+  const ended = new Promise<void>((resolve) => {
+    connection.server.onclose = () => resolve();
+  });
+  const stop = (exitCode: number) => () => {
+    code ||= exitCode;
+    void transport.close();
+  };
+  const onEnd = stop(0);
+  const signals: [NodeJS.Signals, () => void][] = [
+    ['SIGTERM', stop(143)],
+    ['SIGHUP', stop(129)],
+    ['SIGINT', stop(130)],
+  ];
+  stdin.once('end', onEnd);
+  stdin.once('close', onEnd);
+  // EPIPE: the client closed our stdout; nothing more can be said to it.
+  stdout.on('error', onEnd);
+  for (const [signal, handler] of signals) process.once(signal, handler);
+  try {
+    await connection.server.connect(transport);
+    await ended;
+  } finally {
+    for (const [signal, handler] of signals) process.off(signal, handler);
+    stdin.off('end', onEnd);
+    stdin.off('close', onEnd);
+    await connection.close();
+  }
+  return code;
+}

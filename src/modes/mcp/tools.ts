@@ -1,0 +1,219 @@
+/**
+ * The tools the MCP server offers: names, descriptions written for a model, and JSON Schemas of
+ * their input and structured output. Input is checked again by the handlers, with messages a model
+ * can act on (the schemas are for the client; not every client validates them).
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { KernelMode, Settings } from './engine.js';
+
+/** Names of independent kernel sets: letters, digits, `_`, `-`, `.`. */
+export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const DEFAULT_SESSION = 'default';
+
+const sessionProperty = {
+  type: 'string',
+  pattern: SESSION_NAME.source,
+  description:
+    'Name of an independent set of kernels (default "default"). Different names never share state; use one only when you need a second, separate workspace.',
+} as const;
+
+const languageChoice = {
+  type: 'string',
+  enum: ['py', 'js', 'both'],
+  default: 'both',
+} as const;
+
+/** What persists, for the server's kernel mode. */
+const PERSISTENCE = {
+  session:
+    'What persists: variables, imports, functions and loaded data stay in memory from call to call, so load data once and keep working on it. Python and JavaScript have separate kernels. State is lost only by the "restart" tool, a cell with "reset": true, or a kernel that crashed or had to be killed (the result then says so).',
+  'per-call':
+    'What persists: nothing between calls. This server runs in per-call mode: every call starts fresh kernels, so put everything a computation needs into the cells of one call (they share state within the call).',
+};
+
+function evalDescription(mode: KernelMode, timeout: number): string {
+  return `Run Python ("py") or JavaScript ("js") code in a ${mode === 'session' ? 'persistent kernel' : 'fresh kernel'}, like notebook cells.
+
+${PERSISTENCE[mode]}
+
+How cells run: the cells of one call run in order; after a cell fails, the rest are skipped and the result says which cell to fix. The value of a cell's last expression is shown, as in Jupyter, along with print() output and tracebacks. Plots (matplotlib figures, PIL images, display() of an image) come back as images. Python cells also take IPython syntax (%cd, %pip install, !shell commands, %%bash, %whos) and helpers: read(path, offset, limit), write(path, text), tree(), diff(a, b), log(message) and phase(title) for progress.
+
+Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. Output beyond about 50,000 characters per cell keeps its head and tail: the full text is the resource named in the result (artifact://<id>, read it with resources/read) and a file whose path is given, which a later cell can open with read(path, offset, limit).
+
+Starting over: call "restart", or set "reset": true on a cell. Use "variables" to see what is defined.`;
+}
+
+const cellSchema = {
+  type: 'object',
+  properties: {
+    language: {
+      type: 'string',
+      enum: ['py', 'js'],
+      description: '"py" for Python, "js" for JavaScript (Node).',
+    },
+    code: { type: 'string', description: 'The code of the cell.' },
+    title: { type: 'string', description: 'A short label for the cell, shown in the result.' },
+    timeout: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      description: 'Seconds before the cell is interrupted (clamped to 1..3600).',
+    },
+    reset: {
+      type: 'boolean',
+      description:
+        "Restart this cell's language kernel before running it: all earlier state of that language is lost.",
+    },
+  },
+  required: ['language', 'code'],
+  additionalProperties: false,
+} as const;
+
+const imageInfo = {
+  type: 'object',
+  properties: {
+    mimeType: { type: 'string' },
+    width: { type: 'integer' },
+    height: { type: 'integer' },
+    attached: { type: 'boolean', description: 'Sent as an image content block.' },
+    note: { type: 'string' },
+  },
+  required: ['mimeType', 'attached'],
+} as const;
+
+const cellResultSchema = {
+  type: 'object',
+  properties: {
+    index: { type: 'integer' },
+    title: { type: 'string' },
+    language: { type: 'string', enum: ['py', 'js'] },
+    status: { type: 'string', enum: ['ok', 'error', 'cancelled', 'skipped'] },
+    exitCode: { type: ['integer', 'null'] },
+    executionCount: { type: 'integer' },
+    durationMs: { type: 'number' },
+    timedOut: { type: 'boolean' },
+    kernelKilled: { type: 'boolean' },
+    retried: { type: 'boolean' },
+    text: { type: 'string', description: 'Output text; head and tail only when "fullOutput" is set.' },
+    fullOutput: {
+      type: 'object',
+      description: 'Where all of the output is, when the text was cut.',
+      properties: {
+        totalChars: { type: 'integer' },
+        totalLines: { type: 'integer' },
+        uri: { type: 'string' },
+        path: { type: 'string' },
+        error: { type: 'string' },
+      },
+      required: ['totalChars', 'totalLines'],
+    },
+    images: { type: 'array', items: imageInfo },
+    error: {
+      type: 'object',
+      properties: { ename: { type: 'string' }, evalue: { type: 'string' } },
+      required: ['ename', 'evalue'],
+    },
+    notices: { type: 'array', items: { type: 'string' } },
+    statusEvents: { type: 'array', items: { type: 'object' } },
+  },
+  required: ['index', 'language', 'status', 'exitCode', 'text', 'images', 'notices'],
+} as const;
+
+const EVAL_TOOL: Omit<Tool, 'description'> = {
+  name: 'eval',
+  title: 'Run code in a persistent kernel',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      cells: { type: 'array', minItems: 1, items: cellSchema, description: 'Cells to run, in order.' },
+      session: sessionProperty,
+    },
+    required: ['cells'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      session: { type: 'string' },
+      isError: { type: 'boolean' },
+      notices: { type: 'array', items: { type: 'string' } },
+      cells: { type: 'array', items: cellResultSchema },
+    },
+    required: ['session', 'isError', 'cells'],
+  },
+  annotations: { title: 'Run code', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+};
+
+export const RESTART_TOOL: Tool = {
+  name: 'restart',
+  title: 'Restart kernels',
+  description:
+    'Start over: shut down the Python ("py"), JavaScript ("js") or both kernels of a session. All their state (variables, imports, loaded data) is lost; the next eval starts a fresh kernel in the same working directory. Waits for a running eval of the same session to end first.',
+  inputSchema: {
+    type: 'object',
+    properties: { language: languageChoice, session: sessionProperty },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      session: { type: 'string' },
+      restarted: { type: 'array', items: { type: 'string', enum: ['py', 'js'] } },
+      stateLost: { type: 'boolean' },
+      message: { type: 'string' },
+    },
+    required: ['session', 'restarted', 'stateLost', 'message'],
+  },
+  annotations: { title: 'Restart kernels', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+};
+
+export const VARIABLES_TOOL: Tool = {
+  name: 'variables',
+  title: 'List defined names',
+  description:
+    "List the names defined in a session's kernels, with their type and a short summary (like IPython's %whos): what a later eval can use without recomputing. Does not change any state. A kernel that has not been started yet has no names.",
+  inputSchema: {
+    type: 'object',
+    properties: { language: languageChoice, session: sessionProperty },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      session: { type: 'string' },
+      kernels: {
+        type: 'object',
+        properties: {
+          py: { type: 'string', enum: ['running', 'not started', 'unavailable'] },
+          js: { type: 'string', enum: ['running', 'not started', 'unavailable'] },
+        },
+      },
+      variables: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            language: { type: 'string', enum: ['py', 'js'] },
+            type: { type: 'string' },
+            summary: { type: 'string' },
+            shape: { type: 'array', items: { type: 'integer' } },
+          },
+          required: ['name', 'language', 'type', 'summary'],
+        },
+      },
+      truncated: { type: 'boolean' },
+    },
+    required: ['session', 'kernels', 'variables'],
+  },
+  annotations: { title: 'List variables', readOnlyHint: true, idempotentHint: true },
+};
+
+/** The tools, their descriptions telling the model this server's kernel mode and cell timeout. */
+export function toolsFor(settings: Pick<Settings, 'python.kernelMode' | 'eval.timeout'>): Tool[] {
+  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout']);
+  return [{ ...EVAL_TOOL, description }, RESTART_TOOL, VARIABLES_TOOL];
+}
+
+/** The server's instructions: a short map of the tools for the model. */
+export const INSTRUCTIONS =
+  'omp-eval keeps Python and JavaScript kernels alive for this connection: "eval" runs cells and their state persists between calls; "variables" lists what is defined; "restart" starts over. Large output is saved as artifact://<id> resources.';

@@ -1,0 +1,199 @@
+/**
+ * MCP clients for the tests: the SDK's own Client, talking to the real `bin/omp-eval.js mcp` over
+ * stdio (a child process whose pipes the test holds) or over Streamable HTTP.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { BIN } from './cli.js';
+import { waitFor } from './kernel.js';
+
+/**
+ * The SDK's stdio client transport, over a child the test owns: the test can end its stdin and
+ * watch how it exits (StdioClientTransport would SIGTERM it after 2 s).
+ */
+class ChildTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(readonly child: ChildProcess) {}
+
+  async start() {
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage())
+        this.onmessage?.(message);
+    });
+    this.child.on('close', () => this.onclose?.());
+    this.child.on('error', (err) => this.onerror?.(err));
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.stdin?.write(serializeMessage(message))) resolve();
+      else this.child.stdin?.once('drain', resolve);
+    });
+  }
+
+  async close() {
+    this.child.stdin?.end();
+  }
+}
+
+export interface StdioServer {
+  client: Client;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Resolves with the exit code and signal once the server process ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const open: StdioServer[] = [];
+
+/** Starts `omp-eval [globalArgs] mcp [args]` and connects the SDK client to it. */
+export async function startStdio(
+  opts: { args?: string[]; env?: NodeJS.ProcessEnv; capabilities?: ClientCapabilities; cwd?: string } = {},
+): Promise<StdioServer> {
+  const child = spawn(process.execPath, [BIN, ...(opts.args ?? ['mcp'])], {
+    env: { ...process.env, ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const client = new Client(
+    { name: 'omp-eval-tests', version: '1.0.0' },
+    { capabilities: opts.capabilities ?? {} },
+  );
+  const server = { client, child, stderr: () => stderr, exited };
+  open.push(server);
+  await client.connect(new ChildTransport(child));
+  return server;
+}
+
+/** Ends every server the test started (closing stdin) and waits for each to exit. */
+export async function stopAll(): Promise<void> {
+  await Promise.all(
+    open.splice(0).map(async (s) => {
+      s.child.stdin?.end();
+      const timer = setTimeout(() => s.child.kill('SIGKILL'), 20_000);
+      await s.exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+export interface HttpServer {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  stdout: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `omp-eval mcp --http 127.0.0.1:0 [args]`; resolves once it printed its URL and token. */
+export async function startHttp(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<HttpServer> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '127.0.0.1:0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await waitFor(
+    () => /bearer token/.test(stdout) || child.exitCode !== null,
+    20_000,
+    `the server to listen (${stderr})`,
+  );
+  const url = /(http:\/\/\S+)/.exec(stdout)?.[1] ?? '';
+  // The token is printed unless it came from OMP_EVAL_MCP_TOKEN.
+  const token = /bearer token (?!from )(\S+)/.exec(stdout)?.[1] ?? env.OMP_EVAL_MCP_TOKEN ?? '';
+  const server = { child, url, token, stdout: () => stdout, exited };
+  httpServers.push(server);
+  return server;
+}
+
+const httpServers: HttpServer[] = [];
+
+export async function stopHttpServers(): Promise<void> {
+  await Promise.all(
+    httpServers.splice(0).map(async (s) => {
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
+      await s.exited;
+    }),
+  );
+}
+
+/** An SDK client connected over Streamable HTTP with the server's token. */
+export async function httpClient(
+  server: HttpServer,
+  opts: { token?: string; capabilities?: ClientCapabilities } = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${opts.token ?? server.token}` } },
+  });
+  const client = new Client(
+    { name: 'omp-eval-tests', version: '1.0.0' },
+    { capabilities: opts.capabilities ?? {} },
+  );
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The text block of a tool result. */
+export function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content ?? [];
+  return content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+}
+
+/** Runs one py (or js) cell through the eval tool. */
+export function evalCell(client: Client, code: string, extra: Record<string, unknown> = {}, language = 'py') {
+  return client.callTool({
+    name: 'eval',
+    arguments: { cells: [{ language, code }], ...extra },
+  }) as Promise<CallToolResult>;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose command line contains `needle` (the kernels' host guards name the host's pid). */
+export function processesMatching(needle: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (state !== 'Z' && cmdline.includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
