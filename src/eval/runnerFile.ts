@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The Python files a kernel runs: runner.py and the modules it loads from beside itself. */
-export const KERNEL_FILES = ['runner.py', 'server.py', 'magics.py'] as const;
+export const KERNEL_FILES = ['runner.py', 'server.py', 'magics.py', 'bridge.py'] as const;
 const PY_DIR = new URL('../py/', import.meta.url);
 export const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 

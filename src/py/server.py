@@ -1471,81 +1471,50 @@ def _current_id_cleanup():
 # may call; a reader thread hands each reply to its caller.
 # ---------------------------------------------------------------------------
 
-_bridge_fd = None
-_bridge_lock = threading.Lock()
-_bridge_waiting = {}  # call id -> [threading.Event, reply]
-_bridge_ids = iter(range(1, 1 << 62))
+_bridge = None  # the BridgeClient, when the host gave this kernel a bridge
 
 
-class BridgeError(RuntimeError):
-    """The host could not answer a bridge call (not configured, failed, or cancelled)."""
+def _load_sibling(name, module_name):
+    """A module from beside this file (bridge.py, magics.py), loaded once."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(module_name, os.path.join(_RUNNER_DIR, name))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+_bridge_module = _load_sibling("bridge.py", "_omp_bridge")
+BridgeError = _bridge_module.BridgeError
 
 
 def _bridge_open():
-    global _bridge_fd
+    global _bridge
     if os.environ.get("OMP_BRIDGE_FD") != "3":
         return
     os.environ.pop("OMP_BRIDGE_FD", None)
+    timeout = _bridge_module.DEFAULT_TIMEOUT
     try:
-        _bridge_fd = os.dup(3)  # non-inheritable copy; fd 3 itself is closed for children
+        timeout = float(os.environ.pop("OMP_BRIDGE_TIMEOUT", timeout))
+    except ValueError:
+        pass
+    try:
+        fd = os.dup(3)  # non-inheritable copy; fd 3 itself is closed for children
         os.close(3)
     except OSError:
-        _bridge_fd = None
         return
-    threading.Thread(target=_bridge_reader, name="omp-bridge", daemon=True).start()
+    _bridge = _bridge_module.BridgeClient(fd, _os_write, lambda: _current_id, timeout)
+    _bridge.start()
 
 
-def _bridge_reader():
-    reader = _LineReader(_bridge_fd)
-    while True:
-        try:
-            ready, _, _ = select.select([_bridge_fd], [], [], 0.5)  # never blocked for good
-            if not ready:
-                continue
-            line = reader.readline()
-        except (OSError, ValueError):
-            return
-        if not line:
-            _bridge_fail_all("the host closed the bridge")
-            return
-        try:
-            reply = json.loads(line)
-            waiting = _bridge_waiting.get(reply.get("id"))
-        except (ValueError, AttributeError):
-            continue
-        if waiting is not None:
-            waiting[1] = reply
-            waiting[0].set()
-
-
-def _bridge_fail_all(message):
-    for waiting in list(_bridge_waiting.values()):
-        waiting[1] = {"ok": False, "error": message}
-        waiting[0].set()
-
-
-def _bridge_call(kind, payload):
+def _bridge_call(kind, payload, timeout=None):
     """Sends one request to the host and waits for its answer (from any thread)."""
-    if _bridge_fd is None:
+    if _bridge is None:
         raise BridgeError("the host bridge is not available in this kernel")
-    with _bridge_lock:
-        call = next(_bridge_ids)
-    waiting = [threading.Event(), None]
-    _bridge_waiting[call] = waiting
-    data = (json.dumps({"id": call, "kind": kind, "cell": _current_id, "payload": payload}) + "\n").encode()
-    try:
-        with _bridge_lock:
-            view = memoryview(data)
-            while view:
-                view = view[_os_write(_bridge_fd, view) :]
-        while not waiting[0].wait(0.1):
-            pass
-    finally:
-        _bridge_waiting.pop(call, None)
-    reply = waiting[1]
-    if not reply.get("ok"):
-        raise BridgeError(str(reply.get("error", "the host could not answer")))
-    return reply.get("value")
+    return _bridge.call(kind, payload, timeout)
 
 
 builtins.display = display
