@@ -10,16 +10,31 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
-/** The Python files a kernel runs: runner.py and the modules it loads from beside itself. */
-export const KERNEL_FILES = ['runner.py', 'server.py', 'magics.py', 'bridge.py'] as const;
 const PY_DIR = new URL('../py/', import.meta.url);
+
+/** The .py files under a directory of src/py, as paths relative to src/py. */
+function pythonFilesUnder(dir: string): string[] {
+  return readdirSync(new URL(`${dir}/`, PY_DIR), { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory() && entry.name !== '__pycache__'
+        ? pythonFilesUnder(`${dir}/${entry.name}`)
+        : entry.name.endsWith('.py')
+          ? [`${dir}/${entry.name}`]
+          : [],
+    )
+    .sort();
+}
+
+/** The Python files a kernel runs: runner.py and the kernel package it loads from beside itself. */
+export const KERNEL_FILES: readonly string[] = ['runner.py', ...pythonFilesUnder('omp_kernel')];
 export const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 
 let kernelSources: Record<string, string> | undefined;
@@ -129,6 +144,7 @@ export function ensureRunnerFile(sources = getKernelSources(), base = runnerCach
   }
   for (const [name, content] of Object.entries(sources)) {
     const file = join(dir, name);
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     let present = true;
     try {
       lstatSync(file);

@@ -72,7 +72,7 @@ describe('the host bridge: agent() and completion()', () => {
           '        with lock:',
           '            state["now"] -= 1',
           'out = parallel([lambda i=i: call(i) for i in range(8)], concurrency=4)',
-          '(out, state["peak"])',
+          'print((out, state["peak"]))',
         ].join('\n'),
       ),
     ]);

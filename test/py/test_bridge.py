@@ -9,7 +9,7 @@ import threading
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "src" / "py"))
-from bridge import BridgeClient, BridgeError, ReplyLines  # noqa: E402
+from omp_kernel.bridge import BridgeClient, BridgeError, ReplyLines  # noqa: E402
 
 
 def random_chunks(data, rng):
@@ -84,12 +84,19 @@ class FakeHost(object):
 class BridgeClientOverASocket(unittest.TestCase):
     def setUp(self):
         self.kernel_end, self.host_end = socket.socketpair()
-        self.addCleanup(self.kernel_end.close)
-        self.addCleanup(self.host_end.close)
+        self.readers = []
+        self.addCleanup(self.close)
+
+    def close(self):
+        # The reader must be gone before its descriptor number can be reused by the next test.
+        self.host_end.close()
+        for reader in self.readers:
+            reader.join(10)
+        self.kernel_end.close()
 
     def client(self, **kwargs):
         client = BridgeClient(self.kernel_end.fileno(), os.write, lambda: "cell-1", **kwargs)
-        client.start()
+        self.readers.append(client.start())
         return client
 
     def call_from_threads(self, client, count, timeout=30):

@@ -1,0 +1,60 @@
+"""The runner's own imports never come from the user's working directory.
+
+A file named like a stdlib module in the cwd (traceback.py, ast.py, subprocess.py) must neither
+stop the kernel nor silence its error text. What the runner needs on every cell is imported at
+start, before the cwd joins sys.path; what it imports later goes through `private_import`, which
+searches only the paths Python started with (so the modules those modules import are found
+there too). Importing this module has no side effects; `PrivateImports.install()` adds the finder.
+"""
+import importlib
+import importlib.machinery
+import sys
+import threading
+
+
+class PrivateImports(object):
+    """A meta path finder that, while the runner imports, looks only in the start-up paths."""
+
+    def __init__(self, paths):
+        self._paths = [p for p in paths if p]
+        self._local = threading.local()
+
+    def install(self):
+        sys.meta_path.insert(0, self)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not getattr(self._local, "active", 0) or path is not None:
+            return None  # user imports, and submodules (found through their package's path)
+        return importlib.machinery.PathFinder.find_spec(fullname, self._paths)
+
+    def __call__(self, name):
+        """The module `name`, imported from the start-up paths if not imported yet."""
+        module = sys.modules.get(name)
+        if module is not None and _from_paths(module, self._paths):
+            return module
+        self._local.active = getattr(self._local, "active", 0) + 1
+        try:
+            if module is not None:
+                # The user's module of that name took the place: load the real one beside it.
+                spec = importlib.machinery.PathFinder.find_spec(name, self._paths)
+                if spec is not None:
+                    from importlib import util
+
+                    real = util.module_from_spec(spec)
+                    spec.loader.exec_module(real)
+                    return real
+            return importlib.import_module(name)
+        finally:
+            self._local.active -= 1
+
+
+def _from_paths(module, paths):
+    filename = getattr(module, "__file__", None)
+    if filename is None:
+        return True  # built in
+    return any(filename.startswith(p.rstrip("/") + "/") for p in paths)
+
+
+def startup_paths():
+    """sys.path as Python set it up, without the script's directory."""
+    return list(sys.path[1:]) if sys.path else []

@@ -1,0 +1,107 @@
+"""The session's inputs: %history (%hist), %macro, %save, %tb."""
+import os
+
+
+class Macro(object):
+    """Cells of the history to run again: typing the macro's name runs them."""
+
+    def __init__(self, code):
+        self.value = code if code.endswith("\n") else code + "\n"
+
+    def __str__(self):
+        return self.value
+
+    def __repr__(self):
+        return "IPython.macro.Macro(%s)" % repr(self.value)
+
+
+def parse_ranges(spec, count):
+    """IPython's input ranges: "4", "1-3" (inclusive), "2:5" (Python slice), "~" forms ignored;
+    the empty spec is everything before the current cell."""
+    numbers = []
+    for part in spec.split():
+        if "-" in part and not part.startswith("-"):
+            start, _, end = part.partition("-")
+            numbers.extend(range(int(start or 1), int(end or count) + 1))
+        elif ":" in part:
+            start, _, end = part.partition(":")
+            numbers.extend(range(int(start or 1), int(end or count)))
+        elif part.isdigit():
+            numbers.append(int(part))
+    return numbers
+
+
+def register(reg):
+    api = reg.api
+    from . import UsageError, parse_options
+
+    def inputs(spec):
+        count = api.execution_count
+        numbers = parse_ranges(spec, count) if spec.strip() else list(range(1, count))
+        return [(n, api.In[n]) for n in numbers if 0 < n < len(api.In)]
+
+    def history(arg, frame):
+        """%history [-n] [-o] [-p] [-f FILE] [RANGES]: the session's inputs (-n numbered, -o with
+        outputs, -p with >>> prompts, -f written to FILE)."""
+        opts, spec = parse_options(arg, "nopl", "f")
+        lines = []
+        for number, source in inputs(spec):
+            text = source.rstrip("\n")
+            if opts.get("p"):
+                text = ">>> " + text.replace("\n", "\n... ")
+                if "\n" in source.rstrip("\n"):
+                    text += "\n..."
+            if opts.get("n"):
+                text = "%3d: %s" % (number, text.replace("\n", "\n" + " " * 5))
+            lines.append(text)
+            if opts.get("o") and number in api.Out:
+                lines.append(repr(api.Out[number]))
+        text = "\n".join(lines)
+        if opts.get("f"):
+            path = os.path.expanduser(opts["f"])
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text + ("\n" if text else ""))
+            return None
+        if text:
+            print(text)
+        return None
+
+    reg.line_magic("history")(history)
+    reg.line_magic("hist")(history)
+
+    @reg.line_magic("macro")
+    def macro(arg, frame):
+        """%macro NAME RANGES: NAME runs those cells again when it is typed as a cell."""
+        opts, rest = parse_options(arg, "r")
+        parts = rest.split(None, 1)
+        if len(parts) < 2:
+            raise UsageError("%macro insufficient args; usage '%macro name n1-n2 n3-4...")
+        code = "\n".join(source for _, source in inputs(parts[1]))
+        api.user_ns[parts[0]] = Macro(code)
+        print("Macro `%s` created. To execute, type its name (without quotes)." % parts[0])
+        print("=== Macro contents: ===")
+        print(code)
+
+    @reg.line_magic("save")
+    def save(arg, frame):
+        """%save [-a] FILE [RANGES]: writes inputs to a Python file (-a appends)."""
+        opts, rest = parse_options(arg, "fra")
+        parts = rest.split(None, 1)
+        if not parts:
+            raise UsageError("%save needs a file name")
+        path = parts[0] if parts[0].endswith((".py", ".ipy")) else parts[0] + ".py"
+        code = "\n".join(source for _, source in inputs(parts[1] if len(parts) > 1 else ""))
+        mode = "a" if opts.get("a") else "w"
+        with open(path, mode, encoding="utf-8") as handle:
+            if mode == "w" or not os.path.getsize(path):
+                handle.write("# coding: utf-8\n")
+            handle.write(code + "\n")
+        print("The following commands were written to file `%s`:" % path)
+        print(code)
+
+    @reg.line_magic("tb")
+    def tb(arg, frame):
+        """The traceback of the last error again."""
+        if api.last_error is None:
+            raise UsageError("No traceback available to show.")
+        api.show_traceback(api.last_error)
