@@ -1,7 +1,5 @@
 """display(), update_display(), clear_output() and the frames they send; IPython's own display
 functions are routed here when a cell imports IPython.display. No side effects on import."""
-import uuid
-
 from .formatters import raw_bundle
 
 STATUS_MIME = "application/x-omp-status"
@@ -13,7 +11,11 @@ class DisplayHandle(object):
     _display = None  # the kernel's Display, set at install
 
     def __init__(self, display_id=None):
-        self.display_id = uuid.uuid4().hex if display_id is None else display_id
+        if display_id is None:
+            import uuid
+
+            display_id = uuid.uuid4().hex
+        self.display_id = display_id
 
     def __repr__(self):
         return "<%s display_id=%s>" % (self.__class__.__name__, self.display_id)

@@ -6,8 +6,6 @@ bundles of their own (figures.py). Every bundle is bounded. No side effects on i
 """
 import json
 
-from . import pretty
-
 # IPython's formatter order: the first of these an object offers is what a front end shows.
 REPR_METHODS = (
     ("text/html", "_repr_html_", str),
@@ -76,11 +74,12 @@ class Formatter(object):
         self._special = special  # figures and plotly: a bundle of their own, or None
         self.float_format = "%r"  # %precision
         self.pprint = True  # %pprint
-        self.plain_printers = pretty.REGISTERED  # text/plain printers added by type
 
     def plain(self, obj):
         if not self.pprint:
             return repr(obj)
+        from . import pretty
+
         return pretty.pretty(obj, float_format=self.float_format)
 
     def format(self, obj, include=None, exclude=None):
@@ -139,7 +138,7 @@ class Formatter(object):
             text = self._call(self.plain, obj)
             if text is not None:
                 bundle["text/plain"] = text
-                bundle.plain_is_repr = not pretty.has_own_pretty(obj)
+                bundle.plain_is_repr = not _has_own_pretty(obj)
         return bundle
 
     def _add_mimebundle(self, bundle, obj, data):
@@ -222,3 +221,11 @@ def safe_repr(obj, warn):
         warn("repr() of %s raised %s: %s" % (kind, type(exc).__name__, exc))
         return "<%s object at %#x>" % (kind, id(obj))
 
+
+def _has_own_pretty(obj):
+    """True when obj's class writes its own plain text (`_repr_pretty_`), not only a repr."""
+    try:
+        cls = getattr(obj, "__class__", None) or type(obj)
+        return any("_repr_pretty_" in vars(base) for base in getattr(cls, "__mro__", (cls,)))
+    except Exception:
+        return False

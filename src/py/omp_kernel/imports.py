@@ -58,3 +58,54 @@ def _from_paths(module, paths):
 def startup_paths():
     """sys.path as Python set it up, without the script's directory."""
     return list(sys.path[1:]) if sys.path else []
+
+
+class _PatchOnLoad(object):
+    """Wraps a module's loader to run a patch after the module has executed."""
+
+    def __init__(self, loader, patch, diag):
+        self._loader = loader
+        self._patch = patch
+        self._diag = diag
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        try:
+            self._patch(module)
+        except Exception as exc:
+            self._diag("could not patch %s: %r" % (module.__name__, exc))
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _PatchingFinder(object):
+    """A meta path finder that answers for the named modules only: it lets the usual finders
+    find them and patches each once it is loaded. Costs nothing until a cell imports one."""
+
+    def __init__(self, patches, diag):
+        self.patches = patches
+        self._diag = diag
+
+    def find_spec(self, fullname, path=None, target=None):
+        patch = self.patches.get(fullname)
+        if patch is None:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchOnLoad(spec.loader, patch, self._diag)
+                return spec
+        return None
+
+
+def patching_finder(patches, diag):
+    """A finder that patches the named modules as they are loaded."""
+    return _PatchingFinder(patches, diag)

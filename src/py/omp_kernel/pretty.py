@@ -242,12 +242,6 @@ def _attr(obj, name):
         return None
 
 
-def has_own_pretty(obj):
-    """True when obj's class writes its own plain text (`_repr_pretty_`), not only a repr."""
-    cls = _attr(obj, "__class__") or type(obj)
-    return any("_repr_pretty_" in base.__dict__ for base in getattr(cls, "__mro__", (cls,)))
-
-
 # ---- printers by type -----------------------------------------------------------------------
 
 

@@ -10,16 +10,13 @@ import os
 import sys
 
 from . import fdguard
-from .api import KernelAPI
-from .bridge import BridgeClient, BridgeError, DEFAULT_TIMEOUT
+from .bridge import DEFAULT_TIMEOUT, BridgeClient, BridgeError
 from .capture import Capture
 from .channel import Channel, open_private_fds
-from .children import Children
 from .display import Display, DisplayHandle
 from .execute import Executor
-from .figures import Figures, patching_finder
 from .formatters import Formatter
-from .imports import PrivateImports, startup_paths
+from .imports import PrivateImports, patching_finder, startup_paths
 from .interrupts import Interrupts
 from .stdin import Stdin, StdinNotImplementedError
 from .tracebacks import Tracebacks, safe_str
@@ -36,6 +33,7 @@ class Kernel(object):
         self.capture = None
         self.bridge = None
         self.magics = None
+        self._children = self._figures = self._api = None
 
     def install(self):
         """Makes this process a kernel. Called once, before the cwd joins sys.path."""
@@ -48,15 +46,12 @@ class Kernel(object):
         self.capture.install()
         self.channel.fork_sink = lambda text: self.capture.stderr.write(text)
         self.tracebacks = Tracebacks(RUNNER_DIR, self.private_import)
-        self.children = Children(self.capture.flush_streams, self.interrupts, self.private_import)
         self.stdin = Stdin(self.channel, self.capture.drain, lambda: self.capture.cell_id)
-        self.figures = Figures(lambda bundle: self.display.publish(bundle), self.warn, self.channel.diag)
-        formatter = Formatter(self.warn, self.show_traceback, self.figures.bundle)
+        formatter = Formatter(self.warn, self.show_traceback, self._figure_bundle)
         self.display = Display(formatter, self.channel.send, self.capture.drain, lambda: self.capture.cell_id, self.warn)
         self.capture.before_output = self.display.before_output
         DisplayHandle._display = self.display
         self.executor = Executor(self)
-        self.api = KernelAPI(self)
         self._install_builtins()
         self.executor.install(builtins)
         self.private_import.install()
@@ -66,10 +61,49 @@ class Kernel(object):
         os.write = self.capture.user_write
         if "posix" in sys.modules:
             sys.modules["posix"].write = self.capture.user_write
-        os.system = self.children.system
+        os.system = self._system
         os.register_at_fork(after_in_child=self.capture.after_fork_in_child)
         self._open_bridge()
         fdguard.protect(self.private_fds(), self.channel.diag)
+
+    # ---- parts loaded on first use (start-up imports only what serving a cell needs) -------------
+
+    @property
+    def children(self):
+        if self._children is None:
+            from .children import Children
+
+            self._children = Children(self.capture.flush_streams, self.interrupts, self.private_import)
+        return self._children
+
+    @property
+    def figures(self):
+        if self._figures is None:
+            from .figures import Figures
+
+            self._figures = Figures(lambda bundle: self.display.publish(bundle), self.warn, self.channel.diag)
+        return self._figures
+
+    @property
+    def api(self):
+        if self._api is None:
+            from .api import KernelAPI
+
+            self._api = KernelAPI(self)
+        return self._api
+
+    def _system(self, command):
+        """os.system that Ctrl-C can stop (C's system() ignores SIGINT in the caller)."""
+        return self.children.system(command)
+
+    def _figure_bundle(self, obj):
+        """A figure's own bundle (matplotlib, plotly), or None; only looked at once they are loaded."""
+        if "matplotlib.figure" in sys.modules or "plotly" in sys.modules:
+            return self.figures.bundle(obj)
+        return None
+
+    def _patch_pyplot(self, pyplot):
+        self.figures.patch_pyplot(pyplot)
 
     def private_fds(self):
         fds = set(self.channel.fds) | set(self.capture.fds)
@@ -124,14 +158,12 @@ class Kernel(object):
         """Modules patched as they are loaded: IPython's display functions are routed to ours."""
         return {
             "IPython.core.display_functions": self.display.route_ipython,
-            "matplotlib.pyplot": self.figures.patch_pyplot,
+            "matplotlib.pyplot": self._patch_pyplot,
         }
 
     def after_cell(self):
-        if "matplotlib.pyplot" in sys.modules:
+        if self._figures is not None or "matplotlib.pyplot" in sys.modules:
             self.figures.after_cell()
-        else:
-            self.figures._shown.clear()
 
     def warn(self, text):
         self.capture.stderr.write("omp-eval: %s\n" % text)
