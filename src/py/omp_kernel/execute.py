@@ -9,7 +9,7 @@ from .tracebacks import PRELUDE_FILENAME, cell_filename
 NO_VALUE = object()
 _CO_COROUTINE = 0x80
 _TOP_LEVEL_AWAIT = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-_MAYBE_IPYTHON = ("%", "!", "?", ">>>", "In [", "...:")
+_MAYBE_IPYTHON = ("%", "!", "?", ">>>", "...", "In [")
 
 
 def _maybe_ipython(code):
@@ -22,6 +22,16 @@ def _maybe_ipython(code):
                 return True  # a uniformly indented cell
             break
     return any(line.lstrip()[:1] in (",", ";", "/") for line in code.split("\n"))
+
+
+_FIRST_WORD = r"^([^\W\d][\w.]*)\s*(.*)$"  # IPython's split of a line into `ifun rest`
+
+
+def _shadowed(name):
+    import builtins
+    import keyword
+
+    return name in builtins.__dict__ or keyword.iskeyword(name)
 
 
 def normalize(code):
@@ -156,6 +166,29 @@ class Executor(object):
             return NO_VALUE
         return self._run_code(compile(last, filename, "eval", self.flags, True))
 
+    def prefilter(self, code):
+        """A one-line cell, as IPython's prefilter sees it: a macro's name runs the macro, and
+        `name args` runs the line magic `name` when nothing in the namespace is called so
+        (automagic)."""
+        line = code.strip()
+        if not line or "\n" in line:
+            return code
+        import re
+
+        match = re.match(_FIRST_WORD, line, re.S)
+        if match is None:
+            return code
+        ifun, rest = match.group(1), match.group(2)
+        head = ifun.split(".", 1)[0]
+        value = self.user_ns.get(head)
+        if ifun == head and type(value).__name__ == "Macro" and isinstance(getattr(value, "value", None), str):
+            return value.value
+        if rest[:1] in ("=", ",") or head in self.user_ns or _shadowed(head):
+            return code
+        if ifun not in self.k.load_magics().reg.line:
+            return code
+        return "%" + line
+
     # ---- results and history ------------------------------------------------------------------
 
     def publish_result(self, value, count):
@@ -215,6 +248,7 @@ class Executor(object):
         k.capture.drain()  # background output from threads belongs before this cell
         if "asyncio" in sys.modules:
             self.event_loop()
+        _new_warning_registry()
         k.capture.cell_id = request_id = request["id"]
         k.stdin.allowed = bool(request.get("allowStdin", False))
         if store:
@@ -235,6 +269,8 @@ class Executor(object):
                 k.channel.send({"type": "started", "id": request_id})
                 self.apply_context(request)
                 try:
+                    if not init and not silent:
+                        code = self.prefilter(code)
                     value = self.run_source(code, filename, not silent)
                     if value is not NO_VALUE and value is not None:
                         self.publish_result(value, self.count if store else 0)
@@ -283,6 +319,14 @@ class Executor(object):
                     os.environ.pop(str(key), None)
                 else:
                     os.environ[str(key)] = str(value)
+
+
+def _new_warning_registry():
+    """Each cell shows its warnings again, as in IPython (the registry of warnings already shown
+    is keyed by line, and every cell's code is `__main__`)."""
+    mutated = getattr(sys.modules.get("warnings"), "_filters_mutated", None)
+    if mutated is not None:
+        mutated()
 
 
 def _await_traceback(coro):

@@ -94,6 +94,8 @@ class Formatter(object):
                     return None
                 except NotImplementedError:
                     pass
+                except Exception:
+                    self._show_error()  # then shown the usual way, as IPython does
             bundle = self._repr_bundle(obj, include, exclude)
         wanted = [m for m in bundle if (not include or m in include) and not (exclude and m in exclude)]
         for mime in list(bundle):

@@ -169,8 +169,11 @@ class Kernel(object):
         self.capture.stderr.write("omp-eval: %s\n" % text)
 
     def show_traceback(self, exc_info=None):
+        """A traceback as output (the cell goes on): a formatter's error, %tb."""
         exc_type, exc, tb = exc_info or sys.exc_info()
         lines = self.tracebacks.format(exc_type, exc, tb)
+        if lines and not lines[0].startswith("Traceback") and exc_type.__name__ != "UsageError":
+            lines.insert(0, "Traceback (most recent call last):")
         self.capture.stderr.write("\n".join(lines) + "\n")
 
     # ---- the bridge ------------------------------------------------------------------------------

@@ -108,3 +108,43 @@ class Shell(object):
 
     def showtraceback(self, exc_tuple=None, *args, **kwargs):
         self._api.show_traceback(exc_tuple)
+
+    @property
+    def display_formatter(self):
+        return _DisplayFormatter(self._api.formatter)
+
+
+class PlainTextFormatter(object):
+    """get_ipython().display_formatter.formatters["text/plain"]: results' plain text."""
+
+    def __init__(self, formatter):
+        self._formatter = formatter
+
+    def __call__(self, obj):
+        return self._formatter.plain(obj)
+
+    @property
+    def float_format(self):
+        return self._formatter.float_format
+
+    @property
+    def pprint(self):
+        return self._formatter.pprint
+
+    @pprint.setter
+    def pprint(self, value):
+        self._formatter.pprint = bool(value)
+
+
+class _DisplayFormatter(object):
+    """get_ipython().display_formatter: format(obj) gives (bundle, metadata) as IPython's does."""
+
+    def __init__(self, formatter):
+        self._formatter = formatter
+        self.formatters = {"text/plain": PlainTextFormatter(formatter)}
+
+    def format(self, obj, include=None, exclude=None):
+        bundle = self._formatter.format(obj, include, exclude)
+        if bundle is None:
+            return {}, {}
+        return dict(bundle), dict(bundle.metadata)

@@ -7,6 +7,21 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _DURATION = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?\s?(?:ns|\u00b5s|us|ms|s|min|h)\b")
 _TIMEIT_LOOPS = re.compile(r"\d[\d,]* loops? each")
 _TIMEIT_RUNS = re.compile(r"of \d+ runs?")
+# Timing-dependent: %timeit says so only when one run happened to be much slower.
+_SLOWEST = re.compile(r"The slowest run took [\d.]+ times longer than the fastest\. This could mean that an intermediate result is being cached\.\n?")
+_RANDOM_HEX = re.compile(r"\b[0-9a-f]{32}\b")
+_TMP_NAME = re.compile(r"tmp-ipython-\w+")
+# What a cell is called in warnings and help: IPython's and ipykernel's names, and ours.
+_CELL_NAME = re.compile(r"<ipython-input-\d+-[0-9a-f]+>|<cell In\[\d+\]>|<omp-internal-[\w-]+>")
+# A traceback shown as output (not the cell's error): only its last line is compared, since
+# the frames shown differ by design (IPython's verbose format, ours without runner frames).
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:.*\n)*?(?=[A-Za-z_][\w.]*: |[A-Za-z_][\w.]*\n|[A-Za-z_][\w.]*$)")
+# A chained exception shown as output: only the last exception of the chain is compared.
+_CHAIN = re.compile(
+    r"Traceback: [^\n]*\n\n(?:The above exception was the direct cause of the following exception:|"
+    r"During handling of the above exception, another exception occurred:)\n\n?"
+)
+STATUS_MIME = "application/x-omp-status"
 
 
 def text(value, casedir):
@@ -16,6 +31,12 @@ def text(value, casedir):
     if casedir:
         value = value.replace(casedir, "<DIR>")
     value = _ADDRESS.sub("0x<addr>", value)
+    value = _SLOWEST.sub("", value)
+    value = _RANDOM_HEX.sub("<hex>", value)
+    value = _TMP_NAME.sub("tmp-ipython-<rand>", value)
+    value = _CELL_NAME.sub("<cell>", value)
+    value = _TRACEBACK.sub("Traceback: ", value + ("\n" if not value.endswith("\n") else ""))
+    value = _CHAIN.sub("", value)
     value = _DURATION.sub("<t>", value)
     value = _TIMEIT_LOOPS.sub("<n> loops each", value)
     value = _TIMEIT_RUNS.sub("of <n> runs", value)
@@ -29,6 +50,9 @@ def bundle(data, casedir):
 def output(out, casedir):
     if "clear" in out:
         return {"clear": out["clear"]}
+    status = out["data"].get(STATUS_MIME)
+    if isinstance(status, dict) and status.get("op") == "clear_output":
+        return {"clear": bool(status.get("wait"))}
     return {
         "data": bundle(out["data"], casedir),
         "metadata": out.get("metadata") or {},
@@ -43,10 +67,21 @@ def cell(obs, casedir):
         "stdout": text(obs["stdout"], casedir),
         "stderr": text(obs["stderr"], casedir),
         "result": None if result is None else {"data": bundle(result["data"], casedir), "metadata": result.get("metadata") or {}},
-        "displays": [output(o, casedir) for o in obs["displays"]],
+        # Status events are omp-eval's status line (timing, cd), not output.
+        "displays": [output(o, casedir) for o in obs["displays"] if not _status_only(o)],
         "error": obs["error"],
         "prompts": [text(p, casedir).strip() for p in obs["prompts"]],
     }
+
+
+def _status_only(out):
+    data = out.get("data") or {}
+    status = data.get(STATUS_MIME)
+    return set(data) == {STATUS_MIME} and not (isinstance(status, dict) and status.get("op") == "clear_output")
+
+
+def namespace(ns, casedir):
+    return {k: text(v, casedir) for k, v in ns.items()}
 
 
 def is_complete_of(reply):
@@ -66,17 +101,26 @@ def compare_case(case, ours, theirs, our_dir, their_dir):
         a, b = cell(mine, our_dir), cell(other, their_dir)
         for key in ("error", "stdout", "stderr", "result", "displays", "prompts"):
             if a[key] != b[key]:
-                return "cell %d %s: omp %s | IPython %s" % (index + 1, key, _short(a[key]), _short(b[key]))
+                mine, other = _around_difference(repr(a[key]), repr(b[key]))
+                return "cell %d %s: omp %s | IPython %s" % (index + 1, key, mine, other)
     if len(ours["cells"]) != len(theirs["cells"]):
         return "omp ran %d cells, IPython %d" % (len(ours["cells"]), len(theirs["cells"]))
-    if ours["namespace"] != theirs["namespace"]:
-        mine, other = ours["namespace"], theirs["namespace"]
+    mine, other = namespace(ours["namespace"], our_dir), namespace(theirs["namespace"], their_dir)
+    if mine != other:
         keys = sorted(k for k in set(mine) | set(other) if mine.get(k) != other.get(k))
         return "namespace: omp %s | IPython %s" % (
             _short({k: mine.get(k) for k in keys}),
             _short({k: other.get(k) for k in keys}),
         )
     return None
+
+
+def _around_difference(a, b, context=150):
+    """Both texts cut around where they first differ."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, at - context)
+    cut = lambda t: ("…" if start else "") + t[start : at + context] + ("…" if len(t) > at + context else "")  # noqa: E731
+    return cut(a), cut(b)
 
 
 def _short(value, limit=300):

@@ -5,9 +5,11 @@ namespace afterwards. Needs IPython (Debian's /usr/bin/python3 has it)."""
 import builtins
 import io
 import os
+import re
 import signal
 import sys
 import tempfile
+import warnings
 
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
@@ -16,6 +18,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from harvest import substitute
 
 CELL_LIMIT = 30  # seconds before a cell is interrupted
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class RecordingPublisher(DisplayPublisher):
@@ -70,9 +73,21 @@ class IPythonSide(object):
         self.prompts = []
         self.error = None
         builtins.input = self._input
+        os.environ.setdefault("MPLBACKEND", "Agg")  # as the host sets it for a kernel
+        self.environ = dict(os.environ)  # each case starts with it, as a fresh kernel does
         signal.signal(signal.SIGALRM, _alarm)
+        # A kernel's cells read stdin from /dev/null (commands such as `more` see no terminal).
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
 
     def _record_traceback(self, etype, evalue, stb):
+        # A traceback shown while the cell goes on (a formatter's error, %tb) is output; the
+        # cell's own error is its result. Which one it was is settled after the cell.
+        last = _ANSI.sub("", stb[-1] if isinstance(stb, list) and stb else str(stb)).strip().split("\n")[-1]
+        if last.endswith(":"):
+            last = last[:-1]  # an exception without a message
+        self.shown.append("Traceback (most recent call last):\n%s\n" % last)
         self.error = etype.__name__ if etype is not None else "Error"
 
     def _pager(self, shell, data, start=0, screen_lines=0, pager_cmd=None):
@@ -85,10 +100,19 @@ class IPythonSide(object):
 
     def run_case(self, case, casedir, python):
         shell = self.shell
+        os.environ.clear()
+        os.environ.update(self.environ)
+        os.chdir(casedir)  # first: the reset takes the cwd as the start of _dh
         shell.reset(new_session=True)
         shell.execution_count = 1
         shell.history_manager.reset(new_session=True)
-        os.chdir(casedir)
+        shell.history_manager.output_hist_reprs.clear()
+        shell.compile.reset_compiler_flags()  # `from __future__` of an earlier case
+        for module in list(sys.modules.values()):  # each case sees its warnings, as a fresh kernel does
+            registry = getattr(module, "__warningregistry__", None)
+            if isinstance(registry, dict):
+                registry.clear()
+        warnings._filters_mutated()
         cells = []
         for cell in case["cells"]:
             code = substitute(cell["code"], casedir, python)
@@ -97,6 +121,7 @@ class IPythonSide(object):
 
     def run_cell(self, code, store):
         self.prompts = []
+        self.shown = []
         self.error = None
         RecordingHook.result = None
         self.shell.display_pub.outputs = []
@@ -109,12 +134,15 @@ class IPythonSide(object):
                 self.error = type(exc).__name__
             finally:
                 signal.alarm(0)
-        error = self.error
-        if result is not None and error is None:
+        error = None
+        if result is not None:
             exc = result.error_before_exec or result.error_in_exec
             if exc is not None:
                 error = type(exc).__name__
-        stderr = capture.stderr
+                self.shown = self.shown[:-1]  # the cell's own error
+        elif self.error is not None:
+            error = self.error
+        stderr = capture.stderr + "".join(self.shown)
         if error == "UsageError":
             # IPython prints a usage error on stderr; a kernel shows it as the cell's error.
             stderr = "\n".join(line for line in stderr.split("\n") if not line.startswith("UsageError: "))

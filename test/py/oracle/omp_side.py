@@ -136,7 +136,7 @@ class Kernel(object):
         try:
             for frame in self.frames(time.monotonic() + CELL_LIMIT):
                 if frame.get("type") == "is_complete_reply" and frame.get("id") == request_id:
-                    return [frame.get("status"), frame.get("indent") or None]
+                    return [frame.get("status"), frame.get("indent")]
                 if frame.get("type") == "error" and frame.get("id") in (request_id, None):
                     return ["unsupported", None]
         except (TimeoutError, EOFError):

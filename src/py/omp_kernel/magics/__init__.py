@@ -44,12 +44,12 @@ class Registry(object):
 
 class Magics(object):
     def __init__(self, api):
-        from . import capture, files, help, history, namespace, system, timing
+        from . import capture, files, help, history, namespace, script, session, system, timing
 
         self.api = api
         self.reg = Registry(api)
         self.reg.magics = self
-        for module in (namespace, files, system, timing, capture, history, help):
+        for module in (namespace, files, system, script, timing, capture, history, session, help):
             module.register(self.reg)
         import builtins
 

@@ -152,9 +152,13 @@ def _source(obj):
 
 def _file(obj):
     try:
-        return inspect.getabsfile(obj)
-    except TypeError:
+        path = inspect.getabsfile(obj)
+    except (TypeError, OSError):
         return None
+    return None if path.endswith(("__main__", "<string>")) else path
+
+
+_OBJECT_INIT_DOC = object.__init__.__doc__
 
 
 def _fields(obj, name, detail):
@@ -162,34 +166,49 @@ def _fields(obj, name, detail):
     doc = inspect.getdoc(obj)
     doc = "<no docstring>" if doc is None else doc
     source = _source(obj) if detail else None
+    if isinstance(obj, type):
+        return _class_fields(obj, name, doc, source)
     fields = []
-    if isinstance(obj, type) or inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.ismethod(obj):
-        if isinstance(obj, type):
-            init = _signature(obj, name)
-            fields.append(("Init signature", init))
-        else:
-            fields.append(("Signature", _signature(obj, name)))
-        fields.append(("Docstring", doc) if not source or isinstance(obj, type) else ("Source", source))
-        if source and isinstance(obj, type):
-            fields.append(("Source", source))
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.ismethod(obj):
+        fields.append(("Signature", _signature(obj, name)))
+        fields.append(("Source", source) if source else ("Docstring", doc))
         fields.append(("File", _file(obj)))
         fields.append(("Type", type(obj).__name__))
-        if isinstance(obj, type):
-            try:
-                fields.append(("Subclasses", ", ".join(c.__name__ for c in type.__subclasses__(obj))))
-            except TypeError:
-                pass
         return [(t, v) for t, v in fields if v is not None]
-    text = _string_form(obj)
     fields.append(("Signature", _signature(obj, name) if callable(obj) else None))
     fields.append(("Type", type(obj).__name__))
-    fields.append(("String form", text))
+    fields.append(("String form", _string_form(obj)))
     try:
         fields.append(("Length", str(len(obj))))
     except Exception:
         pass
     fields.append(("File", _file(type(obj)) if type(obj).__module__ not in ("builtins", "__main__") else None))
     fields.append(("Source", source) if source else ("Docstring", doc))
+    return [(t, v) for t, v in fields if v is not None]
+
+
+def _class_fields(cls, name, doc, source):
+    init = _signature(cls, name)
+    init_doc = None
+    try:
+        init_method = cls.__init__
+    except AttributeError:
+        init_method = None
+    if init_method is not None:
+        if init is None:
+            init = _signature(init_method, name)
+        init_doc = inspect.getdoc(init_method)
+        if init_doc == _OBJECT_INIT_DOC or init_doc == doc:
+            init_doc = None
+    fields = [("Init signature", init), ("Docstring", doc)]
+    fields.append(("Source", source) if source else ("Init docstring", init_doc))
+    fields.append(("File", _file(cls)))
+    fields.append(("Type", type(cls).__name__))
+    try:
+        names = [sub.__name__ for sub in type.__subclasses__(cls)]
+    except TypeError:
+        names = []
+    fields.append(("Subclasses", ", ".join(names if len(names) < 10 else names[:10] + ["..."])))
     return [(t, v) for t, v in fields if v is not None]
 
 

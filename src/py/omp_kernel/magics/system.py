@@ -1,6 +1,6 @@
 """Shell commands: !cmd, !!cmd and `x = !cmd` (an SList of the output's lines), %system, %sx,
-%%bash, %%sh, %%script, and IPython's default aliases (%cat, %mkdir, %ll, ...; %ls is the
-spec's: a sorted list)."""
+and IPython's default aliases (%cat, %mkdir, %ll, ...; %ls is the spec's: a sorted list),
+%alias, %unalias, %rehashx."""
 import os
 import re
 import sys
@@ -108,6 +108,8 @@ def register(reg):
 
     def popen(args, shell, **kwargs):
         kwargs.setdefault("stdin", api.private_import("subprocess").DEVNULL)
+        if shell:
+            kwargs.setdefault("executable", os.environ.get("SHELL") or "/bin/sh")  # as IPython
         return api.spawn(args, shell, **kwargs)
 
     def run(cmd):
@@ -144,61 +146,61 @@ def register(reg):
         api.user_ns["_exit_code"] = api.wait(proc)
         return SList(b"".join(chunks).decode("utf-8", "replace").splitlines())
 
-    def script(shell_cmd, line, body):
-        args = _split(line)
-        opts = {"--bg": False, "--no-raise-error": False}
-        names = {}
-        while args and args[0].startswith("--"):
-            flag = args.pop(0)
-            if flag in ("--out", "--err", "--proc") and args:
-                names[flag] = args.pop(0)
-            elif flag in opts:
-                opts[flag] = True
-            else:
-                raise UsageError("unrecognized option %s" % flag)
-        argv = _split(shell_cmd) + args if shell_cmd else args
-        if not argv:
-            raise UsageError("%%script needs a command, e.g. %%script bash")
-        subprocess = api.private_import("subprocess")
-        capture = {"--out": "stdout", "--err": "stderr"}
-        pipes = {key: subprocess.PIPE for flag, key in capture.items() if flag in names or _redirected()}
-        proc = popen(argv, False, stdin=subprocess.PIPE, **pipes)
-        out, err = proc.communicate(body.encode("utf-8"))
-        code = proc.returncode
-        for flag, text in (("--out", out), ("--err", err)):
-            if text is None:
-                continue
-            text = text.decode("utf-8", "replace")
-            if flag in names:
-                api.user_ns[names[flag]] = text
-            else:
-                (sys.stdout if flag == "--out" else sys.stderr).write(text)
-        if code and not opts["--no-raise-error"]:
-            raise subprocess.CalledProcessError(code, " ".join(argv))
-
-    @reg.cell_magic("script")
-    def script_magic(line, body, body_line, frame):
-        """%%script [--out NAME] [--err NAME] [--no-raise-error] command: runs the cell's body
-        with the command (bash, python3, ...)."""
-        script("", line, body)
-
-    for name in ("bash", "sh", "perl", "ruby", "python", "python2", "python3", "pypy"):
-        reg.cell_magic(name)(_script_for(script, name))
-    for name, command in ALIASES.items():
+    def define(name, command):
         reg.line_magic(name)(_alias(run, command))
+        reg.aliases[name] = command
 
+    reg.aliases = {}
+    for name, command in ALIASES.items():
+        define(name, command)
 
-def _script_for(script, name):
-    def magic(line, body, body_line, frame):
-        script(name, line, body)
+    @reg.line_magic("alias")
+    def alias(arg, frame):
+        """%alias NAME COMMAND makes %NAME run the shell command (%s, %l take the arguments);
+        without arguments, the aliases."""
+        parts = arg.split(None, 1)
+        if not parts:
+            print("Total number of aliases: %d" % len(reg.aliases))
+            return sorted(reg.aliases.items())
+        if len(parts) == 1:
+            raise UsageError("%alias needs a name and a command")
+        define(parts[0], parts[1])
+        return None
 
-    magic.__doc__ = "%%%%%s: runs the cell's body with %s (the options of %%%%script)." % (name, name)
-    return magic
+    @reg.line_magic("unalias")
+    def unalias(arg, frame):
+        """Removes an alias."""
+        name = arg.strip()
+        if name not in reg.aliases:
+            print("%s is not an alias" % name)
+            return
+        del reg.aliases[name]
+        reg.line.pop(name, None)
+        print("Removing alias: %s" % name)
+
+    @reg.line_magic("rehashx")
+    def rehashx(arg, frame):
+        """Makes every executable on PATH an alias (%git, %make, ...), unless a magic has the name."""
+        for folder in os.environ.get("PATH", "").split(os.pathsep):
+            try:
+                names = os.listdir(folder or ".")
+            except OSError:
+                continue
+            for name in names:
+                path = os.path.join(folder, name)
+                key = name.replace(".", "")
+                if key and key not in reg.line and os.access(path, os.X_OK) and not os.path.isdir(path):
+                    define(key, name)
 
 
 def _alias(run, command):
     def magic(arg, frame):
-        cmd = command.replace("%l", arg) if "%l" in command else (command + " " + arg).strip()
+        if "%l" in command:
+            cmd = command.replace("%l", arg)
+        elif "%s" in command:
+            cmd = command % tuple(arg.split()[: command.count("%s")])
+        else:
+            cmd = (command + " " + arg).strip()
         run(cmd)
 
     magic.__doc__ = "Alias for the shell command `%s`." % command

@@ -98,18 +98,24 @@ def register(reg):
             compile_time = time.perf_counter() - start_compile
         cpu_start, wall_start = _cpu(), time.perf_counter()
         try:
-            return run()
-        finally:
-            wall = time.perf_counter() - wall_start
-            cpu_end = _cpu()
-            user, system = cpu_end[0] - cpu_start[0], cpu_end[1] - cpu_start[1]
-            print("CPU times: user %s, sys: %s, total: %s" % (format_time(user), format_time(system), format_time(user + system)))
-            print("Wall time: %s" % format_time(wall))
-            if compile_time > 0.1:
-                print("Compiler : %s" % format_time(compile_time))
-            if parse_time > 0.1:
-                print("Parser   : %s" % format_time(parse_time))
-            api.status("time", ms=round(wall * 1000, 3))
+            value = run()
+        except Exception:
+            api.show_traceback()  # IPython shows it, and the cell goes on without the times
+            return None
+        print_times(cpu_start, wall_start, compile_time, parse_time)
+        return value
+
+    def print_times(cpu_start, wall_start, compile_time, parse_time):
+        wall = time.perf_counter() - wall_start
+        cpu_end = _cpu()
+        user, system = cpu_end[0] - cpu_start[0], cpu_end[1] - cpu_start[1]
+        print("CPU times: user %s, sys: %s, total: %s" % (format_time(user), format_time(system), format_time(user + system)))
+        print("Wall time: %s" % format_time(wall))
+        if compile_time > 0.1:
+            print("Compiler : %s" % format_time(compile_time))
+        if parse_time > 0.1:
+            print("Parser   : %s" % format_time(parse_time))
+        api.status("time", ms=round(wall * 1000, 3))
 
     @reg.line_magic("time", expand=False)
     def time_line(arg, frame):
