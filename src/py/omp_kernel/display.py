@@ -79,6 +79,7 @@ class Display(object):
 
     def clear_output(self, wait=False):
         """Clears the cell's output; with wait=True only once new output arrives."""
+        self._drain()  # what was printed before belongs before the clear
         if wait:
             self.clear_pending = True
         else:

@@ -8,15 +8,13 @@ import errno
 import io
 import os
 
-_WHAT = "the kernel's own channel"
+_WHAT = "belong to the kernel's own channel"
 
 
 def _refuse(call, fds):
-    return OSError(
-        errno.EBADF,
-        "%s: descriptor%s %s %s %s (its protocol and output pipes); leave %s open"
-        % (call, "s" if len(fds) > 1 else "", ", ".join(map(str, sorted(fds))), "are" if len(fds) > 1 else "is", _WHAT, "them" if len(fds) > 1 else "it"),
-    )
+    names = ", ".join(map(str, sorted(fds)))
+    noun = "descriptors" if len(fds) > 1 else "descriptor"
+    return OSError(errno.EBADF, "%s: %s %s %s (its protocol and output pipes)" % (call, noun, names, _WHAT))
 
 
 def protect(fds, diag=None):
@@ -41,11 +39,7 @@ def protect(fds, diag=None):
     def closerange(low, high):
         hit = [fd for fd in private if low <= fd < high] if os.getpid() == main_pid else []
         if hit:
-            raise _refuse(
-                "os.closerange(%d, %d) would close descriptors the kernel needs; close the others one by one, or a range without %s"
-                % (low, high, ", ".join(map(str, sorted(hit)))),
-                hit,
-            )
+            raise _refuse("os.closerange(%d, %d) would close descriptors the kernel needs; leave out" % (low, high), hit)
         return real["closerange"](low, high)
 
     def dup(fd):
@@ -72,13 +66,14 @@ def protect(fds, diag=None):
         open.__doc__ = original.__doc__
         return open
 
-    for name, fn in (("write", write), ("close", close), ("closerange", closerange), ("dup", dup), ("dup2", dup2), ("fdopen", fdopen)):
+    wrappers = (("write", write), ("close", close), ("closerange", closerange), ("dup", dup), ("dup2", dup2), ("fdopen", fdopen))
+    for name, fn in wrappers:
         fn.__name__ = name
         fn.__doc__ = real[name].__doc__
         setattr(os, name, fn)
     posix = __import__("sys").modules.get("posix")
     if posix is not None:
-        for name, fn in (("write", write), ("close", close), ("closerange", closerange), ("dup", dup), ("dup2", dup2)):
+        for name, fn in wrappers[:5]:
             setattr(posix, name, fn)
     builtins.open = opener(real_open)
     io.open = opener(real_io_open)

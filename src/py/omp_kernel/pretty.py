@@ -54,7 +54,9 @@ class _Group(object):
 
 
 class Printer(object):
-    def __init__(self, output, max_width=MAX_WIDTH, newline="\n", max_seq_length=MAX_SEQ_LENGTH, verbose=False, float_format="%r"):
+    def __init__(
+        self, output, max_width=MAX_WIDTH, newline="\n", max_seq_length=MAX_SEQ_LENGTH, verbose=False, float_format="%r"
+    ):
         self.output = output
         self.max_width = max_width
         self.newline = newline
@@ -486,4 +488,3 @@ def _verbose_attributes(obj, p):
         with p.indent(len(key) + 1):
             p.pretty(value)
         first = False
-

@@ -159,6 +159,7 @@ class Kernel(object):
         return {
             "IPython.core.display_functions": self.display.route_ipython,
             "matplotlib.pyplot": self._patch_pyplot,
+            "getpass": lambda module: setattr(module, "getpass", self.stdin.getpass),
         }
 
     def after_cell(self):
@@ -281,7 +282,8 @@ class Kernel(object):
         request_id = request.get("id")
         code = request.get("code")
         if not isinstance(code, str) or not isinstance(request_id, str):
-            self.channel.protocol_error("is_complete needs id and code (strings)", request_id if isinstance(request_id, str) else None)
+            known_id = request_id if isinstance(request_id, str) else None
+            self.channel.protocol_error("is_complete needs id and code (strings)", known_id)
             return
         try:
             status, indent = is_complete(code, self.private_import)
@@ -295,6 +297,7 @@ class Kernel(object):
 
     def exit(self):
         self.capture.drain(limit=0.5)
+        _save_coverage()  # before atexit, where coverage stops without saving
         try:
             import atexit
 
@@ -303,6 +306,17 @@ class Kernel(object):
             pass
         self.capture.drain(limit=0.5)
         os._exit(0)
+
+
+def _save_coverage():
+    """When the kernel runs under coverage (the project's own tests), its data is saved before
+    os._exit, which skips the interpreter's ending."""
+    coverage = sys.modules.get("coverage")
+    current = getattr(getattr(coverage, "Coverage", None), "current", None)
+    measuring = current() if current is not None else None
+    if measuring is not None:
+        measuring.stop()
+        measuring.save()
 
 
 def _enable_faulthandler(fd):

@@ -16,6 +16,7 @@ _IPYTHON = re.compile(r"^((((\[nav\]|\[ins\]) )?In \[\d+\]: )|(\s*\.{3,}: ?))")
 _INDENT = re.compile(r"^[ \t]+")
 _HELP_END = re.compile(r"(%{0,2}(?!\d)[\w*]+(\.(?!\d)[\w*]+)*)(\?\??)$")
 _NAME_START = re.compile(r"[^\W\d]", re.UNICODE)
+_CELL_MAGIC_HELP = re.compile(r"%%\w+\?")  # %%bash? is help on %%bash, as in IPython
 
 
 def cleanup(lines):
@@ -167,7 +168,7 @@ def transform(code):
     lines = code.split("\n")
     cleaned = cleanup(lines)
     first = next((i for i, line in enumerate(cleaned) if line.strip()), None)
-    if first is not None and cleaned[first].startswith("%%"):
+    if first is not None and cleaned[first].startswith("%%") and not _CELL_MAGIC_HELP.match(cleaned[first]):
         name, _, arg = cleaned[first][2:].rstrip().partition(" ")
         body = "\n".join(cleaned[first + 1 :])
         if not code.endswith("\n"):

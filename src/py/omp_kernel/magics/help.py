@@ -62,7 +62,10 @@ def register(reg):
     def pdoc(arg, frame):
         """The docstring of an object."""
         found, obj = lookup(arg.strip(), frame)
-        print(inspect.getdoc(obj) or "No documentation found for %s" % arg.strip() if found else "Object `%s` not found." % arg.strip())
+        if not found:
+            print("Object `%s` not found." % arg.strip())
+        else:
+            print(inspect.getdoc(obj) or "No documentation found for %s" % arg.strip())
 
     @reg.line_magic("pdef", expand=False)
     def pdef(arg, frame):

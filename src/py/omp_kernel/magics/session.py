@@ -7,7 +7,7 @@ import sys
 
 def register(reg):
     api = reg.api
-    from . import UsageError, parse_options
+    from . import UsageError
 
     @reg.line_magic("alias_magic")
     def alias_magic(arg, frame):
@@ -95,8 +95,10 @@ def register(reg):
     def config(arg, frame):
         """IPython's traitlets configuration: omp-eval's kernel has none; its settings are the
         host's (omp-eval's config file and flags)."""
-        opts, rest = parse_options(arg, "")
-        raise UsageError("%config: the omp-eval kernel has no IPython configuration; settings are omp-eval's own (its config file and flags)")
+        raise UsageError(
+            "%config: the omp-eval kernel has no IPython configuration; its settings are omp-eval's own "
+            "(its config file and flags)"
+        )
 
 
 def _unquote(text):

@@ -197,4 +197,3 @@ def register(reg):
     def prun_cell(line, body, body_line, frame):
         """%%prun [options]: profiles the cell's body."""
         return prun(line, body, frame)
-
