@@ -179,6 +179,32 @@ class ImportsModule(unittest.TestCase):
         self.assertTrue(imports.startup_paths() is not None)
 
 
+class RunnerImports(unittest.TestCase):
+    def test_every_stdlib_module_the_runner_imports_is_protected_from_shadowing(self):
+        import ast
+        import re
+
+        package = os.path.dirname(os.path.abspath(imports.__file__))
+        stdlib = set(getattr(sys, "stdlib_module_names", ())) or None
+        used = set()
+        for folder, _, files in os.walk(package):
+            for name in files:
+                if not name.endswith(".py"):
+                    continue
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    source = handle.read()
+                for node in ast.walk(ast.parse(source)):
+                    if isinstance(node, ast.Import):
+                        used.update(alias.name.split(".")[0] for alias in node.names)
+                    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                        used.add(node.module.split(".")[0])
+                used.update(re.findall(r'_import\("(\w+)"\)', source))
+        if stdlib is not None:
+            used &= stdlib
+        used -= {"sys", "builtins", "os"}  # loaded by the interpreter before any file is looked for
+        self.assertEqual(sorted(used - imports.RUNNER_STDLIB), [])
+
+
 class FormattersModule(unittest.TestCase):
     def setUp(self):
         self.warnings, self.errors = [], []

@@ -246,6 +246,7 @@ class Executor(object):
         k.interrupts.restore()
         k.stdin.patch_getpass()
         k.capture.drain()  # background output from threads belongs before this cell
+        k.private_import.protect_user_paths()  # files added since the last cell
         if "asyncio" in sys.modules:
             self.event_loop()
         _new_warning_registry()
@@ -311,6 +312,7 @@ class Executor(object):
         if cwd:
             os.chdir(cwd)
             if cwd not in sys.path:
+                self.k.private_import.protect(cwd)  # before its files can shadow the runner's imports
                 sys.path.insert(0, cwd)
         env = request.get("env")
         if isinstance(env, dict):

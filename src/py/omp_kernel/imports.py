@@ -8,8 +8,22 @@ there too). Importing this module has no side effects; `PrivateImports.install()
 """
 import importlib
 import importlib.machinery
+import os
 import sys
 import threading
+
+# The stdlib modules the runner imports after start-up (and what they import). A file of the
+# same name in a directory the user put on sys.path (the cwd) would be imported instead: those
+# are imported from the start-up paths first (a test keeps this list in step with the code).
+RUNNER_STDLIB = frozenset(
+    """__future__ abc ast asyncio atexit base64 bisect builtins cProfile codecs codeop collections
+    concurrent contextlib contextvars copy copyreg datetime difflib dis enum errno faulthandler fcntl
+    fnmatch functools gc genericpath glob hashlib heapq importlib inspect io json keyword linecache
+    locale math numbers opcode operator pathlib pickle platform posixpath pprint pstats queue random
+    re reprlib resource rlcompleter runpy select selectors shlex shutil signal socket stat string
+    struct subprocess tempfile termios textwrap threading time timeit token tokenize traceback types
+    typing uuid warnings weakref zlib""".split()
+)
 
 
 class PrivateImports(object):
@@ -21,6 +35,35 @@ class PrivateImports(object):
 
     def install(self):
         sys.meta_path.insert(0, self)
+        self._seen = {}  # folder on sys.path -> its mtime when last checked
+
+    def protect(self, folder):
+        """Imports, from the start-up paths, every runner module that a file in `folder` would
+        shadow (once `folder` is on sys.path). Cheap when nothing in the folder changed."""
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            return
+        if self._seen.get(folder) == mtime:
+            return
+        self._seen[folder] = mtime
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return
+        stems = {n[:-3] for n in names if n.endswith(".py")} | {n for n in names if "." not in n}
+        for name in sorted(stems & RUNNER_STDLIB):
+            if name not in sys.modules:
+                try:
+                    self(name)
+                except Exception:
+                    pass  # a module this Python lacks (resource on some platforms)
+
+    def protect_user_paths(self):
+        """protect() for every folder on sys.path that Python did not start with."""
+        for folder in sys.path:
+            if folder and folder not in self._paths:
+                self.protect(folder)
 
     def find_spec(self, fullname, path=None, target=None):
         if not getattr(self._local, "active", 0) or path is not None:
