@@ -109,6 +109,10 @@ class _Unprintable(Exception):
         raise RuntimeError()
 
 
+# Python 3.12 tokenizes with the parser's tokenizer: two of IPython's examples read differently.
+OLD_TOKENIZER = sys.version_info < (3, 12)
+
+
 class CompleteModule(unittest.TestCase):
     def test_is_complete_agrees_with_ipythons_examples(self):
         # The examples of IPython's own test_inputtransformer2.py, with its expected answers.
@@ -118,11 +122,11 @@ class CompleteModule(unittest.TestCase):
             ("for a in range(5):\n    if a > 0:", ("incomplete", 8)),
             ("raise = 2", ("invalid", None)),
             ("a = [1,\n2,", ("incomplete", 0)),
-            ("(\n))", ("incomplete", 0)),
+            ("(\n))", ("incomplete", 0) if OLD_TOKENIZER else ("invalid", None)),
             ("\\\r\n", ("incomplete", 0)),
             ("a = '''\n   hi", ("incomplete", 3)),
             ("def a():\n x=1\n global x", ("invalid", None)),
-            ("a \\ ", ("invalid", None)),
+            ("a \\ ", ("invalid", None) if OLD_TOKENIZER else ("incomplete", 0)),
             ("1\\\n+2", ("complete", None)),
             ('def foo():\n    """', ("incomplete", 4)),
             ("async with example:\n    pass", ("incomplete", 4)),
@@ -199,8 +203,7 @@ class RunnerImports(unittest.TestCase):
                     elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                         used.add(node.module.split(".")[0])
                 used.update(re.findall(r'_import\("(\w+)"\)', source))
-        if stdlib is not None:
-            used &= stdlib
+        used &= stdlib if stdlib is not None else used - {"jedi", "numpy"}  # (3.8, 3.9: no stdlib list)
         used -= {"sys", "builtins", "os"}  # loaded by the interpreter before any file is looked for
         self.assertEqual(sorted(used - imports.RUNNER_STDLIB), [])
 
