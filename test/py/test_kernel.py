@@ -134,6 +134,10 @@ class Channel(KernelTestCase):
         self.assertEqual(forged.stdout, "still here\n")
         self.assertEqual(forged.done["executionCount"], 2)  # the real done, not the forged one
 
+    def test_child_processes_inherit_none_of_the_private_descriptors(self):
+        cell = self.k.run("fds = !ls /proc/self/fd\nsorted(int(fd) for fd in fds)")
+        self.assertEqual(cell.plain, "[0, 1, 2, 3]")  # stdin, stdout, stderr, and ls's own directory
+
     def test_closerange_is_a_clear_error_in_the_cell_and_the_kernel_lives(self):
         cell = self.k.run("import os\nos.closerange(3, 4096)")
         self.assertEqual(cell.ename, "OSError")

@@ -212,8 +212,10 @@ class Files(MagicsTestCase):
     def test_run_keeps_names_when_the_script_raises(self):
         with open(os.path.join(self.dir, "boom.py"), "w") as handle:
             handle.write("import sys\nkept = sys.argv[1:]\nraise RuntimeError('boom')\n")
-        cell = self.run_cell("%run boom.py one two")
-        self.assertEqual(cell.ename, "RuntimeError")
+        cell = self.run_cell("%run boom.py one two\nprint('after')")
+        self.assertIsNone(cell.error)
+        self.assertIn("RuntimeError: boom", cell.stderr)
+        self.assertEqual(cell.stdout, "after\n")
         self.assertEqual(self.run_cell("kept").plain, "['one', 'two']")
 
     def test_history_macro_save_notebook(self):

@@ -173,8 +173,8 @@ def register(reg):
 
     @reg.line_magic("run")
     def run(arg, frame):
-        """%run FILE [ARGS]: runs a script as __main__ and takes the names it defined (also when
-        it raises); %run -m MODULE [ARGS] runs a module."""
+        """%run FILE [ARGS]: runs a script as __main__ and takes the names it defined; an error in
+        it is shown and the cell goes on (as IPython). %run -m MODULE [ARGS] runs a module."""
         _run(api, UsageError, arg)
 
     def writefile(line, body, body_line, frame):
@@ -245,6 +245,11 @@ def _run(api, UsageError, arg):
     sys.argv = [path] + argv[1:]
     try:
         exec(code, ns)
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            api.show_traceback()
+    except Exception:
+        api.show_traceback()  # as IPython: the script's error is shown and the cell goes on
     finally:
         sys.argv, sys.modules["__main__"] = saved_argv, saved_main
         _merge(api, ns)
