@@ -8,7 +8,7 @@ import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "py"))
-from omp_kernel import channel, complete, imports, interrupts, tracebacks  # noqa: E402
+from omp_kernel import channel, children, complete, execute, imports, interrupts, stdin, tracebacks  # noqa: E402
 from omp_kernel.display import Display, DisplayHandle  # noqa: E402
 from omp_kernel.formatters import Bundle, Formatter, bound, json_fits, raw_bundle, safe_repr  # noqa: E402
 from omp_kernel.magics import UsageError, parse_options  # noqa: E402
@@ -340,6 +340,60 @@ class MagicHelpers(unittest.TestCase):
         self.assertEqual([format_time(t) for t in (0, 2e-9, 3.5e-6, 0.25, 75.0, 3700.0)], ["0 ns", "2 ns", "3.5 \u00b5s", "250 ms", "1min 15s", "1h 1min 40s"])
         result = TimeitResult(10, 2, 1e-6, 2e-6, [1e-5, 2e-5])
         self.assertEqual(str(result), "1.5 \u00b5s \u00b1 500 ns per loop (mean \u00b1 std. dev. of 2 runs, 10 loops each)")
+
+
+class ExecuteModule(unittest.TestCase):
+    def test_helpers(self):
+        import ast
+
+        self.assertEqual(execute.normalize("a\r\nb\rc"), "a\nb\nc")
+        for code, quiet in (("1 + 1;", True), ("1 + 1  # ;", False), ("1 + 1;\n# x", True), ("(1 +\n 1) ;", True)):
+            tree = ast.parse(code)
+            self.assertEqual(execute.semicolon_after(code, tree.body[-1]), quiet, code)
+        self.assertFalse(execute._maybe_ipython("x = 1\nprint(x)"))
+        for code in ("%pwd", "  x = 1", ">>> 1", ",f a", "x?"):
+            self.assertTrue(execute._maybe_ipython(code), code)
+
+
+class ChildrenModule(unittest.TestCase):
+    def test_wait_status_is_what_os_system_returns(self):
+        self.assertEqual(children.wait_status(3), 3 << 8)
+        self.assertEqual(children.wait_status(-9), 9)
+        kids = children.Children(lambda: None, interrupts.Interrupts(), __import__("importlib").import_module)
+        self.assertEqual(kids.system("exit 2"), 2 << 8)
+
+
+class StdinModule(unittest.TestCase):
+    def test_input_asks_through_the_channel_and_queues_other_requests(self):
+        sent = []
+        replies = [b'{"id": "other"}\n', b"junk\n", b'{"type": "input_reply", "value": 5}\n']
+        fake = types.SimpleNamespace(send=sent.append, readline=lambda: replies.pop(0), queued=[])
+        asker = stdin.Stdin(fake, lambda: None, lambda: "cell")
+        with self.assertRaises(stdin.StdinNotImplementedError):
+            asker.input("x")
+        asker.allowed = True
+        self.assertEqual(asker.input("name? "), "5")
+        self.assertEqual(sent, [{"type": "input_request", "id": "cell", "prompt": "name? ", "password": False}])
+        self.assertEqual(fake.queued, [{"id": "other"}])
+        replies.append(b"")
+        with self.assertRaises(EOFError):
+            asker.getpass()
+
+
+class FdGuardModule(unittest.TestCase):
+    def test_protected_descriptors_refuse_writes_closes_and_replacement(self):
+        import subprocess
+
+        script = (
+            "import os, sys\nsys.path.insert(0, %r)\nfrom omp_kernel import fdguard\nr, w = os.pipe()\n"
+            "fdguard.protect([w])\nout = []\n"
+            "for call in (lambda: os.write(w, b'x'), lambda: os.close(w), lambda: os.closerange(0, 99), lambda: os.dup(w),"
+            " lambda: os.dup2(r, w), lambda: open(w, 'w'), lambda: os.fdopen(w)):\n"
+            "    try:\n        call()\n        out.append('allowed')\n    except OSError as e:\n        out.append(e.errno)\n"
+            "print(out)\n"
+        ) % os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "py")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        self.assertEqual(done.stdout.strip(), str([9] * 7))
 
 
 class CaptureModule(unittest.TestCase):
