@@ -9,7 +9,8 @@ for (const [dir, ext] of [
   ['eval/schemas', '.js'],
 ]) {
   mkdirSync(`dist/src/${dir}`, { recursive: true });
-  for (const name of readdirSync(`src/${dir}`)) {
-    if (name.endsWith(ext)) cpSync(`src/${dir}/${name}`, `dist/src/${dir}/${name}`);
+  for (const name of readdirSync(`src/${dir}`, { recursive: true })) {
+    if (name.endsWith(ext) && !name.includes('__pycache__'))
+      cpSync(`src/${dir}/${name}`, `dist/src/${dir}/${name}`, { recursive: true });
   }
 }

@@ -130,12 +130,13 @@ if "__omp_prelude__" not in globals():
 
         return parallel([(lambda item=item: through(item)) for item in items], concurrency)
 
-    def _bridge(kind, payload, label):
-        """One host call; the cell's timeout is paused while it is in flight."""
+    def _bridge(kind, payload, label, timeout):
+        """One host call; the cell's timeout is paused while it is in flight (at most `timeout`
+        seconds, or the kernel's bridge limit: then the call fails with BridgeError)."""
         _emit_status("timeout-pause")
         _emit_status(kind, state="started", label=label)
         try:
-            value = __omp_bridge__(kind, payload)
+            value = __omp_bridge__(kind, payload, timeout)
         except BaseException as exc:
             _emit_status(kind, state="failed", label=label, error=str(exc))
             raise
@@ -165,11 +166,12 @@ if "__omp_prelude__" not in globals():
             raise ValueError("%s output does not match the schema: missing %s" % (who, ", ".join(missing)))
         return data
 
-    def agent(prompt, *, agent="task", model=None, label=None, schema=None, handle=False):
+    def agent(prompt, *, agent="task", model=None, label=None, schema=None, handle=False, timeout=None):
         """Runs one agent on the host and returns its final text (the parsed object with
-        `schema`; with `handle=True` a node dict whose `handle` is an agent:// URI)."""
+        `schema`; with `handle=True` a node dict whose `handle` is an agent:// URI). Without an
+        answer within `timeout` seconds (default: the kernel's bridge limit) it raises BridgeError."""
         payload = {"prompt": str(prompt), "agent": agent, "model": model, "label": label, "schema": schema}
-        value = _bridge("agent", payload, label or agent)
+        value = _bridge("agent", payload, label or agent, timeout)
         text = value.get("output", "")
         data = _parse_schema(text, schema, "agent") if schema is not None else None
         if not handle:
@@ -179,8 +181,10 @@ if "__omp_prelude__" not in globals():
             node["data"] = data
         return node
 
-    def completion(prompt, *, model=None, system=None, schema=None):
-        """Asks the host for one completion; with `schema` the parsed object."""
-        value = _bridge("completion", {"prompt": str(prompt), "model": model, "system": system, "schema": schema}, "completion")
+    def completion(prompt, *, model=None, system=None, schema=None, timeout=None):
+        """Asks the host for one completion; with `schema` the parsed object. Without an answer
+        within `timeout` seconds (default: the kernel's bridge limit) it raises BridgeError."""
+        payload = {"prompt": str(prompt), "model": model, "system": system, "schema": schema}
+        value = _bridge("completion", payload, "completion", timeout)
         text = value.get("output", "")
         return _parse_schema(text, schema, "completion") if schema is not None else text

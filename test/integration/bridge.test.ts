@@ -54,10 +54,29 @@ describe('the host bridge: agent() and completion()', () => {
 
   it('runs 8 agent calls through parallel() with concurrency 4, results in input order', async () => {
     const s = await bridged().session();
+    // The first four calls meet at a barrier (so four run at once); a counter shows no fifth.
     const [r] = await s.run([
-      py('parallel([lambda i=i: agent("sleep:0.4") + str(i) for i in range(8)], concurrency=4)'),
+      py(
+        [
+          'import threading',
+          'barrier, lock, state = threading.Barrier(4, timeout=60), threading.Lock(), {"now": 0, "peak": 0}',
+          'def call(i):',
+          '    with lock:',
+          '        state["now"] += 1',
+          '        state["peak"] = max(state["peak"], state["now"])',
+          '    if i < 4:',
+          '        barrier.wait()',
+          '    try:',
+          '        return agent("sleep:0.4") + str(i)',
+          '    finally:',
+          '        with lock:',
+          '            state["now"] -= 1',
+          'out = parallel([lambda i=i: call(i) for i in range(8)], concurrency=4)',
+          'print((out, state["peak"]))',
+        ].join('\n'),
+      ),
     ]);
-    expect(r?.text).toBe(`[${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}]\n`);
+    expect(r?.text).toBe(`([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 4)\n`);
   });
 
   it('pauses the timeout while a call is in flight, but not while the cell computes', async () => {

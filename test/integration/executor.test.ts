@@ -58,7 +58,7 @@ describe('executor: sessions', () => {
       s.run([py(`log.append(("start", ${i}))\ntime.sleep(0.1)\nlog.append(("end", ${i}))`)]),
     );
     await Promise.all(calls);
-    const [r] = await s.run([py('log')]);
+    const [r] = await s.run([py('print(log)')]);
     expect(r?.text.trim()).toBe(
       "[('start', 0), ('end', 0), ('start', 1), ('end', 1), ('start', 2), ('end', 2), ('start', 3), ('end', 3)]",
     );

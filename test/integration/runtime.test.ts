@@ -142,7 +142,7 @@ describe('runner file cache', () => {
     chmodSync(base, 0o700);
     const sources = getKernelSources();
     const runner = ensureRunnerFile({ sources, base, logger });
-    const magics = join(dirname(runner), 'magics.py');
+    const magics = join(dirname(runner), 'omp_kernel', 'magics', '__init__.py');
     expect(statSync(dirname(runner)).mode & 0o777).toBe(0o700);
     expect(statSync(runner).mode & 0o777).toBe(0o600);
     expect(ensureRunnerFile({ sources, base, logger })).toBe(runner);
@@ -156,19 +156,19 @@ describe('runner file cache', () => {
     expect(readFileSync(runner, 'utf8')).toBe(sources['runner.py']);
     expect(lstatSync(magics).isSymbolicLink()).toBe(false);
     expect(readFileSync(decoy, 'utf8')).toBe('decoy\n');
-    expect(readFileSync(magics, 'utf8')).toBe(sources['magics.py']);
+    expect(readFileSync(magics, 'utf8')).toBe(sources['omp_kernel/magics/__init__.py']);
     const other = ensureRunnerFile({ sources: { ...sources, 'runner.py': 'print(1)\n' }, base, logger });
     expect(dirname(other)).not.toBe(dirname(runner));
     expect(logged).toEqual([
       expect.stringMatching(/runner\.py was not the expected file .*; replaced/),
-      expect.stringMatching(/magics\.py was not the expected file .*; replaced/),
+      expect.stringMatching(/magics\/__init__\.py was not the expected file .*; replaced/),
     ]);
     // The right content owned by someone else is not trusted either (CI runs as root, which can
     // give the file away; elsewhere the ownership check is covered by the code path above).
     if (process.getuid?.() === 0) {
-      chownSync(join(dirname(runner), 'server.py'), 65534, 65534);
+      chownSync(join(dirname(runner), 'omp_kernel', 'server.py'), 65534, 65534);
       ensureRunnerFile({ sources, base, logger });
-      expect(statSync(join(dirname(runner), 'server.py')).uid).toBe(0);
+      expect(statSync(join(dirname(runner), 'omp_kernel', 'server.py')).uid).toBe(0);
       expect(logged.at(-1)).toMatch(/server\.py was not the expected file/);
     }
     // A cache directory that others can write to is not used at all.

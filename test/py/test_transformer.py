@@ -6,20 +6,30 @@ import sysconfig
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "src" / "py"))
-from magics import transform  # noqa: E402
+from omp_kernel.transform import transform  # noqa: E402
 
 
 class Rewrites(unittest.TestCase):
     cases = [
         ("%pwd", "__omp_magic__('pwd', '')"),
-        ("%cd  /tmp ", "__omp_magic__('cd', '/tmp')"),
+        ("%cd  /tmp ", "__omp_magic__('cd', ' /tmp')"),
         ("!ls -la", "__omp_system__('ls -la')"),
         ("files = !ls *.py", "files = __omp_getoutput__('ls *.py')"),
+        ("!!ls", "__omp_getoutput__('ls')"),
+        ("a, *rest = !ls", "a, *rest = __omp_getoutput__('ls')"),
         ("a, b = %who_ls", "a, b = __omp_magic__('who_ls', '')"),
         ("x.y = %pwd", "x.y = __omp_magic__('pwd', '')"),
-        ("obj?", "__omp_help__('obj', 1)"),
-        ("np.array??", "__omp_help__('np.array', 2)"),
-        ("?len", "__omp_help__('len', 1)"),
+        ("obj?", "__omp_magic__('pinfo', 'obj')"),
+        ("np.array??", "__omp_magic__('pinfo2', 'np.array')"),
+        ("?len", "__omp_magic__('pinfo', 'len')"),
+        ("%reset?", "__omp_magic__('pinfo', '%reset')"),
+        ("a = b + c?", "__omp_magic__('pinfo', 'c')"),
+        ("dict.fr*?", "__omp_magic__('psearch', 'dict.fr*')"),
+        ("π.is_integ*?", "__omp_magic__('psearch', 'π.is_integ*')"),
+        ("?", "__omp_show_usage__()"),
+        (",f 1 2 3", 'f("1", "2", "3")'),
+        (";f 1 2 3", 'f("1 2 3")'),
+        ("/f 1 2 3", "f(1, 2, 3)"),
         ("!echo \"it's\" '$HOME'", "__omp_system__('echo \"it\\'s\" \\'$HOME\\'')"),
     ]
 
@@ -42,7 +52,7 @@ class Rewrites(unittest.TestCase):
 
     def test_backslash_continuation_of_a_magic(self):
         out = transform("!echo one \\\n  two\nz = 1")
-        self.assertEqual(out, "__omp_system__('echo one  two')\n\nz = 1")
+        self.assertEqual(out, "__omp_system__('echo one    two')\n\nz = 1")
 
     def test_output_is_valid_python_with_the_same_line_numbers(self):
         source = "a = 1\n%time b = 2\n!true\nc = 3"

@@ -3,16 +3,30 @@
  * temp directory and reused by later spawns, but only after their content is checked.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type writeFileAtomic from 'write-file-atomic';
 import { type Logger, silentLogger } from '../logger.js';
 
-/** The Python files a kernel runs: runner.py and the modules it loads from beside itself. */
-export const KERNEL_FILES = ['runner.py', 'server.py', 'magics.py'] as const;
 const PY_DIR = new URL('../../py/', import.meta.url);
+
+/** The .py files under a directory of src/py, as paths relative to src/py. */
+function pythonFilesUnder(dir: string): string[] {
+  return readdirSync(new URL(`${dir}/`, PY_DIR), { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory() && entry.name !== '__pycache__'
+        ? pythonFilesUnder(`${dir}/${entry.name}`)
+        : entry.name.endsWith('.py')
+          ? [`${dir}/${entry.name}`]
+          : [],
+    )
+    .sort();
+}
+
+/** The Python files a kernel runs: runner.py and the kernel package it loads from beside itself. */
+export const KERNEL_FILES: readonly string[] = ['runner.py', ...pythonFilesUnder('omp_kernel')];
 export const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 
 let kernelSources: Record<string, string> | undefined;
@@ -123,6 +137,7 @@ export function ensureRunnerFile(options: RunnerFileOptions = {}): string {
   }
   for (const [name, content] of Object.entries(sources)) {
     const file = join(dir, name);
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     let present = true;
     try {
       lstatSync(file);

@@ -1,0 +1,345 @@
+"""Running cells: the user namespace, execution counts, In/Out and `_`, the cell's last
+expression as its result, top-level await, `from __future__` imports that carry to later cells.
+No side effects on import."""
+import os
+import sys
+
+from .tracebacks import PRELUDE_FILENAME, cell_filename
+
+NO_VALUE = object()
+_CO_COROUTINE = 0x80
+_TOP_LEVEL_AWAIT = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_MAYBE_IPYTHON = ("%", "!", "?", ">>>", "...", "In [")
+
+
+def _maybe_ipython(code):
+    """False when code certainly has no IPython syntax (most cells: the transformer is not loaded)."""
+    if any(mark in code for mark in _MAYBE_IPYTHON):
+        return True
+    for line in code.split("\n"):
+        if line.strip():
+            if line[:1].isspace():
+                return True  # a uniformly indented cell
+            break
+    return any(line.lstrip()[:1] in (",", ";", "/") for line in code.split("\n"))
+
+
+_FIRST_WORD = r"^([^\W\d][\w.]*)\s*(.*)$"  # IPython's split of a line into `ifun rest`
+
+
+def _shadowed(name):
+    import builtins
+    import keyword
+
+    return name in builtins.__dict__ or keyword.iskeyword(name)
+
+
+def normalize(code):
+    # compile() reads \r\n and \r as newlines; normalising first keeps line numbers, the
+    # registered source and the ';' check in agreement.
+    return code.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def semicolon_after(code, node):
+    """True if the cell's last expression is followed by ';' (IPython's output suppression)."""
+    lines = code.split("\n")
+    tail = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset :].decode("utf-8", "replace")
+    for text in [tail] + lines[node.end_lineno :]:
+        text = text.strip()
+        if text.startswith(";"):
+            return True
+        if text and not text.startswith("\\"):
+            return False
+    return False
+
+
+class Executor(object):
+    def __init__(self, k):
+        self.k = k  # the kernel: its parts (capture, display, tracebacks, ...)
+        import ast
+        import linecache
+
+        self._ast = ast
+        self._linecache = linecache
+        self.user_module = type(sys)("__main__")
+        self.user_ns = self.user_module.__dict__
+        self.count = 0
+        self.In = [""]  # cell sources by execution count, as IPython's In
+        self.Out = {}  # results by execution count, as IPython's Out
+        self.hidden = set()  # names that are not the user's (%who, %reset); grows at init
+        self.prelude = ""  # the init request's code, run again by %reset
+        self.flags = _TOP_LEVEL_AWAIT  # compiler flags; `from __future__` imports add theirs
+        self._unders = [None, None, None]  # what the display hook last put in _, __, ___
+        self.dir_history = []  # IPython's _dh: the working directories of the session
+        self._loop = None
+
+    def install(self, builtins):
+        ns = self.user_ns
+        ns["__builtins__"] = builtins
+        ns["In"], ns["Out"] = self.In, self.Out
+        ns["_oh"], ns["_ih"], ns["_dh"] = self.Out, self.In, self.dir_history
+        sys.modules["__main__"] = self.user_module
+        self.hidden.update(ns)
+
+    # ---- running code -------------------------------------------------------------------------
+
+    def _carry_future(self, code_obj):
+        import __future__
+
+        for name in __future__.all_feature_names:
+            flag = getattr(__future__, name).compiler_flag
+            if code_obj.co_flags & flag:
+                self.flags |= flag
+
+    def event_loop(self):
+        import asyncio
+
+        if self._loop is None or self._loop.is_closed():
+            # Adopt a loop user code already made current (asyncio.ensure_future in a sync cell).
+            current = getattr(getattr(asyncio.get_event_loop_policy(), "_local", None), "_loop", None)
+            usable = current is not None and not current.is_closed() and not current.is_running()
+            self._loop = current if usable else asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)  # current for sync cells too; asyncio.run() unsets it
+        return self._loop
+
+    def _run_async(self, coro):
+        """Runs a top-level-await cell on the kernel's persistent event loop."""
+        import asyncio
+
+        interrupts = self.k.interrupts
+        loop = self.event_loop()
+        task = loop.create_task(coro)
+        try:
+            return loop.run_until_complete(task)
+        except KeyboardInterrupt as exc:
+            if task.done():
+                raise
+            # The interrupt hit the event loop, not the cell: report it where the cell was
+            # awaiting, then cancel the cell's task and let it unwind.
+            exc = exc.with_traceback(_await_traceback(coro))
+            task.cancel()
+            interrupts.in_cell = False  # no second interrupt while the task unwinds
+            try:
+                loop.run_until_complete(asyncio.wait([task], timeout=1.0))
+            except BaseException:
+                pass
+            finally:
+                interrupts.in_cell = True
+            if task.done() and not task.cancelled() and task.exception() is None:
+                return task.result()  # the cell caught the cancellation and finished
+            raise exc
+
+    def _run_code(self, code_obj):
+        value = eval(code_obj, self.user_ns)
+        if code_obj.co_flags & _CO_COROUTINE:
+            value = self._run_async(value)
+        return value
+
+    def transform(self, code):
+        """IPython syntax → Python. Plain code is returned untouched without loading the
+        transformer."""
+        if not _maybe_ipython(code):
+            return code
+        from . import transform
+
+        return transform.transform(code)
+
+    def run_source(self, code, filename, want_value=True, register=True):
+        """Runs code in the user namespace; returns the value of a last bare expression (not
+        followed by ';'), or NO_VALUE."""
+        ast = self._ast
+        code = normalize(code)
+        if register:  # the lines as the user wrote them (the transform keeps their numbers)
+            self.k.tracebacks.register_source(filename, code, self._linecache)
+        source = self.transform(code)
+        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | self.flags, True)
+        last = None
+        if want_value and tree.body and isinstance(tree.body[-1], ast.Expr):
+            if not semicolon_after(source, tree.body[-1]):
+                last = ast.Expression(tree.body.pop().value)
+        if tree.body:
+            code_obj = compile(tree, filename, "exec", self.flags, True)
+            if "__future__" in source:
+                self._carry_future(code_obj)
+            self._run_code(code_obj)
+        if last is None:
+            return NO_VALUE
+        return self._run_code(compile(last, filename, "eval", self.flags, True))
+
+    def prefilter(self, code):
+        """A one-line cell, as IPython's prefilter sees it: a macro's name runs the macro, and
+        `name args` runs the line magic `name` when nothing in the namespace is called so
+        (automagic)."""
+        line = code.strip()
+        if not line or "\n" in line:
+            return code
+        import re
+
+        match = re.match(_FIRST_WORD, line, re.S)
+        if match is None:
+            return code
+        ifun, rest = match.group(1), match.group(2)
+        head = ifun.split(".", 1)[0]
+        value = self.user_ns.get(head)
+        if ifun == head and type(value).__name__ == "Macro" and isinstance(getattr(value, "value", None), str):
+            return value.value
+        if rest[:1] in ("=", ",") or head in self.user_ns or _shadowed(head):
+            return code
+        if ifun not in self.k.load_magics().reg.line:
+            return code
+        return "%" + line
+
+    # ---- results and history ------------------------------------------------------------------
+
+    def publish_result(self, value, count):
+        """The cell's result: `_` and friends, Out, then the display (IPython's display hook)."""
+        import builtins
+
+        ns = self.user_ns
+        if value is not self.Out:
+            names = ("_", "__", "___")
+            keep_users = any(n in ns and ns[n] is not self._unders[i] for i, n in enumerate(names))
+            self._unders = [value, self._unders[0], self._unders[1]]
+            if "_" not in builtins.__dict__ and not keep_users:
+                ns["_"], ns["__"], ns["___"] = self._unders
+            if count:
+                ns["_%d" % count] = value
+                self.Out[count] = value
+        bundle = self.k.display.formatter.format(value)
+        if bundle:
+            self.k.display.publish(bundle, "result")
+
+    def forget_results(self):
+        """After Out is flushed: the display hook no longer owns _, __ and ___."""
+        self._unders = [None, None, None]
+
+    def record_input(self, code):
+        # IPython's names: _i, _ii, _iii are the three previous inputs, _i00 and _iN the current.
+        ns = self.user_ns
+        self.In.append(code)
+        ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", "")
+        ns["_i00"] = ns["_i%d" % self.count] = code
+
+    def finish_init(self, code):
+        """After the init request: its code is the prelude, and what exists now is not the user's."""
+        self.prelude = code
+        self.dir_history[:] = [os.getcwd()]
+        self.hidden.update(self.user_ns)
+        import warnings  # loaded at interpreter start-up already
+
+        # getpass imported in a cell warns that it cannot hide input: the front end hides it.
+        warnings.filterwarnings("ignore", message="Can not control echo on the terminal")
+
+    def rerun_prelude(self):
+        if self.prelude:
+            self.run_source(self.prelude, PRELUDE_FILENAME, False)
+
+    # ---- one cell -----------------------------------------------------------------------------
+
+    def run_cell(self, request):
+        k = self.k
+        code = request.get("code", "")
+        silent = bool(request.get("silent", False))
+        store = bool(request.get("storeHistory", not silent)) and not silent and bool(code.strip())
+        init = bool(request.get("init"))
+        k.capture.restore()
+        k.interrupts.restore()
+        k.stdin.patch_getpass()
+        k.capture.drain()  # background output from threads belongs before this cell
+        k.private_import.protect_user_paths()  # files added since the last cell
+        if "asyncio" in sys.modules:
+            self.event_loop()
+        _new_warning_registry()
+        k.capture.cell_id = request_id = request["id"]
+        k.stdin.allowed = bool(request.get("allowStdin", False))
+        if store:
+            self.count += 1
+            self.record_input(code)
+        if init:
+            filename = PRELUDE_FILENAME
+        elif store:
+            filename = cell_filename(self.count)
+        else:
+            filename = "<omp-internal-%s>" % request_id
+        status, cancelled = "ok", False
+        try:
+            try:
+                # In the cell from here: the host interrupts only after `started`, and an
+                # interrupt that arrives while `started` is being written is deferred.
+                k.interrupts.start_cell()
+                k.channel.send({"type": "started", "id": request_id})
+                self.apply_context(request)
+                try:
+                    if not init and not silent:
+                        code = self.prefilter(code)
+                    value = self.run_source(code, filename, not silent)
+                    if value is not NO_VALUE and value is not None:
+                        self.publish_result(value, self.count if store else 0)
+                finally:
+                    k.after_cell()  # open matplotlib figures, even after an error (as Jupyter)
+            finally:
+                k.interrupts.in_cell = False
+        except KeyboardInterrupt:
+            status, cancelled = "error", True
+            self.send_error(*sys.exc_info())
+        except BaseException:
+            status = "error"
+            self.send_error(*sys.exc_info())
+        if init:
+            self.finish_init(code)
+        self.finish(request_id, status, cancelled)
+
+    def finish(self, request_id, status, cancelled):
+        k = self.k
+        if os.getpid() != k.capture.main_pid:
+            # A bare os.fork() in the cell: the child must not go on serving requests.
+            k.capture.flush_streams()
+            os._exit(0 if status == "ok" else 1)
+        k.capture.drain()
+        k.capture.end_cell()
+        k.display.clear_pending = False
+        k.stdin.allowed = False
+        k.channel.send(
+            {"type": "done", "id": request_id, "status": status, "executionCount": self.count, "cancelled": cancelled}
+        )
+
+    def send_error(self, exc_type, exc, tb):
+        self.k.capture.drain()
+        self.k.channel.send(self.k.tracebacks.frame(self.k.capture.cell_id, exc_type, exc, tb))
+
+    def apply_context(self, request):
+        cwd = request.get("cwd")
+        if cwd:
+            os.chdir(cwd)
+            if cwd not in sys.path:
+                self.k.private_import.protect(cwd)  # before its files can shadow the runner's imports
+                sys.path.insert(0, cwd)
+        env = request.get("env")
+        if isinstance(env, dict):
+            for key, value in env.items():
+                if value is None:
+                    os.environ.pop(str(key), None)
+                else:
+                    os.environ[str(key)] = str(value)
+
+
+def _new_warning_registry():
+    """Each cell shows its warnings again, as in IPython (the registry of warnings already shown
+    is keyed by line, and every cell's code is `__main__`)."""
+    mutated = getattr(sys.modules.get("warnings"), "_filters_mutated", None)
+    if mutated is not None:
+        mutated()
+
+
+def _await_traceback(coro):
+    """A traceback through the chain of coroutines the cell is suspended in."""
+    import types
+
+    frames = []
+    while coro is not None and getattr(coro, "cr_frame", None) is not None:
+        frames.append(coro.cr_frame)
+        coro = coro.cr_await
+    tb = None
+    for frame in reversed(frames):
+        tb = types.TracebackType(tb, frame, frame.f_lasti, frame.f_lineno)
+    return tb

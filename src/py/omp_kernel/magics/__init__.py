@@ -1,0 +1,128 @@
+"""IPython-style magics over the kernel's API object (api.KernelAPI): a registry, the dispatch the
+transformed code calls, and the magic modules (one per job). Loaded the first time a cell needs
+one; importing a module registers nothing until `Magics(api)` is made.
+
+Where the spec is brief, IPython's documented behaviour is the reference: arguments are expanded
+($name, {expr}) from the caller's namespace unless a magic says otherwise, a misused magic raises
+UsageError, help is `%name?`.
+"""
+import sys
+
+from .expand import expand
+
+
+class UsageError(Exception):
+    """A magic was misused or does not exist (IPython's name and wording)."""
+
+
+class Registry(object):
+    """The magics by kind and name; each module's register(reg) adds its own."""
+
+    def __init__(self, api):
+        self.api = api
+        self.line = {}
+        self.cell = {}
+        self.no_expand = set()  # line magics whose argument is code (%time, %timeit, ...)
+        self.state = {}  # what magics keep between cells (directory history, bookmarks, ...)
+
+    def line_magic(self, name, expand=True):
+        def add(fn):
+            self.line[name] = fn
+            if not expand:
+                self.no_expand.add(name)
+            return fn
+
+        return add
+
+    def cell_magic(self, name):
+        def add(fn):
+            self.cell[name] = fn
+            return fn
+
+        return add
+
+
+class Magics(object):
+    def __init__(self, api):
+        from . import capture, files, help, history, namespace, script, session, system, timing
+
+        self.api = api
+        self.reg = Registry(api)
+        self.reg.magics = self
+        for module in (namespace, files, system, script, timing, capture, history, session, help):
+            module.register(self.reg)
+        import builtins
+
+        builtins.UsageError = UsageError
+
+    # ---- what transformed code calls ------------------------------------------------------------
+
+    def magic(self, name, arg, frame=None):
+        """%name arg (from a cell, or get_ipython().run_line_magic)."""
+        frame = frame or sys._getframe(1)
+        fn = self.reg.line.get(name)
+        if fn is None:
+            raise UsageError("Line magic function `%%%s` not found." % name)
+        if name not in self.reg.no_expand:
+            arg = expand(arg, frame, self.api.user_ns)
+        return fn(arg, frame)
+
+    def cell_magic(self, name, line, body, body_line=1, frame=None):
+        """%%name line / body (the line is expanded, the body is not)."""
+        frame = frame or sys._getframe(1)
+        fn = self.reg.cell.get(name)
+        if fn is None:
+            raise UsageError("Cell magic `%%%%%s` not found." % name)
+        if name not in ("time", "timeit", "prun"):
+            line = expand(line, frame, self.api.user_ns)
+        return fn(line, body, body_line, frame)
+
+    def system(self, cmd, frame=None):
+        return self.reg.line["system"](expand(cmd, frame or sys._getframe(1), self.api.user_ns), frame)
+
+    def getoutput(self, cmd, frame=None):
+        return self.reg.line["sx"](expand(cmd, frame or sys._getframe(1), self.api.user_ns), frame)
+
+    def show_usage(self, frame=None):
+        return self.reg.line["quickref"]("", frame)
+
+    # ---- for get_ipython() ----------------------------------------------------------------------
+
+    def register_function(self, fn, kind="line", name=None):
+        name = name or fn.__name__
+        if kind in ("line", "line_cell"):
+            self.reg.line[name] = lambda arg, frame: fn(arg)
+        if kind in ("cell", "line_cell"):
+            self.reg.cell[name] = lambda line, body, body_line, frame: fn(line, body)
+
+
+def parse_options(arg, flags, valued=""):
+    """Leading -x options and the rest: flags take no value, `valued` letters take one."""
+    opts = {}
+    rest = arg.strip()
+    while rest.startswith("-") and len(rest) > 1:
+        head, _, tail = rest.partition(" ")
+        letters = head[1:]
+        consumed = True
+        for index, letter in enumerate(letters):
+            if letter in flags:
+                opts[letter] = True
+            elif letter in valued:
+                value = letters[index + 1 :]
+                if not value:
+                    value, _, tail = tail.strip().partition(" ")
+                if not value:
+                    raise UsageError("Option -%s requires an argument." % letter)
+                opts[letter] = value
+                break
+            else:
+                consumed = False
+                break
+        if not consumed:
+            break
+        rest = tail.strip()
+    return opts, rest
+
+
+def value_of(result, api):
+    return None if result is api.NO_VALUE else result

@@ -1,0 +1,163 @@
+"""The session's inputs: %history (%hist), %macro, %save, %tb."""
+import os
+
+
+class Macro(object):
+    """Cells of the history to run again: typing the macro's name runs them."""
+
+    def __init__(self, code):
+        self.value = code.rstrip() + "\n"
+
+    def __str__(self):
+        return self.value
+
+    def __repr__(self):
+        return "IPython.macro.Macro(%s)" % repr(self.value)
+
+
+def parse_ranges(spec, count):
+    """IPython's input ranges: "4", "1-3" (inclusive), "2:5" (Python slice), "~" forms ignored;
+    the empty spec is everything before the current cell."""
+    numbers = []
+    for part in spec.split():
+        if "-" in part and not part.startswith("-"):
+            start, _, end = part.partition("-")
+            numbers.extend(range(int(start or 1), int(end or count) + 1))
+        elif ":" in part:
+            start, _, end = part.partition(":")
+            numbers.extend(range(int(start or 1), int(end or count)))
+        elif part.isdigit():
+            numbers.append(int(part))
+    return numbers
+
+
+def register(reg):
+    api = reg.api
+    from . import UsageError, parse_options
+
+    def inputs(spec, with_current=False):
+        count = len(api.In) - 1
+        numbers = parse_ranges(spec, count) if spec.strip() else list(range(1, count + with_current))
+        return [(n, api.In[n]) for n in numbers if 0 < n < len(api.In)]
+
+    def find_user_code(target):
+        """IPython's find_user_code: history ranges, else a file, else a string or Macro in the
+        namespace. Raises ValueError or TypeError with a message to print."""
+        code = "\n".join(source for _, source in inputs(target)) if target.strip() else ""
+        if code:
+            return code
+        if os.path.isfile(os.path.expanduser(target)):
+            with open(os.path.expanduser(target), encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        if os.path.isdir(os.path.expanduser(target)):
+            raise ValueError("'%s' is a directory, not a regular file." % target)
+        try:
+            value = eval(target, api.user_ns)
+        except Exception:
+            raise ValueError("'%s' was not found in history, as a file, url, nor in the user namespace." % target) from None
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Macro):
+            return value.value
+        raise TypeError("%s is neither a string nor a macro." % target)
+
+    def history(arg, frame):
+        """%history [-n] [-o] [-p] [-f FILE] [RANGES]: the session's inputs (-n numbered, -o with
+        outputs, -p with >>> prompts, -f written to FILE)."""
+        opts, spec = parse_options(arg, "nopl", "f")
+        lines = []
+        for number, source in inputs(spec, with_current=True):
+            text = source.rstrip("\n")
+            if opts.get("p"):
+                text = ">>> " + text.replace("\n", "\n... ")
+                if "\n" in source.rstrip("\n"):
+                    text += "\n..."
+            if opts.get("n"):
+                text = "%3d: %s" % (number, text.replace("\n", "\n" + " " * 5))
+            lines.append(text)
+            if opts.get("o") and number in api.Out:
+                lines.append(repr(api.Out[number]))
+        text = "\n".join(lines)
+        if opts.get("f"):
+            path = os.path.expanduser(opts["f"])
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text + ("\n" if text else ""))
+            return None
+        if text:
+            print(text)
+        return None
+
+    reg.line_magic("history")(history)
+    reg.line_magic("hist")(history)
+
+    @reg.line_magic("macro")
+    def macro(arg, frame):
+        """%macro NAME RANGES: NAME runs those inputs again when it is typed as a cell (RANGES may
+        also name a string or another macro)."""
+        opts, rest = parse_options(arg, "rq")
+        parts = rest.split(None, 1)
+        if not parts:
+            return sorted(k for k, v in api.user_ns.items() if isinstance(v, Macro))
+        if len(parts) < 2:
+            raise UsageError("%macro insufficient args; usage '%macro name n1-n2 n3-4...")
+        try:
+            code = find_user_code(parts[1])
+        except (ValueError, TypeError) as exc:
+            print(exc.args[0])
+            return
+        made = Macro(code)
+        api.user_ns[parts[0]] = made
+        print("Macro `%s` created. To execute, type its name (without quotes)." % parts[0])
+        print("=== Macro contents: ===")
+        print(made, end=" ")
+
+    @reg.line_magic("save")
+    def save(arg, frame):
+        """%save [-a] [-f] FILE [RANGES]: writes inputs to a Python file (-a appends)."""
+        opts, rest = parse_options(arg, "fra")
+        parts = rest.split(None, 1)
+        if not parts:
+            raise UsageError("%save needs a file name")
+        path = parts[0] if parts[0].endswith((".py", ".ipy")) else parts[0] + ".py"
+        try:
+            code = find_user_code(parts[1] if len(parts) > 1 else "")
+        except (ValueError, TypeError) as exc:
+            print(exc.args[0])
+            return
+        exists = os.path.isfile(path)
+        with open(path, "a" if opts.get("a") else "w", encoding="utf-8") as handle:
+            if not exists or not opts.get("a"):
+                handle.write("# coding: utf-8\n")
+            handle.write(code if code.endswith("\n") else code + "\n")
+        print("The following commands were written to file `%s`:" % path)
+        print(code)
+
+    @reg.line_magic("notebook")
+    def notebook(arg, frame):
+        """%notebook FILE: the session's inputs as a Jupyter notebook (nbformat 4)."""
+        import json
+
+        path = os.path.expanduser(arg.strip())
+        if not path:
+            raise UsageError("%notebook needs a file name")
+        cells = [source for _, source in inputs("")]
+        if not cells:
+            raise ValueError("History is empty, cannot export")
+        document = {
+            "cells": [
+                {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+                for source in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=1)
+
+    @reg.line_magic("tb")
+    def tb(arg, frame):
+        """The traceback of the last error again."""
+        if api.last_error is None:
+            raise UsageError("No traceback available to show.")
+        api.show_traceback(api.last_error)

@@ -1,0 +1,227 @@
+"""The user's namespace: %who, %whos, %who_ls, %reset, %xdel; how results look: %precision,
+%pprint; how errors look: %xmode."""
+import gc
+
+
+def register(reg):
+    api = reg.api
+    from . import UsageError, parse_options
+
+    def matching(arg):
+        types = arg.split()
+        ns = api.user_ns
+        return [n for n in api.user_names() if not types or type(ns[n]).__name__ in types], types
+
+    @reg.line_magic("who_ls")
+    def who_ls(arg, frame):
+        """The user's variables, sorted (optionally only those of the given type names)."""
+        return matching(arg)[0]
+
+    @reg.line_magic("who")
+    def who(arg, frame):
+        """Lists the user's variables (optionally only those of the given type names)."""
+        names, types = matching(arg)
+        if not names:
+            print("Interactive namespace is empty." if not types else "No variables match your requested type.")
+            return None
+        # IPython's layout: each name, a tab and a space; a line break after every nine names.
+        for count, name in enumerate(names, 1):
+            print(name + "\t", end=" ")
+            if count % 9 == 0:
+                print()
+        print()
+        return None
+
+    @reg.line_magic("whos")
+    def whos(arg, frame):
+        """A table of the user's variables: name, type and a short form of the value."""
+        names, types = matching(arg)
+        if not names:
+            print("Interactive namespace is empty." if not types else "No variables match your requested type.")
+            return None
+        ns = api.user_ns
+        kinds = [type(ns[n]).__name__ for n in names]
+        width_name = max(max(map(len, names)), len("Variable")) + 3
+        width_type = max(max(map(len, kinds)), len("Type")) + 3
+        print("Variable".ljust(width_name) + "Type".ljust(width_type) + " Data/Info")
+        print("-" * (width_name + width_type + len("Data/Info") + 1))
+        for name, kind in zip(names, kinds):
+            print(name.ljust(width_name) + kind.ljust(width_type) + " " + _info(ns[name], kind))
+        return None
+
+    @reg.line_magic("reset")
+    def reset(arg, frame):
+        """%reset [-f] [-s] [in] [out] [dhist] [array]: deletes the user's variables (asks first
+        unless -f); -s keeps In, Out and the history; the targets flush only what they name."""
+        opts, rest = parse_options(arg, "sf")
+        targets = rest.split()
+        if not opts.get("f") and not _confirmed(api, UsageError):
+            print("Nothing done.")
+            return None
+        ns = api.user_ns
+        if opts.get("s"):
+            for name in api.user_names():
+                del ns[name]
+        elif not targets:
+            _hard_reset(api, reg)
+        for target in targets:
+            _reset_target(api, reg, target.lower())
+        gc.collect()
+        return None
+
+    @reg.line_magic("xdel")
+    def xdel(arg, frame):
+        """Deletes a variable, and the references the kernel holds to its value (Out, _)."""
+        opts, names = parse_options(arg, "n")
+        for name in names.split():
+            try:
+                _delete_everywhere(api, name, by_name=bool(opts.get("n")))
+            except (NameError, ValueError) as exc:
+                print(type(exc).__name__ + ": " + str(exc))
+
+    @reg.line_magic("precision")
+    def precision(arg, frame):
+        """%precision N shows floats with N decimals; %precision %fmt uses a format; without an
+        argument the default returns. Returns the format."""
+        return _set_precision(api.formatter, arg.strip())
+
+    @reg.line_magic("pprint")
+    def pprint(arg, frame):
+        """Turns pretty printing of results off or on."""
+        api.formatter.pprint = not api.formatter.pprint
+        print("Pretty printing has been turned", ["OFF", "ON"][api.formatter.pprint])
+
+    @reg.line_magic("xmode", expand=False)
+    def xmode(arg, frame):
+        """Plain, Context, Verbose or Minimal tracebacks; without an argument the next mode."""
+        modes = {"plain": "Plain", "context": "Context", "verbose": "Verbose", "minimal": "Minimal"}
+        mode = modes.get(arg.strip().lower())
+        if arg.strip() and mode is None:
+            raise UsageError("Valid modes: Plain, Context, Verbose, Minimal")
+        if mode is None:
+            order = ["Plain", "Context", "Verbose", "Minimal"]
+            mode = order[(order.index(api.xmode) + 1) % len(order)]
+        api.xmode = mode
+        print("Exception reporting mode: %s" % mode)
+
+
+def _info(value, kind):
+    if kind in ("dict", "list", "tuple"):
+        return "n=%d" % len(value)
+    try:
+        info = str(value)
+    except Exception:
+        info = "<object with id %d (str() failed)>" % id(value)
+    info = info.replace("\n", "\\n")
+    if len(info) >= 50:
+        info = info[:25] + "<...>" + info[-25:]
+    return info
+
+
+def _confirmed(api, UsageError):
+    """IPython asks before a reset; a cell that cannot ask (no stdin) must say -f."""
+    if not api.stdin_allowed:
+        raise UsageError(
+            "%reset asks before deleting, and this cell cannot ask (it was run without stdin): use %reset -f"
+        )
+    answer = ""
+    while answer not in ("y", "yes", "n", "no"):
+        answer = api.ask("Once deleted, variables cannot be recovered. Proceed (y/[n])? ").strip().lower() or "n"
+    return answer in ("y", "yes")
+
+
+def _hard_reset(api, reg):
+    ns = api.user_ns
+    keep = {"__builtins__", "__name__", "__doc__", "__package__", "__loader__", "__spec__"}
+    for name in list(ns):
+        if name not in keep:
+            del ns[name]
+    del api.In[1:]
+    api.Out.clear()
+    api.reset_underscores()
+    dh = api.dir_history
+    import os
+
+    dh[:] = [os.getcwd()]
+    ns.update({"In": api.In, "Out": api.Out, "_ih": api.In, "_oh": api.Out, "_dh": dh, "_": "", "__": "", "___": ""})
+    ns.update({"_i": "", "_ii": "", "_iii": "", "_i00": ""})
+    api.rerun_prelude()
+
+
+def _reset_target(api, reg, target):
+    ns = api.user_ns
+    if target == "out":
+        print("Flushing output cache (%d entries)" % len(api.Out))
+        for count in list(api.Out):
+            ns.pop("_%d" % count, None)
+        api.Out.clear()
+        ns.update({"_": "", "__": "", "___": ""})
+        api.reset_underscores()
+    elif target == "in":
+        print("Flushing input history")
+        for count in range(1, api.execution_count + 1):
+            ns.pop("_i%d" % count, None)
+        ns.update({"_i": "", "_ii": "", "_iii": "", "_i00": ""})
+        api.In[:] = [""] * (api.execution_count + 1)
+    elif target == "array":
+        try:
+            import numpy
+        except ImportError:
+            print("reset array only works if Numpy is available.")
+            return
+        for name, value in list(ns.items()):
+            if isinstance(value, numpy.ndarray):
+                del ns[name]
+    elif target == "dhist":
+        print("Flushing directory history")
+        del api.dir_history[:]
+    else:
+        print("Don't know how to reset ", end=" ")
+        print(target + ", please run `%reset?` for details")
+
+
+def _delete_everywhere(api, name, by_name=False):
+    ns = api.user_ns
+    if name in ("__builtin__", "__builtins__"):
+        raise ValueError("Refusing to delete %s" % name)
+    if by_name:
+        try:
+            del ns[name]
+        except KeyError:
+            raise NameError("name '%s' is not defined" % name) from None
+        return
+    try:
+        value = ns[name]
+    except KeyError:
+        raise NameError("name '%s' is not defined" % name) from None
+    for key in [k for k, v in ns.items() if v is value]:
+        del ns[key]
+    for count in [c for c, v in api.Out.items() if v is value]:
+        del api.Out[count]
+    api.reset_underscores()
+
+
+def _set_precision(formatter, spec):
+    if not spec:
+        formatter.float_format = "%r"
+        digits = 8
+    elif "%" in spec:
+        try:
+            spec % 3.14159
+        except Exception:
+            raise ValueError("Precision must be int or format string, not %r" % spec) from None
+        formatter.float_format = spec
+        digits = 2
+    else:
+        try:
+            digits = int(spec)
+            assert digits >= 0
+        except (ValueError, AssertionError):
+            raise ValueError("Precision must be int or format string, not %r" % spec) from None
+        formatter.float_format = "%%.%if" % digits
+    import sys
+
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.set_printoptions(precision=digits)
+    return formatter.float_format

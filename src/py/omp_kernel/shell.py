@@ -1,0 +1,150 @@
+"""get_ipython(): the part of IPython's InteractiveShell that scripts use, over the kernel's API,
+so that `jupyter nbconvert --to script` output (get_ipython().run_line_magic(...)) runs."""
+import sys
+
+
+class Shell(object):
+    """What get_ipython() returns in an omp-eval kernel."""
+
+    _instance = None
+
+    def __init__(self, api, magics):
+        self._api = api
+        self._magics = magics
+
+    @classmethod
+    def instance(cls, api, magics):
+        if cls._instance is None:
+            cls._instance = cls(api, magics)
+        return cls._instance
+
+    def __repr__(self):
+        return "<omp-eval kernel shell>"
+
+    @property
+    def user_ns(self):
+        return self._api.user_ns
+
+    @property
+    def user_global_ns(self):
+        return self._api.user_ns
+
+    @property
+    def user_ns_hidden(self):
+        return {name: self._api.user_ns.get(name) for name in self._api.hidden_names}
+
+    @property
+    def execution_count(self):
+        return self._api.execution_count + 1
+
+    def run_line_magic(self, magic_name, line, _stack_depth=1):
+        return self._magics.magic(magic_name, line, frame=sys._getframe(_stack_depth))
+
+    def run_cell_magic(self, magic_name, line, cell):
+        return self._magics.cell_magic(magic_name, line, cell, 1, frame=sys._getframe(1))
+
+    def magic(self, arg_s):
+        name, _, rest = arg_s.lstrip("%").partition(" ")
+        return self._magics.magic(name, rest, frame=sys._getframe(1))
+
+    def system(self, cmd):
+        return self._magics.system(cmd, frame=sys._getframe(1))
+
+    system_piped = system_raw = system
+
+    def getoutput(self, cmd, split=True, depth=0):
+        out = self._magics.getoutput(cmd, frame=sys._getframe(depth + 1))
+        return out if split else out.n
+
+    def ex(self, cmd):
+        """Runs code in the user namespace."""
+        exec(cmd, self._api.user_ns)
+
+    def ev(self, expr):
+        """The value of an expression in the user namespace."""
+        return eval(expr, self._api.user_ns)
+
+    def push(self, variables, interactive=True):
+        """Adds variables (a dict, or names from the caller's frame) to the user namespace."""
+        if isinstance(variables, str):
+            frame = sys._getframe(1)
+            variables = {name: eval(name, frame.f_globals, frame.f_locals) for name in variables.replace(",", " ").split()}
+        self._api.user_ns.update(variables)
+        if not interactive:
+            self._api.hidden_names.update(variables)
+
+    def run_cell(self, raw_cell, store_history=False, silent=False, shell_futures=True):
+        """Runs code as part of the current cell (its result is shown)."""
+        value = self._api.run_source(raw_cell, want_value=not silent, register=False)
+        if value is not self._api.NO_VALUE and value is not None:
+            self._api.display(value)
+        return value if value is not self._api.NO_VALUE else None
+
+    def register_magic_function(self, func, magic_kind="line", magic_name=None):
+        self._magics.register_function(func, magic_kind, magic_name)
+
+    def find_line_magic(self, name):
+        return self._magics.reg.line.get(name)
+
+    def find_cell_magic(self, name):
+        return self._magics.reg.cell.get(name)
+
+    def find_magic(self, name, magic_kind="line"):
+        return (self._magics.reg.cell if magic_kind == "cell" else self._magics.reg.line).get(name)
+
+    def set_next_input(self, text, replace=False):
+        self._api.status("set_next_input", text=str(text), replace=bool(replace))
+
+    def ask_yes_no(self, prompt, default=None, interrupt=None):
+        if not self._api.stdin_allowed:
+            from .stdin import StdinNotImplementedError
+
+            raise StdinNotImplementedError("this cell was run without stdin")
+        answers = {"y": True, "yes": True, "n": False, "no": False}
+        while True:
+            answer = self._api.ask(prompt + " ").strip().lower() or (default or "")
+            if answer in answers:
+                return answers[answer]
+
+    def showtraceback(self, exc_tuple=None, *args, **kwargs):
+        self._api.show_traceback(exc_tuple)
+
+    @property
+    def display_formatter(self):
+        return _DisplayFormatter(self._api.formatter)
+
+
+class PlainTextFormatter(object):
+    """get_ipython().display_formatter.formatters["text/plain"]: results' plain text."""
+
+    def __init__(self, formatter):
+        self._formatter = formatter
+
+    def __call__(self, obj):
+        return self._formatter.plain(obj)
+
+    @property
+    def float_format(self):
+        return self._formatter.float_format
+
+    @property
+    def pprint(self):
+        return self._formatter.pprint
+
+    @pprint.setter
+    def pprint(self, value):
+        self._formatter.pprint = bool(value)
+
+
+class _DisplayFormatter(object):
+    """get_ipython().display_formatter: format(obj) gives (bundle, metadata) as IPython's does."""
+
+    def __init__(self, formatter):
+        self._formatter = formatter
+        self.formatters = {"text/plain": PlainTextFormatter(formatter)}
+
+    def format(self, obj, include=None, exclude=None):
+        bundle = self._formatter.format(obj, include, exclude)
+        if bundle is None:
+            return {}, {}
+        return dict(bundle), dict(bundle.metadata)

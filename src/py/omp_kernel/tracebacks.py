@@ -1,0 +1,74 @@
+"""Tracebacks: the user's frames with their source; none of the runner's, none of the prelude's.
+Importing this module has no side effects."""
+import os
+
+PRELUDE_FILENAME = "<omp-prelude>"
+MODES = ("Plain", "Context", "Verbose", "Minimal")
+
+
+def cell_filename(count):
+    return "<cell In[%d]>" % count
+
+
+def is_cell_frame(filename):
+    return filename.startswith("<cell In[") or (filename.startswith("<omp-") and filename != PRELUDE_FILENAME)
+
+
+def safe_str(exc):
+    try:
+        return str(exc)
+    except Exception:
+        return "<unprintable %s>" % type(exc).__name__
+
+
+class Tracebacks(object):
+    def __init__(self, runner_dir, private_import):
+        self._runner_dir = os.path.abspath(runner_dir)
+        self._import = private_import
+        self.mode = "Context"  # %xmode: Plain and Context show frames with source, Verbose adds locals
+        self.last = None  # (type, value, traceback) of the last error, for %tb
+
+    def register_source(self, filename, code, linecache):
+        lines = [line + "\n" for line in code.split("\n")]
+        linecache.cache[filename] = (len(code), None, lines, filename)
+
+    def _is_runner_frame(self, filename):
+        path = os.path.abspath(filename)
+        return path == self._runner_dir or path.startswith(self._runner_dir + os.sep) or filename == PRELUDE_FILENAME
+
+    def _clean(self, te, seen):
+        traceback = self._import("traceback")
+        if te is None or id(te) in seen:
+            return
+        seen.add(id(te))
+        frames = [f for f in te.stack if not self._is_runner_frame(f.filename)]
+        first_cell = next((i for i, f in enumerate(frames) if is_cell_frame(f.filename)), 0)
+        te.stack = traceback.StackSummary.from_list(frames[first_cell:])
+        self._clean(te.__cause__, seen)
+        self._clean(te.__context__, seen)
+
+    def format(self, exc_type, exc, tb):
+        """The traceback's lines as the user sees them."""
+        if exc_type.__name__ == "UsageError":
+            return ["UsageError: %s" % safe_str(exc)]  # IPython shows a misused magic without frames
+        traceback = self._import("traceback")
+        if self.mode == "Minimal":
+            return [line.rstrip("\n") for line in traceback.format_exception_only(exc_type, exc)]
+        te = traceback.TracebackException(exc_type, exc, tb, capture_locals=self.mode == "Verbose")
+        self._clean(te, set())
+        lines = []
+        for chunk in te.format():
+            chunk = chunk.replace('File "<cell In[', "Cell In[").replace(']>", line ', "], line ")
+            lines.extend(chunk.rstrip("\n").split("\n"))
+        return lines
+
+    def frame(self, request_id, exc_type, exc, tb):
+        """The error frame of an exception in a cell."""
+        self.last = (exc_type, exc, tb)
+        return {
+            "type": "error",
+            "id": request_id,
+            "ename": exc_type.__name__,
+            "evalue": safe_str(exc),
+            "traceback": self.format(exc_type, exc, tb),
+        }

@@ -1,0 +1,89 @@
+"""The IPython oracle: every harvested case in omp-eval's kernel and in IPython side by side.
+
+Usage: /usr/bin/python3 test/py/oracle/run.py [--json FILE] [--only SUBSTRING]
+Prints the agreement figure and every difference; with --json writes the details for the test."""
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import compare  # noqa: E402
+import harvest  # noqa: E402
+import omp_side  # noqa: E402
+
+DEPARTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "departures.json")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json")
+    parser.add_argument("--only")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    python = sys.executable
+    cases = harvest.harvest()
+    if args.only:
+        cases = [c for c in cases if args.only in c["id"]]
+    root = tempfile.mkdtemp(prefix="omp-oracle-")
+    dirs = []
+    for i, _ in enumerate(cases):
+        pair = (os.path.join(root, "omp", str(i)), os.path.join(root, "ipy", str(i)))
+        for d in pair:
+            os.makedirs(d)
+        dirs.append(pair)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
+            ours = [pool.submit(omp_side.run_case, case, dirs[i][0], python) for i, case in enumerate(cases)]
+            theirs = run_ipython(cases, dirs, python)
+            ours = [f.result() for f in ours]
+    finally:
+        os.chdir(os.path.dirname(root))
+        shutil.rmtree(root, ignore_errors=True)
+    report(cases, ours, theirs, dirs, args.json)
+
+
+def run_ipython(cases, dirs, python):
+    from ipython_side import IPythonSide
+
+    side = IPythonSide()
+    results = []
+    for i, case in enumerate(cases):
+        if case["kind"] == "is_complete":
+            status, indent = side.shell.input_transformer_manager.check_complete(case["code"])
+            results.append({"reply": [status, indent]})
+        else:
+            results.append(side.run_case(case, dirs[i][1], python))
+    return results
+
+
+def report(cases, ours, theirs, dirs, json_path):
+    with open(DEPARTURES, encoding="utf-8") as handle:
+        departures = json.load(handle)
+    rows = []
+    by_source = {}
+    for case, mine, other, (our_dir, their_dir) in zip(cases, ours, theirs, dirs):
+        difference = compare.compare_case(case, mine, other, our_dir, their_dir)
+        rows.append({"id": case["id"], "source": case["source"], "difference": difference})
+        stats = by_source.setdefault(case["source"], [0, 0])
+        stats[0] += difference is None
+        stats[1] += 1
+    agree = sum(r["difference"] is None for r in rows)
+    print("IPython oracle: %d of %d cases agree (%.1f%%)" % (agree, len(rows), 100.0 * agree / len(rows)))
+    for source, (ok, total) in sorted(by_source.items()):
+        print("  %-32s %3d / %3d" % (source, ok, total))
+    for row in rows:
+        if row["difference"] is not None:
+            reason = departures.get(row["id"], "NOT A LISTED DEPARTURE")
+            print("- %s [%s]\n    %s" % (row["id"], reason, row["difference"]))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as handle:
+            json.dump({"agree": agree, "total": len(rows), "rows": rows, "departures": departures}, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,299 @@
+"""The magics with IPython's semantics (issue 15 items 1, 2, 3, 6, 8), in a real kernel."""
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_process import Kernel  # noqa: E402
+
+
+def read(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+class MagicsTestCase(unittest.TestCase):
+    def setUp(self):
+        self.k = Kernel()
+        self.addCleanup(self.k.close)
+        self.dir = self.k.cwd
+
+    def run_cell(self, code, **kwargs):
+        return self.k.run(code, **kwargs)
+
+
+class Reset(MagicsTestCase):
+    def test_reset_asks_in_the_notebook_and_says_f_is_needed_in_the_tool(self):
+        self.run_cell("a = 1")
+        no = self.run_cell("%reset", allow_stdin=True, answers=["n"])
+        self.assertEqual(no.prompts, ["Once deleted, variables cannot be recovered. Proceed (y/[n])? "])
+        self.assertEqual(no.stdout, "Nothing done.\n")
+        self.assertEqual(self.run_cell("a").plain, "1")
+        tool = self.run_cell("%reset")
+        self.assertEqual(tool.ename, "UsageError")
+        self.assertIn("use %reset -f", tool.error["evalue"])
+        yes = self.run_cell("%reset", allow_stdin=True, answers=["y"])
+        self.assertIsNone(yes.error)
+        self.assertEqual(self.run_cell("a").ename, "NameError")
+
+    def test_reset_targets(self):
+        self.run_cell("parrot = 'dead'")
+        self.run_cell("parrot")
+        out = self.run_cell("%reset -f out")
+        self.assertEqual(out.stdout, "Flushing output cache (1 entries)\n")
+        self.assertEqual(self.run_cell("len(Out), _").plain, "(0, '')")
+        self.assertEqual(self.run_cell("%reset -f in").stdout, "Flushing input history\n")
+        self.assertEqual(self.run_cell("_i, parrot").plain, "('', 'dead')")
+        self.run_cell("%reset -sf")
+        self.assertEqual(self.run_cell("parrot").ename, "NameError")
+        self.assertEqual(self.run_cell("%reset -f dhist").stdout, "Flushing directory history\n")
+        self.assertIn("Don't know how to reset  nothing", self.run_cell("%reset -f nothing").stdout)
+        self.run_cell("%reset -f")
+        self.assertEqual(self.run_cell("len(In), callable(agent)").plain, "(2, True)")
+
+    def test_xdel_and_who_ls(self):
+        self.run_cell("x = [1]\ny = 2\nx")
+        self.assertEqual(self.run_cell("%who_ls").plain, "['x', 'y']")
+        self.run_cell("%xdel x")
+        self.assertEqual(self.run_cell("'x' in dir(), 1 in Out").plain, "(False, False)")
+        self.assertEqual(self.run_cell("%xdel nope").stdout, "NameError: name 'nope' is not defined\n")
+
+
+class Namespace(MagicsTestCase):
+    def test_who_whos_precision_xmode(self):
+        self.assertEqual(self.run_cell("%who").stdout, "Interactive namespace is empty.\n")
+        self.run_cell("alpha = 123\nbeta = 'b' * 80\ngamma = [1, 2]")
+        self.assertEqual(self.run_cell("%who int").stdout, "alpha\t \n")
+        self.assertEqual(self.run_cell("%who float").stdout, "No variables match your requested type.\n")
+        whos = self.run_cell("%whos").stdout.split("\n")
+        self.assertEqual(whos[0], "Variable   Type    Data/Info")
+        self.assertEqual(whos[4], "gamma      list    n=2")
+        self.assertIn("<...>", whos[3])
+        self.assertEqual(self.run_cell("%precision %e\n1.5").plain, "1.500000e+00")
+        self.assertEqual(self.run_cell("%precision\n1.5").plain, "1.5")
+        self.assertEqual(self.run_cell("%precision x").ename, "ValueError")
+        self.assertEqual(self.run_cell("%xmode").stdout, "Exception reporting mode: Verbose\n")
+        self.assertEqual(self.run_cell("%xmode plain").stdout, "Exception reporting mode: Plain\n")
+        self.assertEqual(self.run_cell("%xmode nope").ename, "UsageError")
+        self.assertEqual(self.run_cell("%nope_magic").ename, "UsageError")
+        self.assertEqual(self.run_cell("%%nope_magic\nx").ename, "UsageError")
+
+
+class Help(MagicsTestCase):
+    def test_magic_help_shows_help_and_runs_nothing(self):
+        self.run_cell("a = 1")
+        help_ = self.run_cell("%reset?")
+        self.assertIn("Docstring:", help_.stdout)
+        self.assertIn("%reset", help_.stdout)
+        self.assertEqual(self.run_cell("a").plain, "1")
+        self.assertIn("Docstring:", self.run_cell("%%bash?").stdout)
+        self.assertEqual(self.run_cell("%nope?").stdout, "Object `%nope` not found.\n")
+
+    def test_help_on_a_class_defined_in_a_cell_and_in_expressions(self):
+        self.run_cell('class Kls:\n    "kdoc"\n    def __init__(self, a): pass')
+        out = self.run_cell("Kls?").stdout
+        self.assertIn("Init signature: Kls(a)", out)
+        self.assertIn("Docstring:      kdoc", out)
+        self.assertIsNone(self.run_cell("Kls??").error)
+        self.assertIn("Signature", self.run_cell("a = b + len?").stdout)
+        self.assertEqual(self.run_cell("dict.fr*?").stdout, "dict.fromkeys\n")
+        self.assertEqual(self.run_cell("π = 3.14;\nπ.is_integ*?").stdout, "π.is_integer\n")
+        self.assertIn("obj?", self.run_cell("?").stdout)
+        self.assertIn("def f", self.run_cell("def f():\n    pass\nf??").stdout)
+        for magic in ("%pdoc len", "%pdef len", "%psource Kls", "%magic", "%lsmagic", "%quickref"):
+            self.assertIsNone(self.run_cell(magic).error, magic)
+
+
+class Expansion(MagicsTestCase):
+    def test_writefile_expands_its_line_and_keeps_quotes(self):
+        self.run_cell("filename = 'file1'")
+        self.assertEqual(self.run_cell("%%writefile $filename\nline1\nline2").stdout, "Writing file1\n")
+        self.assertEqual(read(os.path.join(self.dir, "file1")), "line1\nline2\n")
+        self.assertEqual(self.run_cell("%%file ./'q'\nx").stdout, "Writing ./'q'\n")
+        self.assertEqual(self.run_cell("%%writefile -a file1\nline3").stdout, "Appending to file1\n")
+
+    def test_shell_expansion_forms(self):
+        self.run_cell("x = 'v'\nn = 3")
+        self.assertEqual(self.run_cell("!echo {x!r} {x!s} {{n}} $n").stdout, "v v {n} 3\n")
+        self.assertEqual(self.run_cell("%set_env Q=$$n\n%env Q").plain, "'$n'")
+        # All or nothing: a name that is not Python's leaves the whole line to the shell.
+        self.assertEqual(self.run_cell("!echo $UNDEFINED_NAME_X {x}").stdout, "{x}\n")
+        self.assertEqual(self.run_cell("def f():\n    local = 'in f'\n    r = !echo {local}\n    return r\nf()").plain, "['in f']")
+
+
+class Shell(MagicsTestCase):
+    def test_sx_forms_and_slist(self):
+        self.assertEqual(self.run_cell("!!echo a").plain, "['a']")
+        self.assertEqual(self.run_cell("first, *rest = !printf 'x\\ny\\nz\\n'\n(first, rest)").plain, "('x', ['y', 'z'])")
+        lines = "s = !printf 'b 2\\na 10\\nc 1\\n'\n"
+        cell = self.run_cell(lines + "(s.sort(1, nums=True), s.list, s.nlstr, s.spstr, s.grep('a'), s.fields(0))")
+        self.assertEqual(
+            cell.plain,
+            "(['c 1', 'b 2', 'a 10'],\n ['b 2', 'a 10', 'c 1'],\n 'b 2\\na 10\\nc 1',\n 'b 2 a 10 c 1',\n ['a 10'],\n ['b', 'a', 'c'])",
+        )
+        self.assertEqual(self.run_cell("open('p', 'w').close()\nq = !echo p\nq.paths").plain, "[PosixPath('p')]")
+        self.assertEqual(self.run_cell("!exit 3\n_exit_code").plain, "3")
+
+    def test_bash_out_and_err_and_script(self):
+        cell = self.run_cell("%%bash --out o --err e\necho out\necho err >&2")
+        self.assertEqual((cell.stdout, cell.stderr), ("", ""))
+        self.assertEqual(self.run_cell("o, e").plain, "('out\\n', 'err\\n')")
+        self.assertEqual(self.run_cell("%%script python3\nprint(6 * 7)").stdout, "42\n")
+        self.assertEqual(self.run_cell("%%bash\nexit 2").ename, "CalledProcessError")
+        self.assertIsNone(self.run_cell("%%bash --no-raise-error\nexit 2").error)
+        self.run_cell("%%script --bg --out bg python3\nprint('later')")
+        self.assertEqual(self.run_cell("await bg.read()").plain, "b'later\\n'")
+
+    def test_aliases(self):
+        self.run_cell("%alias myecho echo %s-%s")
+        self.assertEqual(self.run_cell("%myecho a b").stdout, "a-b\n")
+        self.assertEqual(self.run_cell("%unalias myecho").stdout, "Removing alias: myecho\n")
+        self.assertIsNone(self.run_cell("%rehashx").error)
+        self.assertEqual(self.run_cell("%mkdir sub\n%ls").plain, "['sub']")
+
+
+class Directories(MagicsTestCase):
+    def test_cd_errors_go_on_and_the_stack_works(self):
+        cell = self.run_cell("%cd /missing-dir-x\nprint('after')")
+        self.assertEqual(cell.stdout, "[Errno 2] No such file or directory: '/missing-dir-x'\nafter\n")
+        self.assertEqual(self.run_cell("%pushd /").stdout, "/\n")
+        self.assertEqual(self.run_cell("%popd").stdout, "popd -> %s\n" % self.dir)
+        self.assertIn("Directory history", self.run_cell("%dhist").stdout)
+        self.run_cell("%bookmark here")
+        self.assertEqual(self.run_cell("%cd -q /\n%cd -b here\n%pwd").plain, repr(self.dir))
+        self.assertIn("here", self.run_cell("%bookmark -l").stdout)
+
+
+class Environment(MagicsTestCase):
+    def test_env_hides_secrets_and_set_env_forms(self):
+        self.run_cell("import os\nos.environ['MY_API_KEY'] = 'abc'")
+        self.assertEqual(self.run_cell("e = %env\ne['MY_API_KEY']").plain, "'<hidden>'")
+        self.assertEqual(self.run_cell("%set_env A=B").stdout, "env: A=B\n")
+        self.assertEqual(self.run_cell("%set_env A B C").stdout, "env: A=B C\n")
+        self.assertEqual(self.run_cell("%env A").plain, "'B C'")
+        self.assertEqual(self.run_cell("%set_env var A=B").ename, "UsageError")
+
+
+class Timing(MagicsTestCase):
+    def test_time_reports_cpu_and_timeit_takes_magics_and_locals(self):
+        cell = self.run_cell("%time sum(i * i for i in range(200000))")
+        self.assertRegex(cell.stdout, r"CPU times: user [\d.]+ [µm]?s, sys: [\d.]+ \w*s, total: [\d.]+ [µm]?s\n")
+        self.assertNotIn("user 0 ns", cell.stdout)
+        self.run_cell("got = []")
+        self.run_cell("def mark(line):\n    got.append(line)\nget_ipython().register_magic_function(mark)")
+        self.run_cell("%timeit -n1 -r1 %mark my line")
+        self.assertEqual(self.run_cell("got").plain, "['my line']")
+        inside = self.run_cell("def f():\n    x = 3\n    r = %timeit -n1 -r1 -o -q x * 2\n    return r\nf().loops")
+        self.assertEqual(inside.plain, "1")
+        self.assertEqual(self.run_cell("%timeit return").ename, "SyntaxError")
+        self.assertIn("function calls", self.run_cell("%prun sum(range(10))").stdout)
+
+
+class Capture(MagicsTestCase):
+    def test_capture_keeps_result_shell_output_and_binds_on_error(self):
+        self.run_cell("%%capture cap\nprint('out')\n!echo shell\ndisplay(42)\n7 * 6")
+        self.assertEqual(self.run_cell("cap.stdout").plain, "'out\\nshell\\n'")
+        self.assertEqual(self.run_cell("[o.data['text/plain'] for o in cap.outputs]").plain, "['42', '42']")
+        failing = self.run_cell("%%capture bad\nprint('before')\n1/0")
+        self.assertEqual(failing.ename, "ZeroDivisionError")
+        self.assertEqual(self.run_cell("bad.stdout").plain, "'before\\n'")
+
+
+class Files(MagicsTestCase):
+    def test_load_goes_to_the_next_cell_in_the_notebook_and_runs_elsewhere(self):
+        with open(os.path.join(self.dir, "lib.py"), "w") as handle:
+            handle.write("v = 41 + 1\nv\n")
+        notebook = self.run_cell("%load lib.py", allow_stdin=True)
+        self.assertEqual(notebook.statuses[0]["op"], "set_next_input")
+        self.assertIn("v = 41 + 1", notebook.statuses[0]["text"])
+        self.assertEqual(self.run_cell("%load lib.py").plain, "42")
+
+    def test_run_keeps_names_when_the_script_raises(self):
+        with open(os.path.join(self.dir, "boom.py"), "w") as handle:
+            handle.write("import sys\nkept = sys.argv[1:]\nraise RuntimeError('boom')\n")
+        cell = self.run_cell("%run boom.py one two\nprint('after')")
+        self.assertIsNone(cell.error)
+        self.assertIn("RuntimeError: boom", cell.stderr)
+        self.assertEqual(cell.stdout, "after\n")
+        self.assertEqual(self.run_cell("kept").plain, "['one', 'two']")
+
+    def test_history_macro_save_notebook(self):
+        self.run_cell("a = 10")
+        self.run_cell("a += 1")
+        self.run_cell("print(a)")
+        self.assertIn("Macro `m` created", self.run_cell("%macro m 2-3").stdout)
+        self.assertEqual(self.run_cell("m").stdout, "12\n")
+        self.assertIn("1: a = 10", self.run_cell("%history -n 1").stdout)
+        self.run_cell("%save out.py 1-2")
+        self.assertEqual(read(os.path.join(self.dir, "out.py")), "# coding: utf-8\na = 10\na += 1\n")
+        self.run_cell("%notebook nb.ipynb")
+        self.assertEqual(json.loads(read(os.path.join(self.dir, "nb.ipynb")))["nbformat"], 4)
+        self.assertEqual(self.run_cell("%macro m nothing_like_this").stdout.strip()[:30], "'nothing_like_this' was not fo")
+        self.run_cell("1/0")
+        self.assertIn("ZeroDivisionError", self.run_cell("%tb").stderr)
+
+
+class GetIPython(MagicsTestCase):
+    def test_an_nbconvert_script_runs(self):
+        cell = self.run_cell(
+            "get_ipython().run_cell_magic('writefile', 'gi.txt', 'x\\n')\n"
+            "get_ipython().run_line_magic('cd', '-q /')\n"
+            "get_ipython().system('echo sys')\n"
+            "out = get_ipython().getoutput('echo got')\n"
+            "ip = get_ipython()\n"
+            "ip.user_ns['pushed'] = 1\n"
+            "(out, ip.run_line_magic('pwd', ''), pushed, ip.ev('1+1'), ip.find_line_magic('cd') is not None)"
+        )
+        self.assertEqual(cell.stdout, "Writing gi.txt\nsys\n")
+        self.assertEqual(cell.plain, "(['got'], '/', 1, 2, True)")
+        self.assertEqual(self.run_cell("get_ipython().magic('who_ls')").plain, "['ip', 'out', 'pushed']")
+
+
+class ShellObject(MagicsTestCase):
+    def test_the_rest_of_get_ipython(self):
+        cell = self.run_cell(
+            "ip = get_ipython()\nwho = 'w'\nip.push('who')\nip.push({'pushed': 2}, interactive=False)\n"
+            "ip.ex('made = 3')\nip.set_next_input('next')\n"
+            "(repr(ip), ip.execution_count, 'pushed' in ip.user_ns_hidden, made, ip.find_magic('timeit', 'cell') is not None,"
+            " ip.find_cell_magic('bash') is not None, ip.display_formatter.format(1), ip.display_formatter.formatters['text/plain'](1.5),"
+            " ip.user_global_ns is ip.user_ns)"
+        )
+        expected = "('<omp-eval kernel shell>', 2, True, 3, True, True, ({'text/plain': '1'}, {}), '1.5', True)"
+        self.assertEqual(" ".join(cell.plain.split()), expected)  # the pretty printer wraps it
+        self.assertEqual(cell.statuses[0], {"op": "set_next_input", "text": "next", "replace": False})
+        self.assertEqual(self.run_cell("get_ipython().run_cell('40 + 2')").displays[0]["bundle"]["text/plain"], "42")
+        self.assertEqual(self.run_cell("get_ipython().ask_yes_no('ok?')", allow_stdin=True, answers=["y"]).plain, "True")
+        self.assertEqual(self.run_cell("get_ipython().ask_yes_no('ok?')").ename, "StdinNotImplementedError")
+        self.run_cell("def cm(line, cell):\n    return line + cell\nget_ipython().register_magic_function(cm, 'cell')")
+        self.assertEqual(self.run_cell("%%cm a\nb").plain, "'ab\\n'")
+        self.assertEqual(self.run_cell("f = get_ipython().display_formatter.formatters['text/plain']\nf.pprint = False\nf.pprint").plain, "False")
+
+
+class Extensions(MagicsTestCase):
+    def test_session_magics(self):
+        self.assertEqual(self.run_cell("%doctest_mode").stdout, "Exception reporting mode: Plain\nDoctest mode is: ON\n")
+        self.assertEqual(self.run_cell("%alias_magic t timeit").stdout.count("Created"), 2)
+        self.assertEqual(self.run_cell("%precision 2\n3.14159").plain, "3.14")
+        self.assertEqual(self.run_cell("%pprint").stdout, "Pretty printing has been turned OFF\n")
+        self.assertEqual(self.run_cell("%load_ext no_such_extension_x").ename, "ModuleNotFoundError")
+        self.assertEqual(self.run_cell("%config").ename, "UsageError")
+        with open(os.path.join(self.dir, "ext_x.py"), "w") as handle:
+            handle.write("def load_ipython_extension(ip):\n    ip.user_ns['loaded'] = True\n")
+        self.run_cell("import sys; sys.path.insert(0, '.')\n%load_ext ext_x")
+        self.assertEqual(self.run_cell("loaded").plain, "True")
+
+    def test_store(self):
+        store = os.path.join(self.dir, "xdg")
+        self.run_cell("import os\nos.environ['XDG_DATA_HOME'] = %r" % store)
+        self.run_cell("%load_ext storemagic")
+        self.run_cell("kept = 42\n%store kept")
+        self.run_cell("kept = 0\n%store -r kept")
+        self.assertEqual(self.run_cell("kept").plain, "42")
+        self.assertIn("kept", self.run_cell("%store").stdout)
+        self.run_cell("%store -z")
+        self.assertEqual(self.run_cell("%store").stdout, "Stored variables and their in-db values:\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
