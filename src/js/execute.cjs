@@ -1,0 +1,234 @@
+'use strict';
+/**
+ * Running cells: compile (transform.cjs, V8's own message for syntax errors), run in the cells'
+ * realm with `breakOnSigint`, race an async cell against Ctrl-C, report the result or the error,
+ * and end with `done`. Output is attributed to the running cell; once Ctrl-C abandoned an
+ * `await`, promise hooks tell the abandoned cell's continuations (background output, id null)
+ * from the running cell's.
+ */
+const { transformCell } = require('./transform.cjs');
+
+class Interrupted extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'Interrupted';
+  }
+}
+
+function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sigint }) {
+  // The runner's own references: cells may replace these.
+  const { writeSync } = fs;
+  const { Script } = vm;
+  let current = null;
+  let executionCount = 0;
+  let syncToken = '';
+  const RunnerPromise = Promise;
+  const BACKGROUND = Symbol('background');
+
+  /** Promise hooks while an abandoned cell may still run (null otherwise). */
+  let tracking = null;
+
+  function startTracking() {
+    if (tracking) return tracking;
+    const state = { tags: new WeakMap(), stack: [], active: undefined, abandoned: new Set(), pending: 0 };
+    const own = (promise) => promise instanceof RunnerPromise;
+    state.stop = v8.promiseHooks.createHook({
+      init(promise) {
+        if (own(promise)) return;
+        state.tags.set(promise, state.active ?? (current ? current.id : BACKGROUND));
+      },
+      before(promise) {
+        if (own(promise)) return;
+        state.stack.push(state.active);
+        // A promise from before the hooks: an abandoned cell's (or an older one's) continuation.
+        state.active = state.tags.get(promise) ?? BACKGROUND;
+      },
+      after(promise) {
+        if (own(promise)) return;
+        state.active = state.stack.pop();
+      },
+    });
+    tracking = state;
+    return state;
+  }
+
+  function abandon(id, wrapper) {
+    const state = startTracking();
+    state.abandoned.add(id);
+    state.pending += 1;
+    const settled = () => {
+      if (tracking === state && --state.pending === 0) {
+        state.stop();
+        tracking = null;
+      }
+    };
+    main.PromiseThen.call(wrapper, settled, settled);
+  }
+
+  /** The id output belongs to now: the running cell's, or null (between cells, abandoned code). */
+  function outputId() {
+    const tag = tracking?.active;
+    if (tag !== undefined) {
+      if (tag === BACKGROUND || tracking.abandoned.has(tag)) return null;
+      return current && tag === current.id ? tag : null;
+    }
+    return current ? current.id : null;
+  }
+
+  function compile(code, filename) {
+    let t;
+    try {
+      t = transformCell(code);
+    } catch (parseError) {
+      if (parseError.cellTransform) throw parseError;
+      // V8's own message (and position) for the code as written; if V8 accepts what acorn did
+      // not, the code runs as written.
+      return { script: new Script(code, { filename }), async: false, lexical: [], vars: [] };
+    }
+    let script;
+    try {
+      script = new Script(t.code, { filename });
+    } catch (err) {
+      new Script(code, { filename }); // V8's message for the cell as typed, if it has one
+      throw err;
+    }
+    stacks.register(filename, t.map, code);
+    return { script, async: t.async, lexical: t.lexical, vars: t.vars };
+  }
+
+  /**
+   * Runs a cell; resolves to `{value}` (a box, so that a promise the cell returns is shown, not
+   * awaited). A SIGINT that arrives just as the synchronous part ends interrupts the async part.
+   */
+  async function run(compiled, cell) {
+    const value = sigint.run(() =>
+      compiled.script.runInThisContext({ breakOnSigint: true, displayErrors: false }),
+    );
+    if (!compiled.async) return { value };
+    const interrupted = new RunnerPromise((_, reject) => {
+      cell.interrupt = () => {
+        cell.interrupt = null;
+        abandon(cell.id, value);
+        reject(new Interrupted('the cell was interrupted while it awaited'));
+      };
+    });
+    if (sigint.takePending()) cell.interrupt();
+    const stopWatching = sigint.watch();
+    try {
+      const box = await RunnerPromise.race([value, interrupted]);
+      return { value: box ? box.value : undefined };
+    } finally {
+      stopWatching();
+    }
+  }
+
+  const isInterrupt = (err) =>
+    err instanceof Interrupted ||
+    (err !== null && typeof err === 'object' && err.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED');
+
+  /** The error frame of a cell's exception; never throws (a hostile `stack` getter included). */
+  function reportError(err, id) {
+    try {
+      if (isInterrupt(err)) {
+        const evalue = err instanceof Interrupted ? err.message : 'the cell was interrupted';
+        frames.send({
+          type: 'error',
+          id,
+          ename: 'Interrupted',
+          evalue,
+          traceback: [`Interrupted: ${evalue}`],
+        });
+      } else {
+        frames.send(stacks.errorFrame(err, id));
+      }
+    } catch {
+      const evalue = 'the cell threw a value that cannot be shown';
+      frames.send({ type: 'error', id, ename: 'Error', evalue, traceback: [] });
+    }
+  }
+
+  /** Markers on fd 1 and 2 tell the host when a cell's raw output (child processes) has all arrived. */
+  function markRawStreams(id) {
+    try {
+      for (const fd of [1, 2]) writeSync(fd, `\u0000omp-sync:${syncToken}:${id}\u0000`);
+      return true;
+    } catch {
+      return false; // a cell closed fd 1 or 2
+    }
+  }
+
+  function init(request, proc) {
+    if (request.cwd) proc.chdir(request.cwd);
+    for (const [key, value] of Object.entries(request.env || {})) {
+      if (value === null) delete proc.env[key];
+      else proc.env[key] = String(value);
+    }
+  }
+
+  async function execute(request, proc) {
+    const silent = request.silent === true;
+    const storeHistory = request.storeHistory !== false && !silent;
+    if (storeHistory) executionCount += 1;
+    if (request.init && typeof request.frameKey === 'string') {
+      frames.setKey(request.frameKey);
+      syncToken = request.frameKey;
+    }
+    const cell = { id: request.id, allowStdin: request.allowStdin === true, interrupt: null };
+    current = cell;
+    sigint.takePending(); // one that came between cells is not this cell's
+    frames.send({ type: 'started', id: cell.id }, true);
+    let status = 'ok';
+    let cancelled = false;
+    try {
+      if (request.init) init(request, proc);
+      hooks.prepare();
+      const code = request.code ?? '';
+      if (code.trim()) {
+        const compiled = compile(code, storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>');
+        hooks.enter(compiled.lexical, compiled.vars);
+        let value;
+        try {
+          ({ value } = await run(compiled, cell));
+        } finally {
+          hooks.leave();
+        }
+        if (!silent) {
+          if (value !== undefined)
+            frames.send({ type: 'result', id: cell.id, bundle: hooks.bundleOf(value) });
+          hooks.keepResult(value);
+        }
+      }
+    } catch (err) {
+      status = 'error';
+      cancelled = isInterrupt(err);
+      reportError(err, cell.id);
+      if (!cancelled && !silent) hooks.keepError(membrane.toMain(err));
+    }
+    frames.repair();
+    // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: a
+    // marker on each tells it when all of this cell's has arrived. Still this cell's until then.
+    const rawSync = markRawStreams(cell.id);
+    current = null;
+    frames.send({ type: 'done', id: cell.id, status, executionCount, cancelled, rawSync });
+  }
+
+  return {
+    execute,
+    outputId,
+    /** SIGINT outside synchronous code (breakOnSigint handles that): abandons a pending await. */
+    interruptAwait() {
+      if (current?.interrupt) current.interrupt();
+    },
+    get current() {
+      return current;
+    },
+    get executionCount() {
+      return executionCount;
+    },
+    setSyncToken(token) {
+      syncToken = token;
+    },
+  };
+}
+
+module.exports = { createExecutor };

@@ -1,0 +1,197 @@
+'use strict';
+/**
+ * (Main realm.) What cells see of the kernel: display(), input(), require/import/module, the
+ * built-in modules, `_` and `_error` as in Node's REPL, process.exit() ending only the cell, the
+ * binding helpers the transform calls, and the prelude's helpers. The runner (another realm)
+ * calls `cellHooks`; these functions call back only through `caps`, functions that take and
+ * return plain values.
+ */
+const util = require('node:util');
+const caps = require('omp:caps');
+const createBindings = require('./bindings.cjs');
+const createModules = require('./modules.cjs');
+const createPrelude = require('./prelude.cjs');
+
+const global = globalThis;
+const proc = process;
+const { defineProperty } = Object;
+const JUPYTER_DISPLAY = Symbol.for('Jupyter.display');
+const ANSI_MIME = 'application/x-omp-ansi';
+const inspectOptions = (colors) => ({ colors, depth: 4, maxArrayLength: 100, showProxy: true });
+
+const defineGlobal = (name, value) =>
+  defineProperty(global, name, { value, writable: true, configurable: true, enumerable: false });
+
+// ---------------------------------------------------------------------------------------------
+// display()
+
+function checkBundle(bundle) {
+  if (!bundle || typeof bundle !== 'object' || Array.isArray(bundle)) {
+    throw new TypeError('display(bundle, {raw: true}) needs an object of MIME type → data');
+  }
+  const out = {};
+  for (const [mime, data] of Object.entries(bundle)) {
+    if (!mime.includes('/')) throw new TypeError(`display(..., {raw: true}): "${mime}" is not a MIME type`);
+    out[mime] = Buffer.isBuffer(data) ? data.toString('base64') : data;
+  }
+  return out;
+}
+
+/** The MIME bundle of a value: its own (Symbol.for('Jupyter.display')), else util.inspect. */
+function bundleOf(value) {
+  if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+    const own = value[JUPYTER_DISPLAY];
+    if (typeof own === 'function') {
+      const bundle = own.call(value);
+      if (bundle && typeof bundle === 'object') return checkBundle(bundle);
+    }
+  }
+  return {
+    'text/plain': util.inspect(value, inspectOptions(false)),
+    [ANSI_MIME]: util.inspect(value, inspectOptions(true)),
+  };
+}
+
+const OPTION_KEYS = new Set(['raw', 'displayId', 'display_id', 'update']);
+const isOptions = (v) =>
+  v !== null &&
+  typeof v === 'object' &&
+  Object.getPrototypeOf(v) === Object.prototype &&
+  Object.keys(v).length > 0 &&
+  Object.keys(v).every((k) => OPTION_KEYS.has(k));
+
+/**
+ * display(a, b, ...) shows each value as a cell output; a last argument of options: {raw: true}
+ * sends MIME bundles as they are ({"text/markdown": "# hi"}, {"image/png": <base64 or Buffer>}),
+ * {displayId, update} replaces an earlier output.
+ */
+function display(...values) {
+  const options = values.length > 1 && isOptions(values[values.length - 1]) ? values.pop() : {};
+  const displayId = options.displayId ?? options.display_id;
+  for (const value of values) {
+    const bundle = options.raw ? checkBundle(value) : bundleOf(value);
+    caps.display(bundle, displayId === undefined ? undefined : String(displayId), options.update === true);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// input() and readline's question()
+
+function input(prompt = '', options = {}) {
+  return caps.input(String(prompt), options?.password === true);
+}
+
+function patchQuestion(Interface, promises) {
+  const original = Interface?.prototype?.question;
+  if (typeof original !== 'function') return;
+  // Questions on the kernel's stdin (/dev/null) are asked of the host, like input().
+  const question = function question(query, ...rest) {
+    if (this.input !== proc.stdin) return original.call(this, query, ...rest);
+    const callback = rest.find((arg) => typeof arg === 'function');
+    const answer = input(query);
+    if (promises) return Promise.resolve(answer);
+    if (callback) proc.nextTick(callback, answer);
+  };
+  defineProperty(Interface.prototype, 'question', { value: question, writable: true, configurable: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output order: what a cell printed is written before a child process or fs.writeSync(1, ...)
+// writes to fd 1 or 2 directly (console output waits in the kernel's queue for a few ms).
+
+function flushFirst(module, names, applies = () => true) {
+  for (const name of names) {
+    const original = module[name];
+    if (typeof original !== 'function') continue;
+    const wrapped = {
+      [name](...args) {
+        if (applies(args)) caps.flush();
+        return Reflect.apply(original, this, args);
+      },
+    }[name];
+    defineProperty(module, name, { value: wrapped, writable: true, configurable: true, enumerable: true });
+  }
+}
+
+function flushBeforeRawWrites() {
+  const childProcess = require('node:child_process');
+  flushFirst(childProcess, ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']);
+  const fs = require('node:fs');
+  flushFirst(fs, ['writeSync', 'write'], ([fd]) => fd === 1 || fd === 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// process.exit(), `_` and `_error`
+
+/** process.exit() in a cell ends the cell, as sys.exit() does in Python; the kernel lives on. */
+class ProcessExit extends Error {
+  constructor(code) {
+    super(`process.exit(${code ?? ''}) ended the cell; the kernel keeps running (restart it to start over)`);
+    this.name = 'ProcessExit';
+    this.code = code;
+  }
+}
+
+/** `_` (the last result) and `_error` (the last error), until a cell assigns them itself. */
+function lastValue(name) {
+  const state = { value: undefined, assigned: false };
+  const get = () => state.value;
+  const set = (value) => {
+    state.value = value;
+    if (!state.assigned) {
+      state.assigned = true;
+      proc.stdout.write(`Expression assignment to ${name} now disabled.\n`);
+    }
+  };
+  defineProperty(global, name, { get, set, configurable: true, enumerable: false });
+  return (value) => {
+    if (!state.assigned && Object.getOwnPropertyDescriptor(global, name)?.get === get) state.value = value;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wiring
+
+const bindings = createBindings(global);
+const modules = createModules({ global, dynamicImport: caps.dynamicImport });
+const prelude = createPrelude({ display, caps });
+const internals = { __omp_bind__: bindings.api, __omp_import__: modules.cellImport, __omp_void__: undefined };
+
+function install(drain) {
+  internals.__omp_drain__ = drain;
+  defineGlobal('display', display);
+  defineGlobal('input', input);
+  defineGlobal('require', modules.cellRequire);
+  defineGlobal('module', modules.replModule);
+  for (const [name, value] of Object.entries(prelude.globals)) defineGlobal(name, value);
+  modules.addBuiltinGlobals();
+  flushBeforeRawWrites();
+  const readline = require('node:readline');
+  patchQuestion(readline.Interface, false);
+  patchQuestion(require('node:readline/promises').Interface, true);
+  proc.exit = function exit(code) {
+    throw new ProcessExit(code ?? proc.exitCode);
+  };
+  cellHooks.keepResult = lastValue('_');
+  cellHooks.keepError = lastValue('_error');
+}
+
+/** What the runner calls. */
+const cellHooks = {
+  install,
+  bundleOf,
+  /** Before every cell: the helpers the transformed code calls are there, whatever a cell did. */
+  prepare() {
+    for (const name of Object.keys(internals)) {
+      const d = Object.getOwnPropertyDescriptor(global, name);
+      if (!d || d.value !== internals[name] || d.enumerable) defineGlobal(name, internals[name]);
+    }
+  },
+  enter: bindings.enter,
+  leave: bindings.leave,
+  isProcessExit: (err) => err instanceof ProcessExit,
+  keepResult: () => {},
+  keepError: () => {},
+};
+
+module.exports = cellHooks;
