@@ -293,6 +293,7 @@ export class Kernel extends EventEmitter {
       // Raw output of the process: the running cell's, like Python's captured fds 1 and 2.
       stdout.setEncoding('utf8');
       stdout.on('data', (text: string) => this.onRawOutput('stdout', text));
+      this.openBridge((child.stdio as unknown[])[5] as Duplex | null);
     } else {
       this.openBridge(child.stdio[3] as Duplex | null);
     }
@@ -313,6 +314,8 @@ export class Kernel extends EventEmitter {
         silent: true,
         storeHistory: false,
         init: true,
+        // The js runner stamps every frame with this key: frames a cell writes to fd 3 lack it.
+        ...(js ? { frameKey: this.syncToken } : {}),
         cwd,
         ...(this.opts.env ? { env: this.opts.env } : {}),
       },
@@ -372,22 +375,25 @@ export class Kernel extends EventEmitter {
     });
   }
 
-  /** Part of the js runner's end-of-cell markers, so that output cannot imitate one. */
+  /**
+   * The js kernel's secret, sent in the init request (not in the environment, which a cell can
+   * read from /proc): the key on every frame and part of the end-of-cell markers.
+   */
   private syncToken = '';
 
   private spawnNode(cwd: string): ChildProcess {
     const hostEnv = this.opts.hostEnv ?? process.env;
-    this.syncToken = randomBytes(6).toString('hex');
+    this.syncToken = randomBytes(16).toString('hex');
     const env = {
       ...filterEnv(hostEnv, ['NODE_PATH', ...(this.opts.passEnv ?? [])]),
-      OMP_JS_SYNC_TOKEN: this.syncToken,
+      OMP_BRIDGE_FD: '5',
     };
     return spawn(process.execPath, [JS_RUNNER], {
       cwd,
       env,
       detached: true,
-      // fd 3: frames out, fd 4: requests in; stdin is not the cells' to read.
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      // fd 3: frames out, fd 4: requests in, fd 5: the bridge; stdin is not the cells' to read.
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
   }
@@ -480,6 +486,16 @@ export class Kernel extends EventEmitter {
       const parsed = parseLine(line);
       if (parsed.kind === 'noise') {
         this.emit('noise', parsed.line, parsed.reason);
+        continue;
+      }
+      if (this.language === 'js') {
+        // Only the runner knows the key: a frame without it was written by a cell.
+        const { key, ...frame } = parsed.frame as Frame & { key?: unknown };
+        if (key !== this.syncToken) {
+          this.emit('noise', line, 'a frame without the kernel key (written by user code?)');
+          continue;
+        }
+        this.onFrame(frame as Frame);
         continue;
       }
       this.onFrame(parsed.frame);

@@ -18,6 +18,8 @@ export interface ExecuteRequest {
   env?: Record<string, string | null>;
   /** The kernel's init request: its code is the prelude, which `%reset` runs again. */
   init?: boolean;
+  /** (js, init only) The key the runner puts on every frame; the host drops frames without it. */
+  frameKey?: string;
 }
 export interface ExitRequest {
   type: 'exit';
