@@ -6,7 +6,6 @@
  * `await`, promise hooks tell the abandoned cell's continuations (background output, id null)
  * from the running cell's.
  */
-const { transformCell } = require('./transform.cjs');
 
 class Interrupted extends Error {
   constructor(message) {
@@ -20,6 +19,12 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
   const { writeSync } = fs;
   const { Script } = vm;
   let current = null;
+  /** acorn and the transform, loaded after start (the init cell has no code). */
+  let transform = null;
+  const loadTransform = () => {
+    transform ??= require('./transform.cjs');
+    return transform;
+  };
   let executionCount = 0;
   let syncToken = '';
   const RunnerPromise = Promise;
@@ -78,7 +83,7 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
   function compile(code, filename) {
     let t;
     try {
-      t = transformCell(code);
+      t = loadTransform().transformCell(code);
     } catch (parseError) {
       if (parseError.cellTransform) throw parseError;
       // V8's own message (and position) for the code as written; if V8 accepts what acorn did
@@ -215,6 +220,7 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
   return {
     execute,
     outputId,
+    preload: loadTransform,
     /** SIGINT outside synchronous code (breakOnSigint handles that): abandons a pending await. */
     interruptAwait() {
       if (current?.interrupt) current.interrupt();

@@ -165,10 +165,6 @@ function install(drain) {
   defineGlobal('module', modules.replModule);
   for (const [name, value] of Object.entries(prelude.globals)) defineGlobal(name, value);
   modules.addBuiltinGlobals();
-  flushBeforeRawWrites();
-  const readline = require('node:readline');
-  patchQuestion(readline.Interface, false);
-  patchQuestion(require('node:readline/promises').Interface, true);
   proc.exit = function exit(code) {
     throw new ProcessExit(code ?? proc.exitCode);
   };
@@ -176,9 +172,20 @@ function install(drain) {
   cellHooks.keepError = lastValue('_error');
 }
 
+let patched = false;
+/** After start, before the first cell: what loads modules the init does not need. */
+function installLate() {
+  if (patched) return;
+  patched = true;
+  flushBeforeRawWrites();
+  patchQuestion(require('node:readline').Interface, false);
+  patchQuestion(require('node:readline/promises').Interface, true);
+}
+
 /** What the runner calls. */
 const cellHooks = {
   install,
+  installLate,
   bundleOf,
   /** Before every cell: the helpers the transformed code calls are there, whatever a cell did. */
   prepare() {

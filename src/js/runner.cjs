@@ -62,12 +62,11 @@ const exit = process.exit.bind(process);
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
-const { Worker } = require('node:worker_threads');
 
 const JS_DIR = __dirname;
-const ACORN = require.resolve('acorn');
 const SHIM_FILE = path.join(JS_DIR, 'membrane.cjs');
-const runnerPaths = [`${JS_DIR}${path.sep}`, ACORN, 'omp-eval:'];
+/** Where the runner's code lives (acorn's file is added when it is loaded). */
+const runnerPaths = [`${JS_DIR}${path.sep}`, 'omp-eval:'];
 const isRunnerFile = (file) => typeof file === 'string' && runnerPaths.some((p) => file.startsWith(p));
 
 /**
@@ -76,8 +75,6 @@ const isRunnerFile = (file) => typeof file === 'string' && runnerPaths.some((p) 
  */
 function loader(context, specials) {
   const cache = new Map();
-  const compile = (source, filename) =>
-    context ? vm.runInContext(source, context, { filename }) : vm.runInThisContext(source, { filename });
   const params = [
     'exports',
     'require',
@@ -90,13 +87,21 @@ function loader(context, specials) {
     const cached = cache.get(file);
     if (cached) return cached.exports;
     const source = fs.readFileSync(file, 'utf8');
-    const fn = compile(`(function (${params.join(', ')}) {${source}\n})`, file);
-    const module = compile('({ exports: {} })', 'omp-eval:module');
+    // compileFunction, as Node's loader: a wrapper in parentheses would be compiled eagerly.
+    const fn = vm.compileFunction(source, params, {
+      filename: file,
+      ...(context ? { parsingContext: context } : {}),
+    });
+    const module = context ? vm.runInContext('({ exports: {} })', context) : { exports: {} };
     cache.set(file, module);
     const localRequire = (id) => {
       if (Object.hasOwn(specials, id)) return specials[id];
       if (id.startsWith('./')) return load(path.join(path.dirname(file), id));
-      if (id === 'acorn') return load(ACORN);
+      if (id === 'acorn') {
+        const acorn = require.resolve('acorn');
+        if (!runnerPaths.includes(acorn)) runnerPaths.push(acorn);
+        return load(acorn);
+      }
       return require(id);
     };
     fn.call(
@@ -117,14 +122,17 @@ const context = vm.createContext(vm.constants?.DONT_CONTEXTIFY ?? {});
 const loadRunner = loader(context, {});
 const ring = loadRunner(path.join(JS_DIR, 'ring.cjs'));
 const sab = ring.createRing();
-// The pump starts now and takes over from the main thread once it runs.
-const pump = new Worker(path.join(JS_DIR, 'pump.cjs'), { workerData: { sab, fd: 3 } });
-pump.unref();
+/** The pump thread: started once the kernel is ready (until then the main thread writes). */
 const pumpExitListeners = [];
-pump.on('error', () => {});
-pump.on('exit', () => {
-  for (const listener of pumpExitListeners) listener();
-});
+function startPump() {
+  const { Worker } = require('node:worker_threads');
+  const pump = new Worker(path.join(JS_DIR, 'pump.cjs'), { workerData: { sab, fd: 3 } });
+  pump.unref();
+  pump.on('error', () => {});
+  pump.on('exit', () => {
+    for (const listener of pumpExitListeners) listener();
+  });
+}
 
 // An older host passes the raw-output marker token in the environment; a newer one in init.
 const legacyToken = proc.env.OMP_JS_SYNC_TOKEN;
@@ -143,6 +151,7 @@ loadRunner(path.join(JS_DIR, 'serve.cjs'))({
   legacyToken,
   require,
   exit,
+  startPump,
   onPumpExit: (listener) => pumpExitListeners.push(listener),
   dynamicImport: (specifier, options) =>
     options === undefined ? import(specifier) : import(specifier, options),

@@ -132,6 +132,16 @@ module.exports = function serve(host) {
     guard: sigint.run,
   });
 
+  let warm = false;
+  /** What the kernel needs for cells but not to become ready: started after init, or now. */
+  function warmUp() {
+    if (warm) return;
+    warm = true;
+    host.startPump();
+    executor.preload();
+    hooks.installLate();
+  }
+
   function exit() {
     frames.flush();
     host.exit(0);
@@ -162,6 +172,7 @@ module.exports = function serve(host) {
       const count = executor.executionCount;
       return frames.send({ type: 'done', id, status: 'error', executionCount: count, cancelled: false });
     }
+    if (!request.init) warmUp();
     try {
       await executor.execute(request, proc);
     } catch (err) {
@@ -170,7 +181,10 @@ module.exports = function serve(host) {
       const count = executor.executionCount;
       frames.send({ type: 'done', id, status: 'error', executionCount: count, cancelled: false });
     }
-    if (request.init) background.markIdle();
+    if (request.init) {
+      background.markIdle();
+      timers.setImmediate(warmUp);
+    }
   }
 
   let running = false;
