@@ -3,8 +3,8 @@
  * Running cells: compile (transform.cjs, V8's own message for syntax errors), run in the cells'
  * realm with `breakOnSigint`, race an async cell against Ctrl-C, report the result or the error,
  * and end with `done`. Output is attributed to the running cell; once Ctrl-C abandoned an
- * `await`, promise hooks tell the abandoned cell's continuations (background output, id null)
- * from the running cell's.
+ * `await`, the stack tells the abandoned cell's continuations (background output, id null) from
+ * the running cell's.
  */
 
 class Interrupted extends Error {
@@ -14,7 +14,7 @@ class Interrupted extends Error {
   }
 }
 
-function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sigint }) {
+function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, sigint }) {
   // The runner's own references: cells may replace these.
   const { writeSync } = fs;
   const { Script } = vm;
@@ -28,56 +28,48 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
   let executionCount = 0;
   let syncToken = '';
   const RunnerPromise = Promise;
-  const BACKGROUND = Symbol('background');
+  /** Files of cells that Ctrl-C abandoned while they awaited, until their promise settles. */
+  const abandoned = new Map();
 
-  /** Promise hooks while an abandoned cell may still run (null otherwise). */
-  let tracking = null;
-
-  function startTracking() {
-    if (tracking) return tracking;
-    const state = { tags: new WeakMap(), stack: [], active: undefined, abandoned: new Set(), pending: 0 };
-    const own = (promise) => promise instanceof RunnerPromise;
-    state.stop = v8.promiseHooks.createHook({
-      init(promise) {
-        if (own(promise)) return;
-        state.tags.set(promise, state.active ?? (current ? current.id : BACKGROUND));
-      },
-      before(promise) {
-        if (own(promise)) return;
-        state.stack.push(state.active);
-        // A promise from before the hooks: an abandoned cell's (or an older one's) continuation.
-        state.active = state.tags.get(promise) ?? BACKGROUND;
-      },
-      after(promise) {
-        if (own(promise)) return;
-        state.active = state.stack.pop();
-      },
-    });
-    tracking = state;
-    return state;
-  }
-
-  function abandon(id, wrapper) {
-    const state = startTracking();
-    state.abandoned.add(id);
-    state.pending += 1;
+  function abandon(filename, wrapper) {
+    abandoned.set(filename, (abandoned.get(filename) ?? 0) + 1);
     const settled = () => {
-      if (tracking === state && --state.pending === 0) {
-        state.stop();
-        tracking = null;
-      }
+      const n = abandoned.get(filename) - 1;
+      if (n > 0) abandoned.set(filename, n);
+      else abandoned.delete(filename);
     };
     main.PromiseThen.call(wrapper, settled, settled);
   }
 
-  /** The id output belongs to now: the running cell's, or null (between cells, abandoned code). */
+  /** The file names on the stack (async callers included), outermost last. */
+  function stackFiles() {
+    const saved = Error.prepareStackTrace;
+    const limit = Error.stackTraceLimit;
+    Error.prepareStackTrace = (_, sites) => sites;
+    Error.stackTraceLimit = 100;
+    const holder = {};
+    Error.captureStackTrace(holder);
+    const sites = holder.stack;
+    Error.prepareStackTrace = saved;
+    Error.stackTraceLimit = limit;
+    return Array.isArray(sites) ? sites.map((site) => site.getFileName()) : [];
+  }
+
+  /**
+   * The id output belongs to now: the running cell's, or null between cells. Once Ctrl-C
+   * abandoned an await, what that cell's code prints later (its outermost frame, async callers
+   * included, is the abandoned cell's) is background output too.
+   */
   function outputId() {
-    const tag = tracking?.active;
-    if (tag !== undefined) {
-      if (tag === BACKGROUND || tracking.abandoned.has(tag)) return null;
-      return current && tag === current.id ? tag : null;
+    if (current === null) return null;
+    if (abandoned.size) {
+      const files = stackFiles();
+      for (let i = files.length - 1; i >= 0; i--) {
+        if (files[i] === current.filename) break;
+        if (abandoned.has(files[i])) return null;
+      }
     }
-    return current ? current.id : null;
+    return current.id;
   }
 
   function compile(code, filename) {
@@ -113,7 +105,7 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
     const interrupted = new RunnerPromise((_, reject) => {
       cell.interrupt = () => {
         cell.interrupt = null;
-        abandon(cell.id, value);
+        abandon(cell.filename, value);
         reject(new Interrupted('the cell was interrupted while it awaited'));
       };
     });
@@ -178,7 +170,8 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
       frames.setKey(request.frameKey);
       syncToken = request.frameKey;
     }
-    const cell = { id: request.id, allowStdin: request.allowStdin === true, interrupt: null };
+    const filename = storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>';
+    const cell = { id: request.id, filename, allowStdin: request.allowStdin === true, interrupt: null };
     current = cell;
     sigint.takePending(); // one that came between cells is not this cell's
     frames.send({ type: 'started', id: cell.id }, true);
@@ -189,7 +182,7 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
       hooks.prepare();
       const code = request.code ?? '';
       if (code.trim()) {
-        const compiled = compile(code, storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>');
+        const compiled = compile(code, filename);
         hooks.enter(compiled.lexical, compiled.vars);
         let value;
         try {
@@ -209,6 +202,8 @@ function createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sig
       reportError(err, cell.id);
       if (!cancelled && !silent) hooks.keepError(membrane.toMain(err));
     }
+    // What the cell left for process.nextTick (a stream's or readline's callback) is still its own.
+    await new RunnerPromise((resolve) => proc.nextTick(resolve));
     frames.repair();
     // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: a
     // marker on each tells it when all of this cell's has arrived. Still this cell's until then.

@@ -110,8 +110,7 @@ module.exports = function serve(host) {
   });
   caps.dynamicImport = host.dynamicImport;
   const hooks = host.loadMain('./globals.cjs', caps);
-  const v8 = host.require('node:v8');
-  const executor = createExecutor({ vm, v8, fs, frames, stacks, hooks, membrane, main, sigint });
+  const executor = createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, sigint });
   executor.setSyncToken(host.legacyToken ?? '');
   const background = createBackground({
     proc,
