@@ -154,7 +154,7 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
     }
   }
 
-  function init(request, proc) {
+  function init(request) {
     if (request.cwd) proc.chdir(request.cwd);
     for (const [key, value] of Object.entries(request.env || {})) {
       if (value === null) delete proc.env[key];
@@ -162,7 +162,7 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
     }
   }
 
-  async function execute(request, proc) {
+  async function execute(request) {
     const silent = request.silent === true;
     const storeHistory = request.storeHistory !== false && !silent;
     if (storeHistory) executionCount += 1;
@@ -178,7 +178,7 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
     let status = 'ok';
     let cancelled = false;
     try {
-      if (request.init) init(request, proc);
+      if (request.init) init(request);
       hooks.prepare();
       const code = request.code ?? '';
       if (code.trim()) {

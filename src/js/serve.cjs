@@ -173,7 +173,7 @@ module.exports = function serve(host) {
     }
     if (!request.init) warmUp();
     try {
-      await executor.execute(request, proc);
+      await executor.execute(request);
     } catch (err) {
       // A runner bug must not take the kernel down.
       frames.text(1, null, `omp-eval js kernel: internal error: ${stacks.inspect(err)}\n`);
