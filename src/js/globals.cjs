@@ -77,6 +77,22 @@ function display(...values) {
 // ---------------------------------------------------------------------------------------------
 // input() and readline's question()
 
+/** Raised by input() in a cell that was run without stdin (the name Jupyter uses). */
+class StdinNotImplementedError extends Error {
+  constructor() {
+    super('input() is not available: this cell was run without stdin. Pass the data in the code instead.');
+    this.name = 'StdinNotImplementedError';
+  }
+}
+
+/** Raised by input() when the host closed the request channel. */
+class EOFError extends Error {
+  constructor() {
+    super('the host closed the request channel');
+    this.name = 'EOFError';
+  }
+}
+
 function input(prompt = '', options = {}) {
   return caps.input(String(prompt), options?.password === true);
 }
@@ -197,6 +213,9 @@ const cellHooks = {
   enter: bindings.enter,
   leave: bindings.leave,
   isProcessExit: (err) => err instanceof ProcessExit,
+  /** Errors the runner throws into cells, of this realm. */
+  stdinError: () => new StdinNotImplementedError(),
+  eofError: () => new EOFError(),
   keepResult: () => {},
   keepError: () => {},
 };

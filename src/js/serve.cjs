@@ -18,15 +18,6 @@ const { createSigint } = require('./sigint.cjs');
 
 const repr = (value) => (typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value)));
 
-/** Raised by input() in a cell that was run without stdin (the name Jupyter uses). */
-function stdinError() {
-  const err = new Error(
-    'input() is not available: this cell was run without stdin. Pass the data in the code instead.',
-  );
-  err.name = 'StdinNotImplementedError';
-  return err;
-}
-
 module.exports = function serve(host) {
   const { main, proc } = host;
   const vm = host.require('node:vm');
@@ -77,15 +68,11 @@ module.exports = function serve(host) {
 
   function input(_, prompt, password) {
     const cell = executor.current;
-    if (!cell?.allowStdin) throw stdinError();
+    if (!cell?.allowStdin) throw hooks.stdinError();
     frames.send({ type: 'input_request', id: cell.id, prompt: String(prompt), password: password === true });
     for (;;) {
       const next = requests.nextSync();
-      if (next === null) {
-        const err = new Error('the host closed the request channel');
-        err.name = 'EOFError';
-        throw err;
-      }
+      if (next === null) throw hooks.eofError();
       if (next.request?.type === 'input_reply') {
         const value = next.request.value ?? '';
         return typeof value === 'string' ? value : String(value);
