@@ -39,7 +39,11 @@ function checkBundle(bundle) {
 
 /** The MIME bundle of a value: its own (Symbol.for('Jupyter.display')), else util.inspect. */
 function bundleOf(value) {
-  if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+  if (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    !util.types.isProxy(value)
+  ) {
     const own = value[JUPYTER_DISPLAY];
     if (typeof own === 'function') {
       const bundle = own.call(value);

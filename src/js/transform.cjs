@@ -76,9 +76,12 @@ const PARSE_OPTIONS = {
   allowReturnOutsideFunction: false,
 };
 
-/** `{a: 1}` alone is an object, not a block with a label (as in Node's REPL). */
+/**
+ * A cell that starts with `{` and does not end with `;` is an expression when it parses as one
+ * (`{a: 1}` is an object, `{ a: 1 }.a` is 1), as in Node's REPL.
+ */
 function isObjectLiteral(code) {
-  if (!/^\s*\{/.test(code) || !/\}\s*$/.test(code)) return false;
+  if (!/^\s*\{/.test(code) || /;\s*$/.test(code)) return false;
   try {
     const ast = acorn.parse(`(${code})`, { ...PARSE_OPTIONS, sourceType: 'script' });
     return ast.body.length === 1 && ast.body[0].type === 'ExpressionStatement';
