@@ -25,6 +25,7 @@ export const REPL_CASES: ReplCase[] = [
   c('leading dot number', ['.1234']),
   c('string', ['"hello"']),
   c('string with quote', ['"it\'s"']),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the cell's own template literal
   c('template literal', ['`a${1 + 1}b`']),
   c('multi-line template literal', ['`foo \nbar`']),
   c('boolean', ['3 > 2']),
@@ -147,6 +148,7 @@ export const REPL_CASES: ReplCase[] = [
     'fooA(await kooA())',
   ]),
   c('await const', ['const mA = await Promise.resolve(4);', 'mA']),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the cell's own template literal
   c('await in template', ['`status: ${(await Promise.resolve({ status: 200 })).status}`']),
   c('await in for loop', ['for (let i = 0; i < 2; ++i) await i']),
   c('await statement then value', ['await 0']),
