@@ -7,6 +7,22 @@
 function installCapture({ proc, Buffer, StringDecoder, frames, membrane, outputId }) {
   const nextTick = proc.nextTick.bind(proc);
   const fromBytes = Buffer.from.bind(Buffer);
+  // Write callbacks (console passes one on every call) run on the next tick, all in one.
+  let callbacks = [];
+  const runCallbacks = membrane.expose('writeCallbacks', () => {
+    const due = callbacks;
+    callbacks = [];
+    for (let i = 0; i < due.length; i++) {
+      try {
+        due[i]();
+      } catch (err) {
+        // As a throwing callback would: uncaught; the later ones still run.
+        callbacks = due.slice(i + 1).concat(callbacks);
+        if (callbacks.length) nextTick(runCallbacks);
+        throw err;
+      }
+    }
+  });
   [proc.stdout, proc.stderr].forEach((stream, index) => {
     const decoder = new StringDecoder('utf8');
     stream.write = membrane.expose('write', (_, chunk, encoding, callback) => {
@@ -28,7 +44,7 @@ function installCapture({ proc, Buffer, StringDecoder, frames, membrane, outputI
         );
       }
       if (text) frames.text(index, outputId(), text);
-      if (typeof callback === 'function') nextTick(callback);
+      if (typeof callback === 'function' && callbacks.push(callback) === 1) nextTick(runCallbacks);
       return true;
     });
     // Colours and widths as for a pipe: results are coloured by the host's choice, not by console.

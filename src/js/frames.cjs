@@ -6,7 +6,6 @@
  * carries the kernel's key, which the host checks: a cell cannot forge frames.
  */
 const { Buffer } = require('node:buffer');
-const { TextEncoder } = require('node:util');
 const ring = require('./ring.cjs');
 
 const HIGH_WATER = ring.SIZE / 4;
@@ -16,7 +15,7 @@ const RAW_PIECE = 256 * 1024;
 
 function createFrames(sab, { onHostGone }) {
   const { ctrl, bytes, data } = ring.views(sab);
-  const encoder = new TextEncoder();
+  const dataBuffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const consumer = ring.createConsumer(sab, 3);
   let pumpDead = false;
   let keyPrefix = '{';
@@ -104,8 +103,9 @@ function createFrames(sab, { onHostGone }) {
     const w = reserve(maxSize);
     const pos = w % ring.SIZE;
     const start = pos + ring.HEADER + idLen;
-    if (idBytes !== null) data.set(idBytes, pos + ring.HEADER);
-    const { written } = encoder.encodeInto(text, data.subarray(start, start + text.length * 3));
+    for (let i = 0; i < idLen; i++) data[pos + ring.HEADER + i] = idBytes[i];
+    // Buffer#write encodes in place (TextEncoder#encodeInto needs a view per call).
+    const written = dataBuffer.write(text, start, text.length * 3, 'utf8');
     header(pos, ring.KIND_TEXT, stream, idBytes === null ? ring.NULL_ID : idLen, written);
     publish(w, ring.align(ring.HEADER + idLen + written), stream === 1);
   }

@@ -161,7 +161,10 @@ describe('js kernel: interrupt', () => {
   it('interrupts a synchronous endless loop; the kernel keeps its state', async () => {
     const k = await startJs();
     await run(k, 'const kept = "state"');
-    const { outcome } = await interruptAfterReady(k, 'let n = 0; console.log("ready"); while (true) { n++ }');
+    const { outcome } = await interruptAfterReady(
+      k,
+      'let n = 0; while (true) { if (++n === 1000) console.log("ready") }',
+    );
     expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: false });
     expect(outcome.error?.ename).toBe('Interrupted');
     expect(k.state).toBe('idle');
@@ -172,7 +175,7 @@ describe('js kernel: interrupt', () => {
     const k = await startJs();
     const { outcome } = await interruptAfterReady(
       k,
-      'const before = 1; console.log("ready"); await new Promise(() => {})',
+      'const before = 1; setTimeout(() => console.log("ready")); await new Promise(() => {})',
     );
     expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: false });
     expect(outcome.error?.evalue).toContain('awaited');
@@ -182,7 +185,7 @@ describe('js kernel: interrupt', () => {
   it('kills a kernel that does not answer (a loop in a callback) after the escalation window', async () => {
     const k = await startJs({ interruptEscalationMs: 500 });
     const pid = k.pid as number;
-    const { outcome } = await interruptAfterReady(k, 'console.log("ready"); await null; while (true) {}');
+    const { outcome } = await interruptAfterReady(k, 'await null; console.log("ready"); while (true) {}');
     expect(outcome).toMatchObject({ cancelled: true, killed: true });
     expect(k.state).toBe('dead');
     await waitFor(() => !pidAlive(pid), 5000, 'the kernel to be gone');
