@@ -38,7 +38,7 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
       if (n > 0) abandoned.set(filename, n);
       else abandoned.delete(filename);
     };
-    main.PromiseThen.call(wrapper, settled, settled);
+    Reflect.apply(main.PromiseThen, wrapper, [settled, settled]);
   }
 
   /** The file names on the stack (async callers included), outermost last. */
@@ -112,7 +112,11 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
     if (sigint.takePending()) cell.interrupt();
     const stopWatching = sigint.watch();
     try {
-      const box = await RunnerPromise.race([value, interrupted]);
+      // (then as it was at start: a cell may have replaced Promise.prototype.then)
+      const settled = new RunnerPromise((resolve, reject) =>
+        Reflect.apply(main.PromiseThen, value, [resolve, reject]),
+      );
+      const box = await RunnerPromise.race([settled, interrupted]);
       return { value: box ? box.value : undefined };
     } finally {
       stopWatching();

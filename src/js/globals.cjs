@@ -14,7 +14,14 @@ const createPrelude = require('./prelude.cjs');
 
 const global = globalThis;
 const proc = process;
-const { defineProperty } = Object;
+// Taken now: a cell may replace Object.keys and the like (its realm's), not break the kernel.
+const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, keys, entries } = Object;
+const ObjectPrototype = Object.prototype;
+const { isArray } = Array;
+const { isBuffer } = Buffer;
+const { apply } = Reflect;
+const resolved = Promise.resolve.bind(Promise);
+const { inspect, types } = util;
 const JUPYTER_DISPLAY = Symbol.for('Jupyter.display');
 const ANSI_MIME = 'application/x-omp-ansi';
 const inspectOptions = (colors) => ({ colors, depth: 4, maxArrayLength: 100, showProxy: true });
@@ -26,24 +33,20 @@ const defineGlobal = (name, value) =>
 // display()
 
 function checkBundle(bundle) {
-  if (!bundle || typeof bundle !== 'object' || Array.isArray(bundle)) {
+  if (!bundle || typeof bundle !== 'object' || isArray(bundle)) {
     throw new TypeError('display(bundle, {raw: true}) needs an object of MIME type → data');
   }
   const out = {};
-  for (const [mime, data] of Object.entries(bundle)) {
+  for (const [mime, data] of entries(bundle)) {
     if (!mime.includes('/')) throw new TypeError(`display(..., {raw: true}): "${mime}" is not a MIME type`);
-    out[mime] = Buffer.isBuffer(data) ? data.toString('base64') : data;
+    out[mime] = isBuffer(data) ? data.toString('base64') : data;
   }
   return out;
 }
 
 /** The MIME bundle of a value: its own (Symbol.for('Jupyter.display')), else util.inspect. */
 function bundleOf(value) {
-  if (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    !util.types.isProxy(value)
-  ) {
+  if (value !== null && (typeof value === 'object' || typeof value === 'function') && !types.isProxy(value)) {
     const own = value[JUPYTER_DISPLAY];
     if (typeof own === 'function') {
       const bundle = own.call(value);
@@ -51,8 +54,8 @@ function bundleOf(value) {
     }
   }
   return {
-    'text/plain': util.inspect(value, inspectOptions(false)),
-    [ANSI_MIME]: util.inspect(value, inspectOptions(true)),
+    'text/plain': inspect(value, inspectOptions(false)),
+    [ANSI_MIME]: inspect(value, inspectOptions(true)),
   };
 }
 
@@ -60,9 +63,9 @@ const OPTION_KEYS = new Set(['raw', 'displayId', 'display_id', 'update']);
 const isOptions = (v) =>
   v !== null &&
   typeof v === 'object' &&
-  Object.getPrototypeOf(v) === Object.prototype &&
-  Object.keys(v).length > 0 &&
-  Object.keys(v).every((k) => OPTION_KEYS.has(k));
+  getPrototypeOf(v) === ObjectPrototype &&
+  keys(v).length > 0 &&
+  keys(v).every((k) => OPTION_KEYS.has(k));
 
 /**
  * display(a, b, ...) shows each value as a cell output; a last argument of options: {raw: true}
@@ -109,7 +112,7 @@ function patchQuestion(Interface, promises) {
     if (this.input !== proc.stdin) return original.call(this, query, ...rest);
     const callback = rest.find((arg) => typeof arg === 'function');
     const answer = input(query);
-    if (promises) return Promise.resolve(answer);
+    if (promises) return resolved(answer);
     if (callback) proc.nextTick(callback, answer);
   };
   defineProperty(Interface.prototype, 'question', { value: question, writable: true, configurable: true });
@@ -126,7 +129,7 @@ function flushFirst(module, names, applies = () => true) {
     const wrapped = {
       [name](...args) {
         if (applies(args)) caps.flush();
-        return Reflect.apply(original, this, args);
+        return apply(original, this, args);
       },
     }[name];
     defineProperty(module, name, { value: wrapped, writable: true, configurable: true, enumerable: true });
@@ -165,7 +168,7 @@ function lastValue(name) {
   };
   defineProperty(global, name, { get, set, configurable: true, enumerable: false });
   return (value) => {
-    if (!state.assigned && Object.getOwnPropertyDescriptor(global, name)?.get === get) state.value = value;
+    if (!state.assigned && getOwnPropertyDescriptor(global, name)?.get === get) state.value = value;
   };
 }
 
@@ -183,7 +186,7 @@ function install(drain) {
   defineGlobal('input', input);
   defineGlobal('require', modules.cellRequire);
   defineGlobal('module', modules.replModule);
-  for (const [name, value] of Object.entries(prelude.globals)) defineGlobal(name, value);
+  for (const [name, value] of entries(prelude.globals)) defineGlobal(name, value);
   modules.addBuiltinGlobals();
   proc.exit = function exit(code) {
     throw new ProcessExit(code ?? proc.exitCode);
@@ -209,8 +212,8 @@ const cellHooks = {
   bundleOf,
   /** Before every cell: the helpers the transformed code calls are there, whatever a cell did. */
   prepare() {
-    for (const name of Object.keys(internals)) {
-      const d = Object.getOwnPropertyDescriptor(global, name);
+    for (const name of keys(internals)) {
+      const d = getOwnPropertyDescriptor(global, name);
       if (!d || d.value !== internals[name] || d.enumerable) defineGlobal(name, internals[name]);
     }
   },

@@ -12,6 +12,7 @@ const Module = require('node:module');
 
 module.exports = function createModules({ global, dynamicImport }) {
   const proc = process;
+  const { defineProperty, hasOwn } = Object;
   const requireFrom = (dir) => Module.createRequire(path.join(dir, '<omp-eval>'));
   const builtins = new Set(Module.builtinModules);
 
@@ -81,7 +82,7 @@ module.exports = function createModules({ global, dynamicImport }) {
   /** The REPL's module: `module.exports` works, `module.paths` follow the working directory. */
   const replModule = new Module('<repl>');
   replModule.filename = null;
-  Object.defineProperty(replModule, 'paths', {
+  defineProperty(replModule, 'paths', {
     get: () => Module._nodeModulePaths(proc.cwd()),
     set: () => {},
     configurable: true,
@@ -91,16 +92,16 @@ module.exports = function createModules({ global, dynamicImport }) {
   /** Built-in modules as globals, loaded on first use; assigning one replaces it (as in the REPL). */
   function addBuiltinGlobals() {
     for (const name of Module.builtinModules) {
-      if (name.startsWith('_') || name.includes('/') || Object.hasOwn(global, name)) continue;
+      if (name.startsWith('_') || name.includes('/') || hasOwn(global, name)) continue;
       const setReal = (value) => {
         delete global[name];
         global[name] = value;
       };
-      Object.defineProperty(global, name, {
+      defineProperty(global, name, {
         get: () => {
           const lib = cellRequire(name);
           delete global[name];
-          Object.defineProperty(global, name, {
+          defineProperty(global, name, {
             get: () => lib,
             set: setReal,
             configurable: true,

@@ -118,6 +118,9 @@ function loader(context, specials) {
   return load;
 }
 
+// Nothing of the runner in the cells' module cache (this file exports nothing anyway).
+delete require.cache[__filename];
+
 const context = vm.createContext(vm.constants?.DONT_CONTEXTIFY ?? {});
 const loadRunner = loader(context, {});
 const ring = loadRunner(path.join(JS_DIR, 'ring.cjs'));
