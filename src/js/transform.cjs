@@ -147,6 +147,29 @@ function declarationEdits(decl, prefix, armed) {
   return edits;
 }
 
+/** `import d, { a as b } from "m"` → `var M = await __omp_import__("m"); (bind d and b as consts)`. */
+function importEdit(code, statement, index, lexical) {
+  const temp = `__omp_module_${index}__`;
+  const attributes = (statement.attributes || []).map(
+    (a) => `${q(a.key.name ?? a.key.value)}: ${code.slice(a.value.start, a.value.end)}`,
+  );
+  const options = attributes.length ? `, { with: { ${attributes.join(', ')} } }` : '';
+  const source = code.slice(statement.source.start, statement.source.end);
+  const names = statement.specifiers.map((s) => s.local.name);
+  const parts = statement.specifiers.map((spec) => {
+    lexical.add(spec.local.name);
+    const from =
+      spec.type === 'ImportDefaultSpecifier'
+        ? `${temp}.default`
+        : spec.type === 'ImportNamespaceSpecifier'
+          ? temp
+          : `${temp}[${q(spec.imported.name ?? spec.imported.value)}]`;
+    return `${spec.local.name} = ${from}`;
+  });
+  const bind = names.length ? ` ${BIND}.const(${q(names)}), ${parts.join(', ')};` : '';
+  return [statement.start, statement.end, `var ${temp} = await ${IMPORT_FN}(${source}${options});${bind}`];
+}
+
 /**
  * Returns `{code, map, async, lexical, vars}`: `lexical` are the let/const/class/import names
  * (the runner puts them in their dead zone first), `vars` the names to declare as `var`.
@@ -190,32 +213,9 @@ function transformCell(source) {
       case 'FunctionDeclaration':
         if (isAsync) functions.push(statement.id.name);
         break;
-      case 'ImportDeclaration': {
-        const temp = `__omp_module_${++imports}__`;
-        const attributes = (statement.attributes || []).map(
-          (a) => `${q(a.key.name ?? a.key.value)}: ${code.slice(a.value.start, a.value.end)}`,
-        );
-        const options = attributes.length ? `, { with: { ${attributes.join(', ')} } }` : '';
-        const source = code.slice(statement.source.start, statement.source.end);
-        const names = statement.specifiers.map((s) => s.local.name);
-        const parts = statement.specifiers.map((spec) => {
-          lexical.add(spec.local.name);
-          const from =
-            spec.type === 'ImportDefaultSpecifier'
-              ? `${temp}.default`
-              : spec.type === 'ImportNamespaceSpecifier'
-                ? temp
-                : `${temp}[${q(spec.imported.name ?? spec.imported.value)}]`;
-          return `${spec.local.name} = ${from}`;
-        });
-        const bind = names.length ? ` ${BIND}.const(${q(names)}), ${parts.join(', ')};` : '';
-        edits.push([
-          statement.start,
-          statement.end,
-          `var ${temp} = await ${IMPORT_FN}(${source}${options});${bind}`,
-        ]);
+      case 'ImportDeclaration':
+        edits.push(importEdit(code, statement, ++imports, lexical));
         break;
-      }
       case 'ExportNamedDeclaration':
       case 'ExportDefaultDeclaration':
       case 'ExportAllDeclaration':
