@@ -17,12 +17,18 @@ function createFrames(sab, { onHostGone }) {
   const { ctrl, bytes, data } = ring.views(sab);
   const dataBuffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const consumer = ring.createConsumer(sab, 3);
+  /**
+   * The main thread drains the ring itself only until the pump runs (or if it died), and never
+   * while a script with breakOnSigint runs: a drain that SIGINT cut short could write a frame
+   * twice or in part. Meanwhile output waits in the ring for the pump.
+   */
   let pumpDead = false;
+  let scripts = 0;
   let keyPrefix = '{';
   let lastId;
   let lastIdBytes = Buffer.alloc(0);
 
-  const pumpRunning = () => !pumpDead && Atomics.load(ctrl, ring.READY) === 1;
+  const mainDrains = () => pumpDead || (scripts === 0 && Atomics.load(ctrl, ring.READY) === 0);
 
   function wake(urgent) {
     if (urgent) {
@@ -47,11 +53,11 @@ function createFrames(sab, { onHostGone }) {
         continue;
       }
       // Full: the host reads slower than the cell writes, so the cell waits (as with a pipe).
-      if (pumpRunning()) {
+      if (mainDrains()) {
+        consumer.drain();
+      } else {
         wake(true);
         Atomics.wait(ctrl, ring.R, r, 20);
-      } else {
-        consumer.drain();
       }
     }
   }
@@ -66,7 +72,7 @@ function createFrames(sab, { onHostGone }) {
 
   function publish(w, size, urgent) {
     Atomics.store(ctrl, ring.W, ring.advance(w, size));
-    if (!pumpRunning()) {
+    if (mainDrains()) {
       consumer.drain();
       return;
     }
@@ -157,12 +163,22 @@ function createFrames(sab, { onHostGone }) {
       const until = Date.now() + timeoutMs;
       while (Atomics.load(ctrl, ring.R) !== Atomics.load(ctrl, ring.W) && Date.now() < until) {
         if (Atomics.load(ctrl, ring.GONE)) return;
-        if (pumpRunning()) {
+        if (mainDrains()) {
+          consumer.drain();
+        } else {
           wake(true);
           Atomics.wait(ctrl, ring.R, Atomics.load(ctrl, ring.R), 10);
-        } else {
-          consumer.drain();
         }
+      }
+    },
+
+    /** Runs `fn`, a script that SIGINT may stop (see above). */
+    inScript(fn) {
+      scripts += 1;
+      try {
+        return fn();
+      } finally {
+        scripts -= 1;
       }
     },
 

@@ -13,7 +13,7 @@ const { sab, fd } = workerData;
 const { ctrl } = ring.views(sab);
 const consumer = ring.createConsumer(sab, fd);
 
-// The main thread may be draining the ring itself until it sees READY.
+// From now on the main thread leaves the ring to us (it may be draining it right now: LOCK).
 Atomics.store(ctrl, ring.READY, 1);
 for (;;) {
   // Announce the sleep before looking: a producer publishing after the look sees the flag.

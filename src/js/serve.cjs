@@ -41,7 +41,13 @@ module.exports = function serve(host) {
     stacks.prepareStackTrace(error, sites),
   );
   const timers = host.require('node:timers');
-  const sigint = createSigint({ proc, timers, membrane, onSigint: () => executor.interruptAwait() });
+  const sigint = createSigint({
+    proc,
+    timers,
+    membrane,
+    frames,
+    onSigint: () => executor.interruptAwait(),
+  });
   const requests = createRequests({
     net,
     fs,

@@ -13,7 +13,7 @@
  */
 const POLL_MS = 5;
 
-function createSigint({ proc, timers, membrane, onSigint }) {
+function createSigint({ proc, timers, membrane, frames, onSigint }) {
   let contextify = null;
   try {
     const binding = proc.binding('contextify');
@@ -37,6 +37,10 @@ function createSigint({ proc, timers, membrane, onSigint }) {
 
   /** Runs `fn`, a script with breakOnSigint: SIGINT must reach the watchdog meanwhile. */
   function run(fn) {
+    return frames.inScript(() => watched(fn));
+  }
+
+  function watched(fn) {
     if (!contextify || proc.listenerCount('SIGINT') === 0) return fn();
     // A cell's listener made libuv take SIGINT over: off with the listeners, back with the watchdog.
     const listeners = [];
