@@ -55,11 +55,24 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare }) {
       files.push(fileOf(sites[i]));
       if (typeof files[i] === 'string' && CELL_FILE.test(files[i])) deepestCell = i;
     }
+    // Runs of the runner's and Node's frames that include one of the runner's go (the task queue
+    // that resumed a helper of the kernel is not the cell's business), and so does everything
+    // below the deepest cell frame when it is only that.
+    const drop = files.map((f) => isRunnerFile(f));
+    for (let i = 0; i < files.length; ) {
+      let j = i;
+      let runner = false;
+      for (; j < files.length && (isRunnerFile(files[j]) || isInternal(files[j])); j++) {
+        if (drop[j]) runner = true;
+      }
+      if (runner) for (let k = i; k < j; k++) drop[k] = true;
+      i = j === i ? i + 1 : j;
+    }
     const tailIsRunners =
       deepestCell !== -1 && files.slice(deepestCell + 1).every((f) => isRunnerFile(f) || isInternal(f));
     const kept = [];
     for (let i = 0; i < sites.length; i++) {
-      if (isRunnerFile(files[i])) continue;
+      if (drop[i]) continue;
       if (tailIsRunners && i > deepestCell) break;
       const text = frameText(sites[i]);
       if (text !== null) kept.push(text);

@@ -108,6 +108,13 @@ describe('js semantics: stack traces', () => {
     expect(r.stdout).toBe(expected);
   });
 
+  it("an error a kernel helper raises shows the cell's frame, not the helper's or the task queue's", async () => {
+    const k = await startJs();
+    const r = await run(k, 'await completion("x")');
+    expect(r.outcome.error?.ename).toBe('BridgeError');
+    expect(r.outcome.error?.traceback.slice(1)).toEqual(['    at async Cell In[1]:1:1']);
+  });
+
   it('columns are exact on lines where a declaration was rewritten, in sync and async cells', async () => {
     const k = await startJs();
     expect(tb(await run(k, 'const a = 1; null.x'))).toContain('at Cell In[1]:1:19');
