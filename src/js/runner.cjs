@@ -10,8 +10,8 @@
  * can reach or break it; what cells see of the kernel (globals.cjs and its modules) is compiled
  * here and talks to the runner only through functions that pass plain values.
  *
- * This file only captures what it needs before any cell can change it, starts the pump and loads
- * the rest.
+ * This file only captures what it needs before any cell can change it and loads the rest; the
+ * pump thread starts once the kernel is ready.
  */
 const main = {
   Object,
