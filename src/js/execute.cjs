@@ -7,6 +7,8 @@
  * the running cell's.
  */
 
+const ABANDONED_MS = 10 * 60 * 1000;
+
 class Interrupted extends Error {
   constructor(message) {
     super(message);
@@ -14,7 +16,7 @@ class Interrupted extends Error {
   }
 }
 
-function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, sigint }) {
+function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane, main, sigint }) {
   // The runner's own references: cells may replace these.
   const { writeSync } = fs;
   const { Script } = vm;
@@ -30,15 +32,26 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
   const RunnerPromise = Promise;
   /** Files of cells that Ctrl-C abandoned while they awaited, until their promise settles. */
   const abandoned = new Map();
+  /** An abandoned cell that can no longer resume (collected) stops costing a stack per write. */
+  const collected = new FinalizationRegistry((token) => token.forget());
 
   function abandon(filename, wrapper) {
     abandoned.set(filename, (abandoned.get(filename) ?? 0) + 1);
-    const settled = () => {
-      const n = abandoned.get(filename) - 1;
-      if (n > 0) abandoned.set(filename, n);
-      else abandoned.delete(filename);
+    let done = false;
+    const token = {
+      forget() {
+        if (done) return;
+        done = true;
+        const n = abandoned.get(filename) - 1;
+        if (n > 0) abandoned.set(filename, n);
+        else abandoned.delete(filename);
+      },
     };
+    const settled = () => token.forget();
     Reflect.apply(main.PromiseThen, wrapper, [settled, settled]);
+    collected.register(wrapper, token);
+    // One that waits for ever, but stays referenced, is forgotten after a while too.
+    timers.setTimeout(settled, ABANDONED_MS).unref();
   }
 
   /** The file names on the stack (async callers included), outermost last. */
@@ -62,7 +75,8 @@ function createExecutor({ proc, vm, fs, frames, stacks, hooks, membrane, main, s
    */
   function outputId() {
     if (current === null) return null;
-    if (abandoned.size) {
+    // (a running script is the current cell's: no abandoned code runs until it returns)
+    if (abandoned.size && !frames.inScriptNow()) {
       const files = stackFiles();
       for (let i = files.length - 1; i >= 0; i--) {
         if (files[i] === current.filename) break;

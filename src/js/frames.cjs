@@ -172,6 +172,9 @@ function createFrames(sab, { onHostGone }) {
       }
     },
 
+    /** True while such a script runs. */
+    inScriptNow: () => scripts > 0,
+
     /** Runs `fn`, a script that SIGINT may stop (see above). */
     inScript(fn) {
       scripts += 1;
