@@ -1,35 +1,45 @@
 'use strict';
 /**
- * Rewrites a JavaScript cell so that it runs as a script in the kernel's one global scope:
+ * Rewrites a JavaScript cell so that it runs as a script in the kernel's one global scope, with
+ * the REPL's semantics where a script's would differ:
  *
- * - Top-level `let`/`const`/`var`/`class` declarations become assignments to global `var`s, so
- *   later cells see them and a cell can run again (as in Node's REPL, redeclaring is allowed).
- * - A cell with top-level `await` (or `for await`) runs inside an async arrow function; its
- *   declarations still land on the global object, and its last expression is returned.
+ * - Top-level `let`/`const`/`class`/`import` bindings become global properties that a later cell
+ *   may declare again. `__omp_bind__.const("c"), c = 1` arms the binding: the runner put a
+ *   temporal-dead-zone accessor on `c` before the cell ran (reading it throws "Cannot access 'c'
+ *   before initialization"), and the armed assignment turns it into a constant (assigning to it
+ *   throws "Assignment to constant variable."). Assignment keeps the name a function gets.
+ * - Top-level `var` names are declared by the runner before the cell runs (hoisting), as
+ *   configurable properties, so a later cell can make them constants.
+ * - A cell with top-level `await` (or `for await`, or a static `import`) runs inside an async
+ *   arrow; its `var`s and its function declarations (also those in blocks) are published on the
+ *   global object, and its last expression is returned.
  * - `import(x)` anywhere becomes `__omp_import__(x)`, which resolves from the kernel's cwd.
- * - Static `import ... from '...'` statements become awaited dynamic imports.
  *
- * Line numbers are kept: edits never add or remove a newline inside the cell's code, and the one
- * line put before an async cell is taken back with the script's `lineOffset`.
+ * Edits never touch the code they keep; positions map back through positions.cjs, so stack
+ * traces show the lines and columns of the cell as typed.
  */
 const acorn = require('acorn');
+const { applyEdits } = require('./positions.cjs');
 
 const IMPORT_FN = '__omp_import__';
-const GLOBAL_PARAM = '__omp_global__';
+const BIND = '__omp_bind__';
+/** A pre-declared global: `var __omp_void__ = void (...)` keeps the script's completion value. */
+const VOID = '__omp_void__';
 
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+const q = JSON.stringify;
 
-/** Calls `visit` on every node below `node`; `visit` returning false skips a node's children. */
-function walk(node, visit) {
+/** Calls `visit(node, parent, key)` below `node`; `visit` returning false skips a node's children. */
+function walk(node, visit, parent = null, key = null) {
   if (!node || typeof node.type !== 'string') return;
-  if (visit(node) === false) return;
-  for (const key of Object.keys(node)) {
-    if (key === 'type' || key === 'start' || key === 'end') continue;
-    const value = node[key];
+  if (visit(node, parent, key) === false) return;
+  for (const k of Object.keys(node)) {
+    if (k === 'type' || k === 'start' || k === 'end') continue;
+    const value = node[k];
     if (Array.isArray(value)) {
-      for (const child of value) if (child && typeof child.type === 'string') walk(child, visit);
+      for (const child of value) if (child && typeof child.type === 'string') walk(child, visit, node, k);
     } else if (value && typeof value.type === 'string') {
-      walk(value, visit);
+      walk(value, visit, node, k);
     }
   }
 }
@@ -66,211 +76,218 @@ const PARSE_OPTIONS = {
   allowReturnOutsideFunction: false,
 };
 
-/** `{a: 1}` alone is an object, not a block with a label (as in Node's REPL): parenthesised. */
-function objectLiteral(code) {
-  if (!/^\s*\{/.test(code) || !/\}\s*$/.test(code)) return undefined;
+/**
+ * A cell that starts with `{` and does not end with `;` is an expression when it parses as one
+ * (`{a: 1}` is an object, `{ a: 1 }.a` is 1), as in Node's REPL.
+ */
+function isObjectLiteral(code) {
+  if (!/^\s*\{/.test(code) || /;\s*$/.test(code)) return false;
   try {
-    const wrapped = `(${code})`;
-    const ast = acorn.parse(wrapped, { ...PARSE_OPTIONS, sourceType: 'script' });
-    return ast.body.length === 1 && ast.body[0].type === 'ExpressionStatement' ? wrapped : undefined;
+    const ast = acorn.parse(`(${code})`, { ...PARSE_OPTIONS, sourceType: 'script' });
+    return ast.body.length === 1 && ast.body[0].type === 'ExpressionStatement';
   } catch {
-    return undefined;
+    return false;
   }
 }
 
 /** Parses as a script, or as a module when the cell has `import` statements. */
 function parse(code) {
   try {
-    return { ast: acorn.parse(code, { ...PARSE_OPTIONS, sourceType: 'script' }), module: false };
+    return acorn.parse(code, { ...PARSE_OPTIONS, sourceType: 'script' });
   } catch (scriptError) {
     if (!/\b(import|export)\b/.test(code)) throw scriptError;
     try {
-      return { ast: acorn.parse(code, { ...PARSE_OPTIONS, sourceType: 'module' }), module: true };
+      return acorn.parse(code, { ...PARSE_OPTIONS, sourceType: 'module' });
     } catch {
       throw scriptError;
     }
   }
 }
 
+function exportError(code, statement) {
+  const loc = acorn.getLineInfo(code, statement.start);
+  const err = new SyntaxError(
+    `export statements are not supported in a cell (line ${loc.line}); declare the name instead`,
+  );
+  err.cellTransform = true; // our message: the runner reports it as it is
+  throw err;
+}
+
+/** True when the cell has top-level `await` or `for await` (outside functions). */
+function hasTopLevelAwait(ast) {
+  let found = false;
+  for (const statement of ast.body) {
+    walk(statement, (n) => {
+      if (found || FUNCTION_TYPES.has(n.type)) return false;
+      if (n.type === 'AwaitExpression' || (n.type === 'ForOfStatement' && n.await)) found = true;
+      return !found;
+    });
+  }
+  return found;
+}
+
 /**
- * Returns `{code, lineOffset, async, names}` for the cell, or throws acorn's SyntaxError (the caller
- * compiles the original code to report V8's own message).
+ * Edits that turn one `let`/`const`/`var` statement into assignments: `prefix` opens it,
+ * `arm(kind, names)` precedes each declarator.
+ */
+function declarationEdits(decl, prefix, armed) {
+  const edits = [];
+  const names = (d) => boundNames(d.id);
+  const arm = (d) => (armed && decl.kind !== 'var' ? `${BIND}.${decl.kind}(${q(names(d))}), ` : '');
+  decl.declarations.forEach((d, i) => {
+    if (i === 0) edits.push([decl.start, d.start, prefix + arm(d)]);
+    else if (arm(d)) edits.push([d.start, d.start, arm(d)]);
+    if (!d.init) {
+      if (decl.kind === 'var') edits.push([d.start, d.end, '0']);
+      else edits.push([d.id.end, d.id.end, ' = undefined']);
+    }
+  });
+  const last = decl.declarations[decl.declarations.length - 1];
+  edits.push([last.end, decl.end, prefix ? ');' : '']);
+  return edits;
+}
+
+/** `import d, { a as b } from "m"` → `var M = await __omp_import__("m"); (bind d and b as consts)`. */
+function importEdit(code, statement, index, lexical) {
+  const temp = `__omp_module_${index}__`;
+  const attributes = (statement.attributes || []).map(
+    (a) => `${q(a.key.name ?? a.key.value)}: ${code.slice(a.value.start, a.value.end)}`,
+  );
+  const options = attributes.length ? `, { with: { ${attributes.join(', ')} } }` : '';
+  const source = code.slice(statement.source.start, statement.source.end);
+  const names = statement.specifiers.map((s) => s.local.name);
+  const parts = statement.specifiers.map((spec) => {
+    lexical.add(spec.local.name);
+    const from =
+      spec.type === 'ImportDefaultSpecifier'
+        ? `${temp}.default`
+        : spec.type === 'ImportNamespaceSpecifier'
+          ? temp
+          : `${temp}[${q(spec.imported.name ?? spec.imported.value)}]`;
+    return `${spec.local.name} = ${from}`;
+  });
+  const bind = names.length ? ` ${BIND}.const(${q(names)}), ${parts.join(', ')};` : '';
+  return [statement.start, statement.end, `var ${temp} = await ${IMPORT_FN}(${source}${options});${bind}`];
+}
+
+/**
+ * Returns `{code, map, async, lexical, vars}`: `lexical` are the let/const/class/import names
+ * (the runner puts them in their dead zone first), `vars` the names to declare as `var`.
+ * Throws acorn's SyntaxError (the caller compiles the original code to report V8's message).
  */
 function transformCell(source) {
   // A hashbang line (a script run with `omp-eval run`) would end up inside an async wrapper.
   let code = source.startsWith('#!')
     ? source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length))
     : source;
-  code = objectLiteral(code) ?? code;
-  const { ast } = parse(code);
-  const edits = []; // [start, end, text], never overlapping
-  const hoisted = new Set();
-  let isAsync = false;
-
-  // Top-level await, and every import() at any depth.
-  walk(ast, (node) => {
-    if (node.type === 'ImportExpression') {
-      edits.push([node.start, node.start + 'import'.length, IMPORT_FN]);
-    }
-    return true;
-  });
-  const findAwait = (node) => {
-    walk(node, (n) => {
-      if (FUNCTION_TYPES.has(n.type)) return false;
-      if (n.type === 'AwaitExpression' || (n.type === 'ForOfStatement' && n.await)) isAsync = true;
-      return !isAsync;
-    });
-  };
-  for (const statement of ast.body) findAwait(statement);
-
-  const src = (node) => code.slice(node.start, node.end);
-  // Edits inside a replaced range (an import() in an initialiser) are applied to that range first.
-  const rewritten = (node) => {
-    let text = '';
-    let at = node.start;
-    for (const [start, end, replacement] of [...edits].sort((a, b) => a[0] - b[0])) {
-      if (start < node.start || end > node.end) continue;
-      text += code.slice(at, start) + replacement;
-      at = end;
-    }
-    return text + code.slice(at, node.end);
-  };
-  const replace = (node, text) => {
-    for (let i = edits.length - 1; i >= 0; i--) {
-      const [start, end] = edits[i];
-      if (start >= node.start && end <= node.end) edits.splice(i, 1);
-    }
-    edits.push([node.start, node.end, text]);
-  };
-
-  let imports = 0;
+  const wrapped = isObjectLiteral(code);
+  if (wrapped) code = `(${code})`;
+  const ast = parse(code);
+  const isAsync = hasTopLevelAwait(ast) || ast.body.some((s) => s.type === 'ImportDeclaration');
+  const edits = [];
+  const lexical = new Set();
+  const vars = new Set();
   const functions = [];
+  const strict = ast.body.some((s) => s.directive === 'use strict');
+
+  walk(ast, (node) => {
+    if (node.type === 'ImportExpression') edits.push([node.start, node.start + 'import'.length, IMPORT_FN]);
+  });
+
+  const open = isAsync ? 'void (' : `var ${VOID} = void (`;
+  let imports = 0;
   for (const statement of ast.body) {
     switch (statement.type) {
-      case 'VariableDeclaration': {
-        const parts = [];
-        for (const declarator of statement.declarations) {
-          for (const name of boundNames(declarator.id)) hoisted.add(name);
-          if (declarator.init) parts.push(`(${rewritten(declarator.id)} = ${rewritten(declarator.init)})`);
-          else if (statement.kind !== 'var') parts.push(`(${src(declarator.id)} = undefined)`);
-        }
-        replace(statement, parts.length ? `void (${parts.join(', ')});` : ';');
+      case 'VariableDeclaration':
+        for (const d of statement.declarations)
+          for (const name of boundNames(d.id)) (statement.kind === 'var' ? vars : lexical).add(name);
+        edits.push(...declarationEdits(statement, open, true));
+        break;
+      case 'ClassDeclaration': {
+        const name = statement.id.name;
+        lexical.add(name);
+        edits.push([statement.start, statement.start, `${open}${BIND}.let(${q(name)}), ${name} = `]);
+        edits.push([statement.end, statement.end, ');']);
         break;
       }
-      case 'ClassDeclaration':
-        hoisted.add(statement.id.name);
-        replace(statement, `void (${statement.id.name} = ${rewritten(statement)});`);
-        break;
       case 'FunctionDeclaration':
-        if (statement.id) functions.push(statement.id.name);
+        if (isAsync) functions.push(statement.id.name);
         break;
-      case 'ImportDeclaration': {
-        isAsync = true;
-        const temp = `__omp_module_${++imports}__`;
-        const attributes = (statement.attributes || []).map(
-          (a) => `${JSON.stringify(a.key.name ?? a.key.value)}: ${src(a.value)}`,
-        );
-        const options = attributes.length ? `, { with: { ${attributes.join(', ')} } }` : '';
-        const parts = [`${temp} = await ${IMPORT_FN}(${src(statement.source)}${options})`];
-        for (const spec of statement.specifiers) {
-          hoisted.add(spec.local.name);
-          const from =
-            spec.type === 'ImportDefaultSpecifier'
-              ? `${temp}.default`
-              : spec.type === 'ImportNamespaceSpecifier'
-                ? temp
-                : `${temp}[${JSON.stringify(spec.imported.name ?? spec.imported.value)}]`;
-          parts.push(`${spec.local.name} = ${from}`);
-        }
-        replace(statement, `var ${temp}; ${parts.join('; ')};`);
+      case 'ImportDeclaration':
+        edits.push(importEdit(code, statement, ++imports, lexical));
         break;
-      }
       case 'ExportNamedDeclaration':
       case 'ExportDefaultDeclaration':
-      case 'ExportAllDeclaration': {
-        const loc = acorn.getLineInfo(code, statement.start);
-        const err = new SyntaxError(
-          `export statements are not supported in a cell (line ${loc.line}); declare the name instead`,
-        );
-        err.loc = loc;
-        err.pos = statement.start;
-        err.cellTransform = true; // our message: the runner reports it as it is
-        throw err;
-      }
+      case 'ExportAllDeclaration':
+        exportError(code, statement);
+        break;
       default:
         break;
     }
   }
 
-  // In an async cell, `var` in blocks and loops would be local to the wrapper: make it global too.
   if (isAsync) {
-    const visit = (node) => {
-      for (const key of Object.keys(node)) {
-        const value = node[key];
-        const children = Array.isArray(value) ? value : [value];
-        for (const child of children) {
-          if (!child || typeof child.type !== 'string' || FUNCTION_TYPES.has(child.type)) continue;
-          if (child.type === 'VariableDeclaration' && child.kind === 'var') {
-            for (const declarator of child.declarations)
-              for (const name of boundNames(declarator.id)) hoisted.add(name);
-            const parts = child.declarations.map((d) =>
-              d.init ? `(${rewritten(d.id)} = ${rewritten(d.init)})` : rewritten(d.id),
-            );
-            const inFor = node.type === 'ForStatement' && key === 'init';
-            const inForOf =
-              (node.type === 'ForOfStatement' || node.type === 'ForInStatement') && key === 'left';
-            const withInit = child.declarations.filter((d) => d.init);
-            if (inForOf) replace(child, rewritten(child.declarations[0].id));
-            else if (inFor) replace(child, parts.join(', '));
-            else
-              replace(
-                child,
-                withInit.length
-                  ? `void (${withInit.map((d) => `(${rewritten(d.id)} = ${rewritten(d.init)})`).join(', ')});`
-                  : ';',
-              );
-            continue;
-          }
-          visit(child);
-        }
-      }
-    };
-    for (const statement of ast.body) if (statement.type !== 'VariableDeclaration') visit(statement);
+    edits.push(...nestedEdits(ast, vars, strict ? null : lexical));
+    const last = ast.body[ast.body.length - 1];
+    if (last && last.type === 'ExpressionStatement' && !last.directive) {
+      edits.push([last.start, last.start, 'return { value: (']);
+      if (code[last.end - 1] === ';') edits.push([last.end - 1, last.end, ') };']);
+      else edits.push([last.end, last.end, ') };']);
+    }
   }
 
-  let tail = '';
-  const last = ast.body[ast.body.length - 1];
-  if (isAsync && last && last.type === 'ExpressionStatement' && !last.directive) {
-    replace(last, `return { value: (${rewritten(last.expression)}) };`);
-  }
-  // A function declared in an async cell is local to the wrapper: publish it.
-  if (isAsync && functions.length) {
-    tail = functions.map((name) => `${GLOBAL_PARAM}.${name} = ${name};`).join(' ');
-  }
-
-  edits.sort((a, b) => a[0] - b[0]);
-  let body = '';
-  let at = 0;
-  for (const [start, end, text] of edits) {
-    body += code.slice(at, start) + text;
-    at = end;
-  }
-  body += code.slice(at);
-
-  const names = [...hoisted];
-  const declare = names.length ? `var ${names.join(', ')};` : '';
-  if (!isAsync) {
-    // `var` hoists: declaring at the end keeps line 1 and the completion value as they are.
-    return { code: declare ? `${body}\n;${declare}` : body, lineOffset: 0, async: false, names };
-  }
-  const publish = tail ? `${tail} ` : '';
-  // Function declarations hoist within the wrapper, so they can be published before the body runs.
-  return {
-    code: `${declare}(async (${GLOBAL_PARAM}) => { ${publish}\n${body}\n})(globalThis)`,
-    lineOffset: -1,
-    async: true,
-    names,
-  };
+  // Zero-width inserts go before an edit starting at the same place.
+  edits.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const publish = functions.map((name) => `${BIND}.fn(${q(name)}, ${name}); `).join('');
+  const { code: out, map } = applyEdits(code, edits, {
+    prefix: isAsync ? `(async () => { ${publish}\n` : '',
+    suffix: isAsync ? '\n})()' : '',
+    shift: wrapped ? 1 : 0,
+  });
+  return { code: out, map, async: isAsync, lexical: [...lexical], vars: [...vars] };
 }
 
-module.exports = { transformCell, IMPORT_FN, walk };
+/**
+ * In an async cell, `var` in blocks and loops and function declarations in blocks (sloppy mode)
+ * would be local to the wrapper: make them global, as a script would. `lexical` is null in strict
+ * mode (block functions stay in their block).
+ */
+function nestedEdits(ast, vars, lexical) {
+  const edits = [];
+  const visit = (node, parent, key) => {
+    if (FUNCTION_TYPES.has(node.type) && parent !== null) {
+      if (
+        node.type === 'FunctionDeclaration' &&
+        !node.async &&
+        !node.generator &&
+        lexical &&
+        parent.type !== 'Program'
+      ) {
+        const name = node.id.name;
+        if (!lexical.has(name)) {
+          const publish = ` ${BIND}.fn(${q(name)}, ${name});`;
+          const bare = parent.type === 'IfStatement' || parent.type === 'LabeledStatement';
+          if (bare) edits.push([node.start, node.start, '{ ']);
+          edits.push([node.end, node.end, bare ? `${publish} }` : publish]);
+        }
+      }
+      return false;
+    }
+    if (node.type === 'VariableDeclaration' && node.kind === 'var' && parent.type !== 'Program') {
+      for (const d of node.declarations) for (const name of boundNames(d.id)) vars.add(name);
+      const inLoopHead =
+        (parent.type === 'ForStatement' && key === 'init') ||
+        ((parent.type === 'ForOfStatement' || parent.type === 'ForInStatement') && key === 'left');
+      if (inLoopHead) {
+        edits.push([node.start, node.declarations[0].start, '']);
+      } else {
+        edits.push(...declarationEdits(node, 'void (', false));
+      }
+    }
+    return true;
+  };
+  for (const statement of ast.body) walk(statement, visit, ast, 'body');
+  return edits;
+}
+
+module.exports = { transformCell, IMPORT_FN, BIND, VOID, walk };

@@ -5,8 +5,25 @@ import { renderBundle } from '../../src/eval/output/display.js';
 import { cellLanguage, splitCells } from '../../src/eval/script.js';
 
 const require = createRequire(import.meta.url);
+interface PositionMap {
+  genStarts: number[];
+}
 const { transformCell } = require('../../src/js/transform.cjs') as {
-  transformCell: (code: string) => { code: string; lineOffset: number; async: boolean; names: string[] };
+  transformCell: (code: string) => {
+    code: string;
+    map: PositionMap;
+    async: boolean;
+    lexical: string[];
+    vars: string[];
+  };
+};
+const { originalPosition } = require('../../src/js/positions.cjs') as {
+  originalPosition: (
+    map: PositionMap,
+    source: string,
+    line: number,
+    column: number,
+  ) => { line: number; column: number } | null;
 };
 
 describe('cellLanguage', () => {
@@ -64,34 +81,73 @@ describe('cellNeedsMoreInput for JavaScript', () => {
 });
 
 describe('the js cell transform', () => {
-  it('turns top-level declarations into assignments to global vars, keeping lines', () => {
-    const t = transformCell('const a = 1, {b} = o;\nlet c;\nclass K {}\nfunction f() {}\na');
+  it('arms top-level let/const/class bindings and assigns them, keeping lines and the completion value', () => {
+    const t = transformCell('const a = 1, {b} = o;\nlet c;\nclass K {}\nfunction f() {}\nvar v = 2;\na');
     expect(t.async).toBe(false);
-    expect(t.names.sort()).toEqual(['K', 'a', 'b', 'c']);
-    expect(t.code).toBe(
-      'void ((a = 1), ({b} = o));\nvoid ((c = undefined));\nvoid (K = class K {});\nfunction f() {}\na\n;var a, b, c, K;',
-    );
-  });
-  it('wraps a cell with top-level await, returns its last expression, publishes functions', () => {
-    const t = transformCell('const r = await g();\nfunction h() {}\nr + 1');
-    expect(t).toMatchObject({ async: true, lineOffset: -1 });
+    expect(t.lexical).toEqual(['a', 'b', 'c', 'K']);
+    expect(t.vars).toEqual(['v']);
     expect(t.code.split('\n')).toEqual([
-      'var r;(async (__omp_global__) => { __omp_global__.h = h; ',
-      'void ((r = await g()));',
-      'function h() {}',
-      'return { value: (r + 1) };',
-      '})(globalThis)',
+      'var __omp_void__ = void (__omp_bind__.const(["a"]), a = 1, __omp_bind__.const(["b"]), {b} = o);',
+      'var __omp_void__ = void (__omp_bind__.let(["c"]), c = undefined);',
+      'var __omp_void__ = void (__omp_bind__.let("K"), K = class K {});',
+      'function f() {}',
+      'var __omp_void__ = void (v = 2);',
+      'a',
     ]);
   });
+
+  it('wraps a cell with top-level await, returns its last expression, publishes functions (in blocks too)', () => {
+    const t = transformCell('const r = await g();\nfunction h() {}\nif (r) { function bar() {} }\nr + 1');
+    expect(t).toMatchObject({ async: true, lexical: ['r'] });
+    expect(t.code.split('\n')).toEqual([
+      '(async () => { __omp_bind__.fn("h", h); ',
+      'void (__omp_bind__.const(["r"]), r = await g());',
+      'function h() {}',
+      'if (r) { function bar() {} __omp_bind__.fn("bar", bar); }',
+      'return { value: (r + 1) };',
+      '})()',
+    ]);
+    // Strict mode keeps block functions in their block.
+    expect(transformCell('"use strict"; await 1; { function z() {} }').code).not.toContain('"z"');
+  });
+
   it('leaves await inside functions alone, rewrites import() everywhere and static imports', () => {
     expect(transformCell('async function f() { await 1 }').async).toBe(false);
     expect(transformCell('const m = () => import("x")').code).toContain('__omp_import__("x")');
     const t = transformCell('import d, { a as b } from "m"\nd');
     expect(t.async).toBe(true);
+    expect(t.lexical).toEqual(['d', 'b']);
     expect(t.code).toContain(
-      '__omp_module_1__ = await __omp_import__("m"); d = __omp_module_1__.default; b = __omp_module_1__["a"];',
+      'var __omp_module_1__ = await __omp_import__("m"); __omp_bind__.const(["d","b"]), d = __omp_module_1__.default, b = __omp_module_1__["a"];',
     );
   });
+
+  it('makes var in blocks and loops of an async cell global', () => {
+    const t = transformCell('var x, y = 2; for (var i = 0; i < 2; i++) await null; for (var [p] of q) {}');
+    expect(t.vars).toEqual(['x', 'y', 'i', 'p']);
+    expect(t.code).toContain('void (0, y = 2); for (i = 0; i < 2; i++) await null; for ([p] of q) {}');
+  });
+
+  it('maps positions of the transformed code back to the cell as typed', () => {
+    const source = 'const a = 1; null.x\n  await a; b.c';
+    const t = transformCell(source);
+    const lines = t.code.split('\n');
+    const at = (needle: string) => {
+      const line = lines.findIndex((l) => l.includes(needle));
+      return originalPosition(t.map, source, line + 1, (lines[line] as string).indexOf(needle) + 1);
+    };
+    expect(at('null.x')).toEqual({ line: 1, column: 14 });
+    expect(at('b.c')).toEqual({ line: 2, column: 12 });
+    // Inserted text maps to what it replaced; the wrapper's own lines to nothing.
+    expect(at('__omp_bind__')).toEqual({ line: 1, column: 1 });
+    expect(originalPosition(t.map, source, 1, 3)).toBeNull();
+    expect(originalPosition(t.map, source, lines.length, 2)).toBeNull();
+    // An object literal cell is parenthesised: positions shift back by one.
+    const obj = transformCell('{a: b.c}');
+    expect(obj.code).toBe('({a: b.c})');
+    expect(originalPosition(obj.map, '{a: b.c}', 1, 6)).toEqual({ line: 1, column: 5 });
+  });
+
   it('rejects export statements and reports syntax errors', () => {
     expect(() => transformCell('export const a = 1')).toThrow(/export statements are not supported/);
     expect(() => transformCell('let = = 1')).toThrow(SyntaxError);

@@ -12,6 +12,7 @@ import {
   encodeRequest,
   type Frame,
   LineSplitter,
+  type ParsedLine,
   parseFrameLine,
   type Request,
 } from '../protocol/index.js';
@@ -198,7 +199,7 @@ export class KernelChannel {
     for (const line of lines) {
       if (trace) logger.trace(`[omp-eval ${name} <-] ${line.slice(0, 2000)}`);
       if (!line.trim()) continue;
-      const parsed = parseFrameLine(line);
+      const parsed = this.checkKey(parseFrameLine(line), line);
       if (parsed.kind === 'noise') {
         logger.warn(
           `${label} kernel ${name} sent a line that is not a frame (${parsed.reason}): ${line.slice(0, 200)}`,
@@ -214,6 +215,16 @@ export class KernelChannel {
         this.handlers.onFrame(parsed.frame);
       }
     }
+  }
+
+  /** A frame of a keyed channel counts only with the kernel's key, which is taken off it. */
+  private checkKey(parsed: ParsedLine, line: string): ParsedLine {
+    const key = this.proc.frameKey;
+    if (key === undefined || parsed.kind === 'noise') return parsed;
+    const { key: given, ...frame } = parsed.frame as Frame & { key?: unknown };
+    if (given !== key)
+      return { kind: 'noise', line, reason: 'a frame without the kernel key (written by user code?)' };
+    return { kind: 'frame', frame: frame as Frame };
   }
 
   /** What the js process wrote to fd 1 or fd 2 itself: the running cell's, markers taken out. */

@@ -159,7 +159,7 @@ export class Kernel {
     const prelude =
       opts.prelude === false || this.language === 'js' ? '' : (opts.prelude ?? getPreludeSource());
     return awaitInit(
-      this.enqueue(initRequest(`init-${this.name}`, prelude, cwd, opts.env), {}),
+      this.enqueue(initRequest(`init-${this.name}`, prelude, cwd, opts.env, this.channel?.proc.frameKey), {}),
       spawnFailed,
       {
         label: this.label,

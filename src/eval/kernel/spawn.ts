@@ -3,7 +3,9 @@
  * (and session) of its own, with the filtered environment, and the channels the host speaks on.
  *
  * Python: requests on stdin, frames on stdout, the bridge on fd 3 (a socket pair).
- * JavaScript: frames on fd 3, requests on fd 4; fd 1 and fd 2 are the running cell's raw output.
+ * JavaScript: frames on fd 3, requests on fd 4, the bridge on fd 5; fd 1 and fd 2 are the running
+ * cell's raw output. Its frames carry a per-kernel key (sent in the init request, never in the
+ * environment, which a cell can read from /proc), so a frame a cell writes to fd 3 is not taken.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,10 +31,12 @@ export interface KernelProcess {
   stderr: Readable;
   /** js: the process's fd 1, the running cell's raw stdout. */
   rawStdout?: Readable;
-  /** py: the bridge socket. */
+  /** The bridge socket. */
   bridge?: Duplex;
   /** js: the secret part of the end-of-cell markers, so output cannot imitate one. */
   syncToken?: string;
+  /** js: the key on every frame; a frame without it was not written by the runner. */
+  frameKey?: string;
 }
 
 export async function spawnKernel(
@@ -68,17 +72,18 @@ async function spawnPython(cwd: string, opts: KernelOptions, logger: Logger): Pr
 }
 
 function spawnNode(cwd: string, opts: KernelOptions): KernelProcess {
-  const syncToken = randomBytes(6).toString('hex');
+  // One secret serves as the frame key and in the end-of-cell markers.
+  const key = randomBytes(16).toString('hex');
   const env = {
     ...filterEnv(opts.hostEnv ?? process.env, ['NODE_PATH', ...(opts.passEnv ?? [])]),
-    OMP_JS_SYNC_TOKEN: syncToken,
+    OMP_BRIDGE_FD: '5',
   };
   const child = spawn(process.execPath, [JS_RUNNER], {
     cwd,
     env,
     detached: true,
-    // fd 3: frames out, fd 4: requests in; stdin is not the cells' to read.
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    // fd 3: frames out, fd 4: requests in, fd 5: the bridge; stdin is not the cells' to read.
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
     windowsHide: true,
   });
   return {
@@ -88,6 +93,8 @@ function spawnNode(cwd: string, opts: KernelOptions): KernelProcess {
     frames: child.stdio[3] as Readable,
     stderr: child.stderr as Readable,
     rawStdout: child.stdout as Readable,
-    syncToken,
+    ...((child.stdio as unknown[])[5] ? { bridge: (child.stdio as unknown[])[5] as Duplex } : {}),
+    syncToken: key,
+    frameKey: key,
   };
 }

@@ -15,6 +15,8 @@ export interface ExecuteRequest {
   env?: Record<string, string | null>;
   /** The kernel's init request: its code is the prelude, which `%reset` runs again. */
   init?: boolean;
+  /** (init only) The key the runner puts on every frame; the host drops frames without it. */
+  frameKey?: string;
 }
 export interface ExitRequest {
   type: 'exit';
@@ -54,6 +56,7 @@ export function initRequest(
   prelude: string,
   cwd: string,
   env?: Record<string, string | null>,
+  frameKey?: string,
 ): ExecuteRequest {
   return {
     type: 'execute',
@@ -64,6 +67,7 @@ export function initRequest(
     init: true,
     cwd,
     ...(env ? { env } : {}),
+    ...(frameKey ? { frameKey } : {}),
   };
 }
 

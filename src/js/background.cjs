@@ -1,0 +1,78 @@
+'use strict';
+/**
+ * What cells leave running: errors of callbacks that outlive their cell print like Node's
+ * ("Uncaught ...") and the kernel lives on; `__omp_drain__()` (`omp-eval run`, as `node
+ * script.js` would) waits for the timers, sockets and child processes a script left, and ends
+ * at the first uncaught error or process.exit() of a callback.
+ */
+function createBackground({ proc, main, timers, frames, stacks, membrane, outputId, isProcessExit }) {
+  /** Active resources by type (timers, sockets, child processes) keeping the loop alive. */
+  function resourceCounts() {
+    const counts = new Map();
+    for (const type of proc.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+    return counts;
+  }
+  /** The runner's own, taken when the kernel became idle after its init. */
+  let idle = new Map();
+  const { setTimeout } = timers;
+  let draining = null;
+
+  const describe = (value) => (value instanceof main.Error ? value.message : stacks.inspect(value));
+
+  proc.on(
+    'uncaughtException',
+    membrane.expose('onUncaughtException', (_, err) => {
+      if (draining && !draining.failure) {
+        draining.failure = isProcessExit(err) ? err : new main.Error(`a callback threw: ${describe(err)}`);
+        if (isProcessExit(err)) return;
+      }
+      frames.text(1, outputId(), `Uncaught ${stacks.tracebackOf(err).join('\n')}\n`);
+    }),
+  );
+  proc.on(
+    'unhandledRejection',
+    membrane.expose('onUnhandledRejection', (_, reason) => {
+      if (draining && !draining.failure) {
+        draining.failure = new main.Error(`a promise was rejected and not handled: ${describe(reason)}`);
+      }
+      frames.text(1, outputId(), `Uncaught (in promise) ${stacks.tracebackOf(reason).join('\n')}\n`);
+    }),
+  );
+
+  const drain = membrane.expose(
+    '__omp_drain__',
+    () =>
+      new main.Promise((resolve, reject) => {
+        draining = { failure: null };
+        const check = () => {
+          if (draining.failure) {
+            const failure = draining.failure;
+            draining = null;
+            reject(failure);
+            return;
+          }
+          const now = resourceCounts();
+          if ([...now].every(([type, n]) => n <= (idle.get(type) ?? 0))) {
+            draining = null;
+            resolve();
+            return;
+          }
+          // Counted after the timer's callback returned: a timer that is firing still counts.
+          setTimeout(
+            membrane.expose('drainCheck', () => Promise.resolve().then(check)),
+            20,
+          );
+        };
+        check();
+      }),
+  );
+
+  return {
+    drain,
+    markIdle() {
+      idle = resourceCounts();
+    },
+  };
+}
+
+module.exports = { createBackground };

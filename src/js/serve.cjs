@@ -1,0 +1,203 @@
+'use strict';
+/**
+ * The JavaScript kernel's server, in the runner's own vm context (runner.cjs loads it): requests
+ * in on fd 4, frames out on fd 3 through the pump thread, cells run in the main context where
+ * no cell can reach the runner. Requests are validated as src/py/server.py does: malformed ones
+ * get a `ProtocolError` error frame and the kernel goes on.
+ */
+const { createMembrane } = require('./membrane.cjs');
+const { createFrames } = require('./frames.cjs');
+const { createStacks } = require('./stacks.cjs');
+const { createRequests } = require('./requests.cjs');
+const { createExecutor } = require('./execute.cjs');
+const { createCompleter } = require('./complete.cjs');
+const { createBridge } = require('./bridge.cjs');
+const { createBackground } = require('./background.cjs');
+const { installCapture } = require('./capture.cjs');
+const { createSigint } = require('./sigint.cjs');
+
+const repr = (value) => (typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value)));
+
+module.exports = function serve(host) {
+  const { main, proc } = host;
+  const vm = host.require('node:vm');
+  const fs = host.require('node:fs');
+  const net = host.require('node:net');
+  const util = host.require('node:util');
+  const { Buffer } = host.require('node:buffer');
+  const { StringDecoder } = host.require('node:string_decoder');
+
+  const membrane = createMembrane({ vm, main, filename: host.shimFile });
+  const frames = createFrames(host.sab, { onHostGone: () => host.exit(0) });
+  host.onPumpExit(() => frames.pumpDied());
+  const stacks = createStacks({
+    main,
+    util,
+    isRunnerFile: host.isRunnerFile,
+    runnerPaths: host.runnerPaths,
+    nodePrepare: host.nodePrepare,
+    // hooks are made below; errors are framed only once cells run.
+    isProcessExit: (err) => hooks.isProcessExit(err),
+  });
+  main.Error.prepareStackTrace = membrane.expose('prepareStackTrace', (_, error, sites) =>
+    stacks.prepareStackTrace(error, sites),
+  );
+  const timers = host.require('node:timers');
+  const sigint = createSigint({
+    proc,
+    timers,
+    membrane,
+    frames,
+    onSigint: () => executor.interruptAwait(),
+  });
+  const requests = createRequests({
+    net,
+    fs,
+    vm,
+    Buffer,
+    StringDecoder,
+    membrane,
+    runnerContext: host.context,
+    guard: sigint.run,
+  });
+  const callBridge = createBridge({ net, proc, membrane, StringDecoder });
+  /** Requests that arrived while input() waited for its reply. */
+  const queued = [];
+
+  function protocolError(message, id = null) {
+    frames.send({
+      type: 'error',
+      id,
+      ename: 'ProtocolError',
+      evalue: message,
+      traceback: [`ProtocolError: ${message}`],
+    });
+  }
+
+  function input(_, prompt, password) {
+    const cell = executor.current;
+    if (!cell?.allowStdin) throw hooks.stdinError();
+    frames.send({ type: 'input_request', id: cell.id, prompt: String(prompt), password: password === true });
+    for (;;) {
+      const next = requests.nextSync();
+      if (next === null) throw hooks.eofError();
+      if (next.request?.type === 'input_reply') {
+        const value = next.request.value ?? '';
+        return typeof value === 'string' ? value : String(value);
+      }
+      queued.push(next);
+    }
+  }
+
+  const caps = membrane.exposeAll({
+    display(_, bundle, displayId, update) {
+      const frame = { type: 'display', id: executor.outputId(), bundle };
+      if (displayId !== undefined) {
+        frame.displayId = String(displayId);
+        if (update) frame.update = true;
+      }
+      frames.send(frame);
+    },
+    input,
+    flush: () => frames.flush(),
+    bridge: (_, kind, payloadJson, resolve, reject) =>
+      callBridge(kind, payloadJson, executor.outputId(), resolve, reject),
+  });
+  caps.dynamicImport = host.dynamicImport;
+  const hooks = host.loadMain('./globals.cjs', caps);
+  const executor = createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane, main, sigint });
+  executor.setSyncToken(host.legacyToken ?? '');
+  const background = createBackground({
+    proc,
+    main,
+    timers,
+    frames,
+    stacks,
+    membrane,
+    outputId: executor.outputId,
+    isProcessExit: hooks.isProcessExit,
+  });
+  hooks.install(background.drain);
+  installCapture({ proc, Buffer, StringDecoder, frames, membrane, outputId: executor.outputId });
+  const complete = createCompleter({
+    vm,
+    mainGlobal: host.mainGlobal,
+    mainObjectPrototype: main.Object.prototype,
+    guard: sigint.run,
+  });
+
+  let warm = false;
+  /** What the kernel needs for cells but not to become ready: started after init, or now. */
+  function warmUp() {
+    if (warm) return;
+    warm = true;
+    host.startPump();
+    executor.preload();
+    hooks.installLate();
+  }
+
+  function exit() {
+    frames.flush();
+    host.exit(0);
+  }
+
+  /** One request, validated as server.py's _serve does. */
+  async function handle({ request, error }) {
+    if (error) return protocolError(error);
+    const kind = request.type ?? 'execute';
+    if (kind === 'exit') return exit();
+    if (kind === 'input_reply') return; // a reply that arrived after its cell ended
+    const id = request.id;
+    if (kind === 'complete') {
+      const { code, cursor = typeof code === 'string' ? code.length : 0 } = request;
+      if (typeof code !== 'string' || !Number.isInteger(cursor)) {
+        return protocolError(
+          'complete needs code (a string) and cursor (an integer)',
+          typeof id === 'string' ? id : null,
+        );
+      }
+      return frames.send({ type: 'complete_reply', id, ...complete(code, cursor) });
+    }
+    if (kind !== 'execute')
+      return protocolError(`unknown request type ${repr(kind)}`, typeof id === 'string' ? id : null);
+    if (typeof id !== 'string' || !id) return protocolError('request needs a non-empty string id');
+    if (request.code !== undefined && typeof request.code !== 'string') {
+      protocolError(`request ${repr(id)}: code must be a string`, id);
+      const count = executor.executionCount;
+      return frames.send({ type: 'done', id, status: 'error', executionCount: count, cancelled: false });
+    }
+    if (!request.init) warmUp();
+    try {
+      await executor.execute(request);
+    } catch (err) {
+      // A runner bug must not take the kernel down.
+      frames.text(1, null, `omp-eval js kernel: internal error: ${stacks.inspect(err)}\n`);
+      const count = executor.executionCount;
+      frames.send({ type: 'done', id, status: 'error', executionCount: count, cancelled: false });
+    }
+    if (request.init) {
+      background.markIdle();
+      timers.setImmediate(warmUp);
+    }
+  }
+
+  let running = false;
+  async function pump() {
+    if (running) return;
+    running = true;
+    try {
+      for (;;) {
+        const next = queued.shift() ?? requests.next();
+        if (next === undefined) break;
+        await handle(next);
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  requests.listen(
+    () => void pump(),
+    () => exit(),
+  );
+};

@@ -1,0 +1,158 @@
+'use strict';
+/**
+ * Stack traces as the cell wrote them: every error of the main realm is formatted by
+ * `Error.prepareStackTrace` (Node's own default, given the frames we keep), so `err.stack`,
+ * `console.error(err)`, `console.trace()` and the error frames alike show
+ *
+ * - the cell's lines and columns as typed (the transform's position maps), and
+ * - none of the runner's frames, nor the frames below the deepest cell frame when those are
+ *   only the runner's and Node's (`Script.runInThisContext`, the task queue).
+ */
+const { originalPosition } = require('./positions.cjs');
+
+const CELL_FILE = /^(?:Cell In\[\d+\]|<omp-eval>)$/;
+const CELL_POSITION = /(Cell In\[\d+\]|<omp-eval>):(\d+):(\d+)/g;
+
+function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isProcessExit }) {
+  /** Position maps of transformed cells, by file name. */
+  const maps = new Map();
+  const { inspect: utilInspect } = util;
+  const { isNativeError } = util.types;
+  const errorToString = main.Error.prototype.toString;
+
+  const isInternal = (file) =>
+    file === null || file === undefined || file.startsWith('node:') || file.startsWith('internal/');
+
+  const fileOf = (site) => {
+    try {
+      return site.getFileName() ?? site.getScriptNameOrSourceURL?.() ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  /** The frame's text with cell positions mapped; null for the async wrapper's own code. */
+  function frameText(site) {
+    let hidden = false;
+    const text = String(site).replace(CELL_POSITION, (whole, file, line, column) => {
+      const entry = maps.get(file);
+      if (!entry) return whole;
+      const pos = originalPosition(entry.map, entry.source, Number(line), Number(column));
+      if (!pos) {
+        hidden = true;
+        return whole;
+      }
+      return `${file}:${pos.line}:${pos.column}`;
+    });
+    return hidden ? null : text;
+  }
+
+  function keptFrames(sites) {
+    // (a plain loop: the array and its prototype are the cells' realm's)
+    const files = [];
+    let deepestCell = -1;
+    for (let i = 0; i < sites.length; i++) {
+      files.push(fileOf(sites[i]));
+      if (typeof files[i] === 'string' && CELL_FILE.test(files[i])) deepestCell = i;
+    }
+    // Runs of the runner's and Node's frames that include one of the runner's go (the task queue
+    // that resumed a helper of the kernel is not the cell's business), and so does everything
+    // below the deepest cell frame when it is only that.
+    const drop = files.map((f) => isRunnerFile(f));
+    for (let i = 0; i < files.length; ) {
+      let j = i;
+      let runner = false;
+      for (; j < files.length && (isRunnerFile(files[j]) || isInternal(files[j])); j++) {
+        if (drop[j]) runner = true;
+      }
+      if (runner) for (let k = i; k < j; k++) drop[k] = true;
+      i = j === i ? i + 1 : j;
+    }
+    const tailIsRunners =
+      deepestCell !== -1 && files.slice(deepestCell + 1).every((f) => isRunnerFile(f) || isInternal(f));
+    const kept = [];
+    for (let i = 0; i < sites.length; i++) {
+      if (drop[i]) continue;
+      if (tailIsRunners && i > deepestCell) break;
+      const text = frameText(sites[i]);
+      if (text !== null) kept.push(text);
+    }
+    return kept;
+  }
+
+  function prepareStackTrace(error, sites) {
+    let kept;
+    try {
+      kept = Array.isArray(sites) ? keptFrames(sites) : sites;
+    } catch {
+      kept = sites;
+    }
+    if (typeof nodePrepare === 'function') return nodePrepare(error, kept);
+    const head = errorToString.call(error);
+    return kept.length ? `${head}\n    at ${kept.join('\n    at ')}` : head;
+  }
+
+  /** Drops lines of the runner's frames from text formatted without us (a replaced prepareStackTrace). */
+  function withoutRunnerFrames(text) {
+    const out = [];
+    for (const line of text.split('\n')) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes around a frame
+      const plain = line.replace(/\u001b\[\d+m/g, '');
+      const runner = /^\s+at /.test(plain) && runnerPaths.some((file) => plain.includes(file));
+      if (!runner) out.push(line);
+      else if (plain.endsWith(' {') && out.length) out[out.length - 1] += ' {';
+    }
+    return out.join('\n');
+  }
+
+  const inspectOptions = (colors) => ({ colors, depth: 4, maxArrayLength: 100, showProxy: true });
+  const inspect = (value, colors = false) => withoutRunnerFrames(utilInspect(value, inspectOptions(colors)));
+
+  /** The traceback of a thrown value: util.inspect of it (its `[cause]` and properties too). */
+  function tracebackOf(err) {
+    if (!isNativeError(err) && !(err && typeof err === 'object' && typeof err.stack === 'string')) {
+      return [`Uncaught ${inspect(err)}`];
+    }
+    let text;
+    try {
+      text = isNativeError(err) ? inspect(err) : err.stack;
+    } catch {
+      text = undefined;
+    }
+    if (typeof text !== 'string')
+      text = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
+    return withoutRunnerFrames(text).split('\n');
+  }
+
+  function errorFrame(err, id) {
+    const isError = isNativeError(err) || (err && typeof err === 'object' && 'message' in err);
+    const frame = {
+      type: 'error',
+      id,
+      ename: isError ? String(err.name || err.constructor?.name || 'Error') : 'Uncaught',
+      evalue: isError ? String(err.message) : inspect(err),
+      traceback: tracebackOf(err),
+    };
+    // The code process.exit() was given travels as a field, not inside the message.
+    if (isProcessExit(err)) frame.exitCode = exitCodeOf(err.code);
+    return frame;
+  }
+
+  return {
+    prepareStackTrace,
+    register(filename, map, source) {
+      maps.set(filename, { map, source });
+    },
+    inspect,
+    tracebackOf,
+    errorFrame,
+  };
+}
+
+/** process.exit()'s code as Node would exit with it: an integer, 0 when none was given. */
+function exitCodeOf(code) {
+  const n = code === undefined || code === null || code === '' ? 0 : Number(code);
+  return Number.isInteger(n) ? n & 0xff : 1;
+}
+
+module.exports = { createStacks };
