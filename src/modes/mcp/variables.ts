@@ -23,10 +23,10 @@ export type KernelPresence = 'running' | 'not started' | 'unavailable';
 
 // %whos's summary: n=len for containers, else str() with its middle cut past 50 characters.
 const PYTHON_INTROSPECTION = `
-import sys
-R = sys.modules["_omp_runner"]
-ns = R._user_ns
-names = sorted(k for k in ns if not k.startswith("_") and k not in R._hidden_names)
+shell = get_ipython()
+ns = shell.user_ns
+hidden = shell.user_ns_hidden
+names = sorted(k for k in ns if not k.startswith("_") and k not in hidden)
 out = []
 for name in names[:${MAX_VARIABLES}]:
     value = ns[name]
@@ -45,11 +45,11 @@ for name in names[:${MAX_VARIABLES}]:
     if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
         item["shape"] = list(shape)
     out.append(item)
-R._publish_display({"${VARIABLES_MIME}": {"variables": out, "total": len(names)}})
+display({"${VARIABLES_MIME}": {"variables": out, "total": len(names)}}, raw=True)
 `;
 
 /** Runs the introspection in its own namespace, so the user's names stay as they were. */
-const PYTHON_CELL = `__import__("builtins").exec(${JSON.stringify(PYTHON_INTROSPECTION)}, {"__builtins__": __import__("builtins")})`;
+const PYTHON_CELL = `__import__("builtins").exec(${JSON.stringify(PYTHON_INTROSPECTION)}, {"__builtins__": __import__("builtins"), "get_ipython": get_ipython, "display": display})`;
 
 /**
  * Cells' top-level declarations become non-configurable properties of globalThis; plain
@@ -58,10 +58,8 @@ const PYTHON_CELL = `__import__("builtins").exec(${JSON.stringify(PYTHON_INTROSP
 function javascriptCell(hostGlobals: string[]): string {
   return `(() => {
   const host = new Set(${JSON.stringify(hostGlobals)});
-  const names = Object.keys(globalThis).filter((n) => {
-    const d = Object.getOwnPropertyDescriptor(globalThis, n);
-    return !n.startsWith('_') && d && (!d.configurable || !host.has(n));
-  }).sort();
+  for (const m of require('node:module').builtinModules) host.add(m);
+  const names = Object.getOwnPropertyNames(globalThis).filter((n) => !n.startsWith('_') && !host.has(n)).sort();
   const out = names.slice(0, ${MAX_VARIABLES}).map((name) => {
     let value, type, summary;
     try {
@@ -80,8 +78,15 @@ function javascriptCell(hostGlobals: string[]): string {
 })()`;
 }
 
-/** Globals of a plain Node process: the js kernel runs on this same node binary. */
-const HOST_GLOBALS = Object.keys(globalThis);
+/**
+ * Globals that are not the user's: a plain Node process's (the js kernel runs on this same node
+ * binary), the kernel's helpers and the REPL's names. (Built-in module names are added in the cell.)
+ */
+const HOST_GLOBALS = [
+  ...Object.getOwnPropertyNames(globalThis),
+  ...['display', 'input', 'env', 'read', 'write', 'append', 'tree', 'diff', 'log', 'phase'],
+  ...['parallel', 'pipeline', 'agent', 'completion', 'BridgeError', 'require', 'module', 'exports'],
+];
 
 export interface KernelVariables {
   language: Language;
