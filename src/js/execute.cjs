@@ -28,7 +28,9 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     return transform;
   };
   let executionCount = 0;
-  let syncToken = '';
+  /** The key on frames and markers (from the init request), and the next barrier's number. */
+  let frameKey = '';
+  let nextBarrier = 0;
   const RunnerPromise = Promise;
   /** Files of cells that Ctrl-C abandoned while they awaited, until their promise settles. */
   const abandoned = new Map();
@@ -162,14 +164,25 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     }
   }
 
-  /** Markers on fd 1 and 2 tell the host when a cell's raw output (child processes) has all arrived. */
-  function markRawStreams(id) {
-    try {
-      for (const fd of [1, 2]) writeSync(fd, `\u0000omp-sync:${syncToken}:${id}\u0000`);
-      return true;
-    } catch {
-      return false; // a cell closed fd 1 or 2
+  /**
+   * Barrier `n` of the raw output (src/eval/protocol/markers.ts): a marker on fd 1 and fd 2, then
+   * the frame that carries `sync: n`. The host passes that frame on once what fd 1 and fd 2
+   * carried before the markers has been, and what they carry after it only after the frame. So
+   * output of a cell's child processes is never taken for another cell's. Returns the fields to
+   * put on the frame (none when a cell closed both descriptors).
+   */
+  function barrier() {
+    const n = nextBarrier++;
+    let marked = false;
+    for (const fd of [1, 2]) {
+      try {
+        writeSync(fd, `\u0000omp-sync:${frameKey}:f${n}\u0000`);
+        marked = true;
+      } catch {
+        // a cell closed this descriptor
+      }
     }
+    return marked ? { sync: n } : {};
   }
 
   function init(request) {
@@ -184,15 +197,15 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     const silent = request.silent === true;
     const storeHistory = request.storeHistory !== false && !silent;
     if (storeHistory) executionCount += 1;
-    if (request.init && typeof request.frameKey === 'string') {
+    if (request.init && typeof request.frameKey === 'string' && !frameKey) {
       frames.setKey(request.frameKey);
-      syncToken = request.frameKey;
+      frameKey = request.frameKey;
     }
     const filename = storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>';
     const cell = { id: request.id, filename, allowStdin: request.allowStdin === true, interrupt: null };
     current = cell;
     sigint.takePending(); // one that came between cells is not this cell's
-    frames.send({ type: 'started', id: cell.id }, true);
+    frames.send({ type: 'started', id: cell.id, ...barrier() }, true);
     let status = 'ok';
     let cancelled = false;
     try {
@@ -223,11 +236,11 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     // What the cell left for process.nextTick (a stream's or readline's callback) is still its own.
     await new RunnerPromise((resolve) => proc.nextTick(resolve));
     frames.repair();
-    // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: a
-    // marker on each tells it when all of this cell's has arrived. Still this cell's until then.
-    const rawSync = markRawStreams(cell.id);
+    // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: the
+    // barrier tells it when all of this cell's has arrived. Still this cell's until then.
+    const sync = barrier();
     current = null;
-    frames.send({ type: 'done', id: cell.id, status, executionCount, cancelled, rawSync });
+    frames.send({ type: 'done', id: cell.id, status, executionCount, cancelled, ...sync });
   }
 
   return {
@@ -243,9 +256,6 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     },
     get executionCount() {
       return executionCount;
-    },
-    setSyncToken(token) {
-      syncToken = token;
     },
   };
 }

@@ -63,6 +63,32 @@ const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 
+/**
+ * Descriptors the host inherited without close-on-exec (a shell's `exec 251<file`) reach this
+ * process too: closed before any cell runs, so neither cells nor their children hold them. Ours
+ * are 0-5; everything Node opens itself is close-on-exec. (Linux: /proc tells the flag.)
+ */
+function closeInheritedDescriptors() {
+  const O_CLOEXEC = 0o2000000;
+  let fds;
+  try {
+    fds = fs.readdirSync('/proc/self/fd');
+  } catch {
+    return;
+  }
+  for (const name of fds) {
+    const fd = Number(name);
+    if (!(fd > 5)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+      if (flags && (Number.parseInt(flags[1], 8) & O_CLOEXEC) === 0) fs.closeSync(fd);
+    } catch {
+      // gone already (the directory's own descriptor)
+    }
+  }
+}
+closeInheritedDescriptors();
+
 const JS_DIR = __dirname;
 const SHIM_FILE = path.join(JS_DIR, 'membrane.cjs');
 /** Where the runner's code lives (acorn's file is added when it is loaded). */
@@ -137,10 +163,6 @@ function startPump() {
   });
 }
 
-// An older host passes the raw-output marker token in the environment; a newer one in init.
-const legacyToken = proc.env.OMP_JS_SYNC_TOKEN;
-delete proc.env.OMP_JS_SYNC_TOKEN;
-
 loadRunner(path.join(JS_DIR, 'serve.cjs'))({
   main,
   mainGlobal,
@@ -151,7 +173,6 @@ loadRunner(path.join(JS_DIR, 'serve.cjs'))({
   shimFile: SHIM_FILE,
   runnerPaths,
   isRunnerFile,
-  legacyToken,
   require,
   exit,
   startPump,

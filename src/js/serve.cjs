@@ -106,7 +106,6 @@ module.exports = function serve(host) {
   caps.dynamicImport = host.dynamicImport;
   const hooks = host.loadMain('./globals.cjs', caps);
   const executor = createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane, main, sigint });
-  executor.setSyncToken(host.legacyToken ?? '');
   const background = createBackground({
     proc,
     main,

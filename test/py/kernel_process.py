@@ -1,6 +1,7 @@
 """A real kernel for the Python tests: src/py/runner.py in a subprocess, spoken to over its NDJSON
 protocol as the host does. When the tests run under coverage, the kernel does too (its data joins
 the report through `coverage combine`)."""
+import codecs
 import json
 import os
 import select
@@ -16,82 +17,113 @@ PRELUDE = os.path.join(ROOT, "src", "py", "prelude.py")
 LIMIT = 60  # seconds any one wait may take on a loaded machine
 
 
+KEY = "0123456789abcdef0123456789abcdef"
+MARK = b"\0omp-sync:" + KEY.encode() + b":"
+
+
 class Kernel(object):
-    """One kernel process. `run()` executes a cell and returns its frames; `bridge=True` gives it
-    the host bridge as a socket pair (see `bridge_end`)."""
+    """One kernel process, with the host's descriptors (src/eval/kernel/spawn.ts): fd 1 and fd 2
+    raw output, fd 3 frames, fd 4 requests, fd 5 the bridge (`bridge=True`: see `bridge_end`).
+    Its three output pipes are merged at the runner's barriers as the host merges them
+    (src/eval/kernel/rawDemux.ts): `frames()` yields frames and raw output in order."""
 
     def __init__(self, cwd=None, env=None, bridge=False, prelude=True):
         self.cwd = cwd or tempfile.mkdtemp(prefix="omp-kernel-test-")
         environ = dict(os.environ)
         environ.update(env or {})
         environ["MPLBACKEND"] = "Agg"
-        pass_fds = ()
+        frames_r, frames_w = os.pipe()
+        requests_r, requests_w = os.pipe()
         self.bridge_end = None
+        kernel_end = None
         if bridge:
             kernel_end, self.bridge_end = socket.socketpair()
-            os.set_inheritable(kernel_end.fileno(), True)
-            environ["OMP_BRIDGE_FD"] = "3"
-            pass_fds = (3,)  # the child's fd 3, made from kernel_end before the others are closed
+            environ["OMP_BRIDGE_FD"] = "5"
         command = [sys.executable, "-u", RUNNER]
         if "coverage" in sys.modules:
             # The kernel changes its cwd: its data file and source are given as absolute paths.
             environ["COVERAGE_FILE"] = os.path.join(ROOT, ".coverage")
             command = [sys.executable, "-m", "coverage", "run", "--parallel-mode", "--rcfile", os.path.join(ROOT, ".coveragerc")]
             command += ["--source", os.path.join(ROOT, "src", "py"), RUNNER]
-        preexec = None
-        if bridge:
-            fd = kernel_end.fileno()
+        moves = [(frames_w, 3), (requests_r, 4)] + ([(kernel_end.fileno(), 5)] if bridge else [])
 
-            def preexec():
-                os.dup2(fd, 3)
+        def place_descriptors():
+            # dup first, then dup2 to the fixed numbers (a source may sit on a target number)
+            copies = [(os.dup(fd), target) for fd, target in moves]
+            for fd, target in copies:
+                os.dup2(fd, target)
 
         self.proc = subprocess.Popen(
             command,
             cwd=ROOT,
-            stdin=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=environ,
-            pass_fds=pass_fds,
-            preexec_fn=preexec,
+            pass_fds=tuple(target for _, target in moves),  # kept by the close after preexec_fn
+            preexec_fn=place_descriptors,
             start_new_session=True,
         )
-        if bridge:
+        for fd in (frames_w, requests_r):
+            os.close(fd)
+        if kernel_end is not None:
             kernel_end.close()
-        self.buf = b""
+        self._requests = requests_w
+        self._frames = frames_r
+        self._pipes = {frames_r: "frames", self.proc.stdout.fileno(): "stdout", self.proc.stderr.fileno(): "stderr"}
+        self._merge = Merge()
+        self._owner = None
+        self.stderr_seen = ""
         self.ids = 0
         self.noise = []
         code = ""
         if prelude:
             with open(PRELUDE, encoding="utf-8") as handle:
                 code = handle.read()
-        self.run(code, silent=True, store=False, init=True, cwd=self.cwd)
+        self.run(code, silent=True, store=False, init=True, cwd=self.cwd, frameKey=KEY)
 
     def send(self, message):
         data = message if isinstance(message, (bytes, str)) else json.dumps(message)
         if isinstance(data, str):
             data = data.encode("utf-8")
-        self.proc.stdin.write(data.rstrip(b"\n") + b"\n")
-        self.proc.stdin.flush()
+        os.write(self._requests, data.rstrip(b"\n") + b"\n")
 
     def frames(self, timeout=LIMIT):
+        """Frames and raw output (as stdout/stderr frames of the cell that owned it), in order."""
         deadline = time.monotonic() + timeout
         while True:
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                try:
-                    yield json.loads(line)
-                except ValueError:
-                    self.noise.append(line)
+            while self._merge.out:
+                item = self._merge.out.pop(0)
+                if item[0] == "frame":
+                    frame = item[1]
+                    if frame.get("type") == "started":
+                        self._owner = frame["id"]
+                    elif frame.get("type") == "done":
+                        self._owner = None
+                    yield frame
+                else:
+                    if item[0] == "stderr":
+                        self.stderr_seen = (self.stderr_seen + item[1])[-4000:]
+                    yield {"type": item[0], "id": self._owner, "data": item[1]}
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError("no frame within %s s" % timeout)
-            ready, _, _ = select.select([self.proc.stdout], [], [], remaining)
-            if ready:
-                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not self._pipes:
+                raise EOFError("the kernel exited: %s" % self.stderr_seen)
+            ready, _, _ = select.select(list(self._pipes), [], [], remaining)
+            for fd in ready:
+                chunk = os.read(fd, 1 << 16)
+                name = self._pipes[fd]
                 if not chunk:
-                    raise EOFError("the kernel exited: %s" % self.stderr_text())
-                self.buf += chunk
+                    del self._pipes[fd]
+                    if fd == self._frames:
+                        os.close(fd)
+                    if name != "frames":
+                        self._merge.end(name)
+                elif name == "frames":
+                    self._merge.frame_bytes(chunk, self.noise)
+                else:
+                    self._merge.raw(name, chunk)
 
     def until(self, predicate, timeout=LIMIT):
         """Frames up to and including the first that satisfies predicate."""
@@ -114,6 +146,8 @@ class Kernel(object):
         answers = list(answers)
         frames = []
         for frame in self.frames():
+            if frame.get("id") != request_id and frame.get("type") in ("stdout", "stderr"):
+                continue  # background output
             frames.append(frame)
             if frame.get("type") == "input_request" and answers:
                 self.send({"type": "input_reply", "id": request_id, "value": answers.pop(0)})
@@ -126,16 +160,6 @@ class Kernel(object):
         frames = self.until(lambda f: f.get("type") in (reply_type, "error") and f.get("id") in (message.get("id"), None))
         return frames[-1]
 
-    def stderr_text(self):
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            return self.proc.stderr.read().decode("utf-8", "replace")[-4000:]
-        except (OSError, ValueError):
-            return ""
-
     def close(self):
         if self.proc.poll() is None:
             try:
@@ -146,13 +170,114 @@ class Kernel(object):
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        for fd, name in list(self._pipes.items()) + [(self._requests, "requests")]:
+            if name in ("frames", "requests"):
+                os.close(fd)  # (the frames pipe is closed already if it ended)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        self._pipes = {}
         if self.bridge_end is not None:
             self.bridge_end.close()
+
+
+class Merge(object):
+    """The host's merge of the three pipes (rawDemux.ts), small: text and markers per raw stream,
+    frames in order, each barrier passed once every part of it has come."""
+
+    def __init__(self):
+        self.out = []  # ("frame", dict) or (stream, text), in order
+        self._bytes = {"stdout": b"", "stderr": b""}
+        self._items = {"stdout": [], "stderr": []}
+        self._waiting = {"stdout": None, "stderr": None}  # (n, with_frame) a stream waits at
+        self._ended = {"stdout": False, "stderr": False}
+        self._frames = []
+        self._lines = b""
+        self._completed = -1
+        self._decoders = {s: codecs.getincrementaldecoder("utf-8")("replace") for s in ("stdout", "stderr")}
+
+    def frame_bytes(self, chunk, noise):
+        self._lines += chunk
+        *lines, self._lines = self._lines.split(b"\n")
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                frame = json.loads(line)
+            except ValueError:
+                noise.append(line)
+                continue
+            if not isinstance(frame, dict) or frame.pop("key", None) != KEY:
+                noise.append(line)
+                continue
+            self._frames.append(frame)
+        self._flow()
+
+    def raw(self, stream, chunk):
+        data = self._bytes[stream] + chunk
+        items = self._items[stream]
+        while True:
+            at = data.find(MARK)
+            end = data.find(b"\0", at + len(MARK)) if at >= 0 else -1
+            if end < 0:
+                break
+            if at:
+                items.append(data[:at])
+            body = data[at + len(MARK) : end].decode("latin-1")
+            items.append((int(body[1:]), body[0] == "f"))
+            data = data[end + 1 :]
+        if at >= 0:
+            keep = len(data) - at  # a marker whose end has not come yet
+        else:
+            keep = next((k for k in range(min(len(MARK) - 1, len(data)), 0, -1) if MARK.startswith(data[-k:])), 0)
+        cut = len(data) - keep
+        if cut:
+            items.append(data[:cut])
+        self._bytes[stream] = data[cut:]
+        self._flow()
+
+    def end(self, stream):
+        self._ended[stream] = True
+        if self._bytes[stream]:
+            self._items[stream].append(self._bytes[stream])
+            self._bytes[stream] = b""
+        self._flow()
+
+    def _flow(self):
+        while True:
+            moved = False
+            while self._frames and self._frames[0].get("sync", -1) <= self._completed:
+                self.out.append(("frame", self._frames.pop(0)))
+                moved = True
+            for stream in ("stdout", "stderr"):
+                items = self._items[stream]
+                while items and self._waiting[stream] is None:
+                    item = items.pop(0)
+                    moved = True
+                    if isinstance(item, bytes):
+                        text = self._decoders[stream].decode(item)
+                        if text:
+                            self.out.append((stream, text))
+                    elif item[0] > self._completed:
+                        self._waiting[stream] = item
+            if not moved and not self._complete_lowest():
+                return
+
+    def _complete_lowest(self):
+        waiting = [w for w in self._waiting.values() if w is not None]
+        head = self._frames[0].get("sync") if self._frames else None
+        numbers = [w[0] for w in waiting] + ([head] if head is not None and head > self._completed else [])
+        if not numbers:
+            return False
+        n = min(numbers)
+        with_frame = any(w[0] == n and w[1] for w in waiting) or head == n
+        raw_ready = all(self._ended[s] or (self._waiting[s] is not None and self._waiting[s][0] >= n) for s in self._waiting)
+        if not raw_ready or (with_frame and (head is None or head < n)):
+            return False
+        self._completed = n
+        for s, w in self._waiting.items():
+            if w is not None and w[0] <= n:
+                self._waiting[s] = None
+        return True
 
 
 class Cell(object):

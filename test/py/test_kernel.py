@@ -127,12 +127,26 @@ class Channel(KernelTestCase):
             "import os, sys\nrefused = []\nfor fd in sorted(int(n) for n in os.listdir('/proc/self/fd')):\n"
             "    try:\n        os.write(fd, b'')\n    except OSError as e:\n"
             "        refused += [fd] if \"kernel's own channel\" in str(e) else []\n"
-            "len(refused) >= 5, any(hasattr(m, '_PROTO_OUT') for m in list(sys.modules.values()))"
+            "len(refused) >= 4, any(hasattr(m, '_PROTO_OUT') for m in list(sys.modules.values()))"
         )
-        self.assertEqual(cell.plain, "(True, False)")
+        self.assertEqual(cell.plain, "(True, False)")  # requests, frames, the raw copies
         forged = self.k.run("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'{\"type\": \"done\", \"id\": \"c3\", \"status\": \"ok\", \"executionCount\": 9, \"cancelled\": false}\\n')\n    except OSError:\n        pass\nprint('still here')")
         self.assertEqual(forged.stdout, "still here\n")
         self.assertEqual(forged.done["executionCount"], 2)  # the real done, not the forged one
+
+    def test_a_frame_written_past_the_guard_has_no_key_and_is_not_taken(self):
+        # io.FileIO on a guessed number gets past the guard: the line reaches the frame pipe, but
+        # without the kernel's key (and after a newline, so it cannot swallow the next frame).
+        code = (
+            "import io, os\nline = b'{\"type\": \"done\", \"id\": \"c2\", \"status\": \"ok\", \"executionCount\": 9, \"cancelled\": false}\\n{\"partial'\n"
+            "for fd in range(3, 64):\n    try:\n        io.FileIO(fd, 'wb', closefd=False).write(line)\n    except OSError:\n        pass\n"
+            "print('after')"
+        )
+        cell = self.k.run(code)
+        self.assertTrue(cell.stdout.endswith("after\n"))  # (the line went to the raw copies too)
+        self.assertEqual(cell.done["executionCount"], 1)
+        self.assertTrue(any(b"executionCount\": 9" in line for line in self.k.noise))
+        self.assertEqual(self.k.run("'next'").plain, "'next'")
 
     def test_child_processes_inherit_none_of_the_private_descriptors(self):
         cell = self.k.run("fds = !ls /proc/self/fd\nsorted(int(fd) for fd in fds)")

@@ -43,10 +43,19 @@ class ChannelModule(unittest.TestCase):
     def test_a_channel_sends_reads_and_queues(self):
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
-        diag_r, diag_w = os.pipe()
-        ch = channel.Channel(in_r, out_w, diag_w, os.write, interrupts.Interrupts(), trace=True)
-        ch.send({"type": "started", "id": "x"})
-        self.assertEqual(os.read(out_r, 100), b'{"type": "started", "id": "x"}\n')
+        raw = [os.pipe(), os.pipe()]
+        ch = channel.Channel(in_r, out_w, [w for _, w in raw], os.write, interrupts.Interrupts())
+        ch.send({"type": "started", "id": "x"})  # before the key: no key, no barrier
+        self.assertEqual(os.read(out_r, 100), b'\n{"type": "started", "id": "x"}\n')
+        ch.set_key("k3y")
+        ch.set_key("other")  # the first key stays
+        ch.send({"type": "started", "id": "y"})
+        self.assertEqual(os.read(out_r, 100), b'\n{"key": "k3y", "type": "started", "id": "y", "sync": 0}\n')
+        ch.barrier()
+        ch.send({"type": "complete_reply", "id": "z", "matches": [], "start": 0, "end": 0})
+        self.assertNotIn(b"sync", os.read(out_r, 1000))
+        for r, _ in raw:
+            self.assertEqual(os.read(r, 100), b"\0omp-sync:k3y:f0\0\0omp-sync:k3y:r1\0")
         ch.protocol_error("bad", "x")
         self.assertIn(b"ProtocolError", os.read(out_r, 1000))
         os.write(in_w, b'\n{"id": "q"}\n')
@@ -55,9 +64,20 @@ class ChannelModule(unittest.TestCase):
         self.assertEqual(ch.next_request(), {"id": "first"})
         self.assertEqual(ch.next_request(), {"id": "q"})
         self.assertIsNone(ch.next_request())
-        self.assertIn(b"omp-eval runner: -> ", os.read(diag_r, 1000))
-        for fd in (in_r, out_r, out_w, diag_r, diag_w):
+        ch.diag("note")
+        self.assertTrue(os.read(raw[1][0], 1000).endswith(b"\0omp-eval runner: note\n"))
+        for fd in (in_r, out_r, out_w) + raw[0] + raw[1]:
             os.close(fd)
+
+    def test_inheritable_descriptors_are_closed_and_ours_kept(self):
+        keep = os.open(os.devnull, os.O_RDONLY)  # not inheritable (PEP 446)
+        leaked = os.open(os.devnull, os.O_RDONLY)
+        os.set_inheritable(leaked, True)
+        channel.close_inherited()
+        self.assertEqual(os.fstat(keep).st_ino, os.stat(os.devnull).st_ino)
+        with self.assertRaises(OSError):
+            os.fstat(leaked)
+        os.close(keep)
 
 
 class InterruptsModule(unittest.TestCase):
@@ -402,7 +422,7 @@ class CaptureModule(unittest.TestCase):
         from omp_kernel import capture
 
         r, w = os.pipe()
-        stream = capture._make_stream(w, io.TextIOWrapper, True)
+        stream = capture._make_stream(w, io.TextIOWrapper)
         stream.write("hi")
         stream.flush()
         self.assertEqual(os.read(r, 10), b"hi")

@@ -2,64 +2,115 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { KernelChannel } from '../../src/eval/kernel/channel.js';
-import { RAW_MARK, RAW_MARK_END } from '../../src/eval/kernel/rawDemux.js';
 import type { KernelProcess } from '../../src/eval/kernel/spawn.js';
-import { silentLogger } from '../../src/eval/logger.js';
-import type { Frame } from '../../src/eval/protocol/index.js';
+import type { Logger } from '../../src/eval/logger.js';
+import { type Frame, syncMark } from '../../src/eval/protocol/index.js';
 
-/** A js kernel process made of in-memory streams. */
-function fakeJsProcess() {
+const KEY = 'f00d';
+
+/** A kernel process made of in-memory streams. */
+function fakeProcess() {
   const child = Object.assign(new EventEmitter(), { pid: undefined, stdio: [], kill: () => true });
   const streams = { frames: new PassThrough(), stderr: new PassThrough(), rawStdout: new PassThrough() };
-  const proc = { child, executable: 'node', requests: new PassThrough(), syncToken: 'tok', ...streams };
+  const proc = { child, executable: 'python', requests: new PassThrough(), frameKey: KEY, ...streams };
   return { proc: proc as unknown as KernelProcess, ...streams };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
+const keyed = (frame: Frame) => `\n${JSON.stringify({ key: KEY, ...frame })}\n`;
+
+function open(opts: { rawSyncMs?: number } = {}) {
+  const fake = fakeProcess();
+  const frames: Frame[] = [];
+  const warnings: string[] = [];
+  const logger: Logger = { trace: () => {}, warn: (line) => warnings.push(line) };
+  let started = false;
+  const channel = new KernelChannel(
+    fake.proc,
+    {
+      onFrame: (frame) => {
+        if (frame.type === 'started') started = true;
+        if (frame.type === 'done') started = false;
+        frames.push(frame);
+      },
+      rawOwner: () => (started ? 'c1' : null),
+      onProtocolError: () => {},
+    },
+    { name: 'k', label: 'Python', logger, trace: false, ...opts },
+  );
+  return { ...fake, channel, frames, warnings };
+}
 
 describe('the kernel channel', () => {
-  it("gives raw output read before the cell's `started` frame to that cell, and holds `done` for the markers", async () => {
-    const { proc, frames: frameStream, stderr, rawStdout } = fakeJsProcess();
-    const frames: Frame[] = [];
-    let started = false;
-    const channel = new KernelChannel(
-      proc,
-      {
-        onFrame: (frame) => {
-          if (frame.type === 'started') {
-            started = true;
-            frames.push(frame);
-            channel.releaseRaw();
-            return;
-          }
-          frames.push(frame);
-        },
-        rawOwner: () => (started ? 'c1' : undefined),
-        onProtocolError: () => {},
-      },
-      { name: 'k', label: 'JavaScript', logger: silentLogger, trace: false },
-    );
-    // fd 1 is read before fd 3 carried `started`: the output waits for it.
-    rawStdout.write('early\n');
+  it("orders the raw pipes with the frames at the runner's barriers, whichever is read first", async () => {
+    const { channel, frames, rawStdout, stderr, proc } = open();
+    const frameStream = proc.frames as PassThrough;
+    // fd 1 is read before fd 3 carried `started`: output before the marker is background,
+    // output after it waits for `started`.
+    rawStdout.write(`between cells\n${syncMark(KEY, 'f', 0)}early\n`);
     await tick();
-    expect(frames).toEqual([]);
-    frameStream.write(`${JSON.stringify({ type: 'started', id: 'c1' })}\n`);
-    await tick();
-    frameStream.write(
-      `${JSON.stringify({ type: 'done', id: 'c1', status: 'ok', executionCount: 1, cancelled: false, rawSync: true })}\n`,
-    );
+    expect(frames).toEqual([{ type: 'stdout', id: null, data: 'between cells\n' }]);
+    stderr.write(syncMark(KEY, 'f', 0));
+    frameStream.write(keyed({ type: 'started', id: 'c1', sync: 0 }));
     await tick();
     // `done` waits for both markers.
-    expect(frames.map((f) => f.type)).toEqual(['started', 'stdout']);
-    rawStdout.write(`late\n${RAW_MARK}tok:c1${RAW_MARK_END}`);
-    stderr.write(`${RAW_MARK}tok:c1${RAW_MARK_END}`);
+    frameStream.write(
+      keyed({ type: 'done', id: 'c1', status: 'ok', executionCount: 1, cancelled: false, sync: 1 }),
+    );
     await tick();
-    expect(frames).toEqual([
-      { type: 'started', id: 'c1' },
+    expect(frames.map((f) => f.type)).toEqual(['stdout', 'started', 'stdout']);
+    rawStdout.write(`late\n${syncMark(KEY, 'f', 1)}`);
+    stderr.write(`oops\n${syncMark(KEY, 'f', 1)}`);
+    await tick();
+    expect(frames.slice(1)).toEqual([
+      { type: 'started', id: 'c1', sync: 0 },
       { type: 'stdout', id: 'c1', data: 'early\n' },
       { type: 'stdout', id: 'c1', data: 'late\n' },
-      { type: 'done', id: 'c1', status: 'ok', executionCount: 1, cancelled: false, rawSync: true },
+      { type: 'stderr', id: 'c1', data: 'oops\n' },
+      { type: 'done', id: 'c1', status: 'ok', executionCount: 1, cancelled: false, sync: 1 },
     ]);
     channel.finishStreams();
+  });
+
+  it('drops a frame without the kernel key (a cell wrote it) and takes the key off the others', async () => {
+    const { channel, frames, warnings, proc } = open();
+    const frameStream = proc.frames as PassThrough;
+    frameStream.write(
+      `${JSON.stringify({ type: 'done', id: 'c1', status: 'ok', executionCount: 9, cancelled: false })}\n`,
+    );
+    frameStream.write(`{"partial line a cell left`);
+    frameStream.write(keyed({ type: 'started', id: 'c2' }));
+    await tick();
+    expect(frames).toEqual([{ type: 'started', id: 'c2' }]);
+    expect(warnings.join('\n')).toMatch(/without the kernel key/);
+    channel.finishStreams();
+  });
+
+  it('lets a barrier go after rawSyncMs when its marker never comes (a cell moved fd 2)', async () => {
+    const { channel, frames, rawStdout, proc } = open({ rawSyncMs: 20 });
+    rawStdout.write(syncMark(KEY, 'f', 0));
+    (proc.frames as PassThrough).write(keyed({ type: 'started', id: 'c1', sync: 0 }));
+    rawStdout.write('after\n');
+    await tick();
+    expect(frames).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await tick();
+    expect(frames).toEqual([
+      { type: 'started', id: 'c1', sync: 0 },
+      { type: 'stdout', id: 'c1', data: 'after\n' },
+    ]);
+    channel.finishStreams();
+  });
+
+  it('passes what a barrier held on when the process ends', async () => {
+    const { channel, frames, rawStdout } = open();
+    rawStdout.write(`a${syncMark(KEY, 'r', 0)}b`);
+    await tick();
+    expect(frames).toEqual([{ type: 'stdout', id: null, data: 'a' }]);
+    channel.finishStreams();
+    expect(frames).toEqual([
+      { type: 'stdout', id: null, data: 'a' },
+      { type: 'stdout', id: null, data: 'b' },
+    ]);
   });
 });

@@ -1,14 +1,13 @@
 /**
- * The host's end of one kernel process: its channels (frames in, requests out, a js kernel's raw
- * fd 1/fd 2 output, the Python bridge), signals to it and its group, and its end. Frames reach
- * the kernel client in order, already validated; a js `done` waits here until the end-of-cell
- * markers on the raw streams came through (rawDemux.ts).
+ * The host's end of one kernel process: its channels (frames in, requests out, the raw fd 1/fd 2
+ * output, the bridge), signals to it and its group, and its end. Frames and raw output reach the
+ * kernel client in the order the kernel wrote them (rawDemux.ts merges the three pipes at the
+ * runner's barriers), frames already validated and checked for the kernel's key.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import {
-  type DoneFrame,
   encodeRequest,
   type Frame,
   LineSplitter,
@@ -19,14 +18,16 @@ import {
 import { BridgeServer } from './bridgeServer.js';
 import { startHostGuard, stopHostGuard, trackLive } from './lifetime.js';
 import { signalDescendants, signalGroup } from './processGroup.js';
-import { RawOutputDemux, type RawStream } from './rawDemux.js';
+import { OutputMerge, type RawStream } from './rawDemux.js';
 import type { KernelProcess } from './spawn.js';
 
 const STDERR_TAIL_CHARS = 8_192;
 /** After the process exits, its pipes get this long to drain (a forked child may hold them). */
 const EXIT_DRAIN_MS = 250;
-/** How long a js `done` waits for the end-of-cell markers on fd 1 and fd 2. */
+/** How long a barrier waits for its other parts (a marker written to a moved fd never comes). */
 const RAW_SYNC_MS = 1_000;
+/** Raw text batched into one frame at most (the rest goes on in the next). */
+const RAW_BATCH_CHARS = 1 << 20;
 
 export interface ChannelOptions {
   /** The kernel's name and label, for logs. */
@@ -35,19 +36,15 @@ export interface ChannelOptions {
   logger: Logger;
   trace: boolean;
   bridge?: BridgeHandler;
-  /** How long a js `done` waits for the end-of-cell markers (default 1 s). */
+  /** How long a barrier waits for its other parts (default 1 s). */
   rawSyncMs?: number;
 }
 
 export interface ChannelHandlers {
   /** Every frame, in order (raw output as stdout/stderr frames). */
   onFrame(frame: Frame): void;
-  /**
-   * The cell raw output belongs to: the running cell once it started, null between cells
-   * (background output), undefined while a cell was sent but its `started` frame has not been
-   * read yet (fd 1 may be read before fd 3): such output waits for releaseRaw().
-   */
-  rawOwner(): string | null | undefined;
+  /** The cell raw output belongs to: the running cell once it started, else null (background). */
+  rawOwner(): string | null;
   /** The frame stream broke (a frame over the size cap): nothing later can be trusted. */
   onProtocolError(message: string): void;
 }
@@ -62,15 +59,20 @@ export class KernelChannel {
   readonly closed: Promise<ProcessEnd>;
   /** Rejects when the process could not be spawned. */
   readonly spawnFailed: Promise<never>;
-  /** The last of what the process wrote to its own stderr (js: without markers). */
+  /** The last of what the process wrote to its stderr (without markers). */
   stderrTail = '';
   private readonly splitter = new LineSplitter();
-  private readonly raw?: RawOutputDemux;
+  private readonly merge: OutputMerge;
   private readonly bridge?: BridgeServer;
   private readonly guard;
   private readonly untrack: () => void;
-  private heldDone?: { frame: DoneFrame; timer: NodeJS.Timeout };
-  private heldRaw: { stream: RawStream; data: string }[] = [];
+  /** The barrier the sync timer watches, and the timer. */
+  private timedBarrier?: number;
+  private syncTimer?: NodeJS.Timeout;
+  /** Raw text of one stream and owner, passed on as one frame once this turn's reads are done. */
+  private pendingRaw?: { stream: RawStream; id: string | null; parts: string[]; chars: number };
+  private rawFlush?: NodeJS.Immediate;
+  private readonly keyInTrace: RegExp;
   private pauses = 0;
 
   constructor(
@@ -96,14 +98,17 @@ export class KernelChannel {
     });
     this.spawnFailed.catch(() => {});
     proc.requests.on('error', () => {}); // EPIPE after the kernel died is reported through 'close'
+    this.keyInTrace = new RegExp(`"key": ?"${proc.frameKey.replace(/\W/g, '')}", ?`);
+    this.merge = new OutputMerge(proc.frameKey, {
+      text: (stream, text) => this.emitRaw(stream, text),
+      frame: (frame) => {
+        this.flushRaw();
+        this.handlers.onFrame(frame);
+      },
+    });
     proc.frames.on('data', (chunk: Buffer) => this.onFrameData(chunk));
-    if (proc.syncToken !== undefined && proc.rawStdout) {
-      this.raw = new RawOutputDemux(proc.syncToken);
-      proc.rawStdout.setEncoding('utf8');
-      proc.rawStdout.on('data', (text: string) => this.onRawOutput('stdout', text));
-    }
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (text: string) => this.onStderr(text));
+    this.readRaw('stdout', proc.rawStdout);
+    this.readRaw('stderr', proc.stderr);
     if (proc.bridge) this.bridge = new BridgeServer(proc.bridge, opts.bridge, opts.logger);
   }
 
@@ -125,16 +130,22 @@ export class KernelChannel {
 
   /** Stops reading the kernel's output (it blocks on its writes) until resume(). Counted. */
   pause(): void {
-    if (this.pauses++ === 0) for (const stream of this.outputs()) stream.pause();
+    if (this.pauses++ === 0) {
+      for (const stream of this.outputs()) stream.pause();
+      this.watchBarrier(); // a paused host is not a lost marker
+    }
   }
 
   resume(): void {
-    if (this.pauses > 0 && --this.pauses === 0) for (const stream of this.outputs()) stream.resume();
+    if (this.pauses > 0 && --this.pauses === 0) {
+      for (const stream of this.outputs()) stream.resume();
+      this.watchBarrier();
+    }
   }
 
   private outputs(): Readable[] {
     const { frames, rawStdout, stderr } = this.proc;
-    return rawStdout ? [frames, rawStdout, stderr] : [frames];
+    return [frames, rawStdout, stderr];
   }
 
   signalRunner(signal: NodeJS.Signals): void {
@@ -168,23 +179,28 @@ export class KernelChannel {
   }
 
   /**
-   * The process ended: what the raw streams held back is output, a held `done` is released, and
-   * the bridge and the host guard stop. Returns an unterminated last frame line, if any.
+   * The process ended: whatever the merge still holds goes out, and the bridge and the host
+   * guard stop. Returns an unterminated last frame line, if any.
    */
   finishStreams(): string | undefined {
     this.untrack();
-    for (const stream of ['stdout', 'stderr'] as const) this.emitRaw(stream, this.raw?.end(stream) ?? '');
-    this.releaseHeldDone(true);
+    this.merge.finish();
+    this.flushRaw();
+    clearTimeout(this.syncTimer);
     stopHostGuard(this.guard);
     this.bridge?.close();
     return this.splitter.end();
   }
 
-  private onStderr(text: string) {
-    if (this.opts.trace) this.opts.logger.trace(`[omp-eval ${this.opts.name} stderr] ${text}`);
-    // js: the tail is kept by emitRaw, without the end-of-cell markers
-    if (this.raw) this.onRawOutput('stderr', text);
-    else this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
+  private readRaw(stream: RawStream, readable: Readable) {
+    readable.on('data', (chunk: Buffer) => {
+      this.merge.raw(stream, chunk);
+      this.watchBarrier();
+    });
+    readable.once('end', () => {
+      this.merge.endStream(stream);
+      this.watchBarrier();
+    });
   }
 
   private onFrameData(chunk: Buffer) {
@@ -197,67 +213,74 @@ export class KernelChannel {
     }
     const { logger, trace, name, label } = this.opts;
     for (const line of lines) {
-      if (trace) logger.trace(`[omp-eval ${name} <-] ${line.slice(0, 2000)}`);
       if (!line.trim()) continue;
+      if (trace) logger.trace(`[omp-eval ${name} <-] ${line.replace(this.keyInTrace, '').slice(0, 2000)}`);
       const parsed = this.checkKey(parseFrameLine(line), line);
       if (parsed.kind === 'noise') {
         logger.warn(
           `${label} kernel ${name} sent a line that is not a frame (${parsed.reason}): ${line.slice(0, 200)}`,
         );
-      } else if (parsed.frame.type === 'done' && parsed.frame.rawSync === true) {
-        // Wait for the raw streams to catch up (bounded: a marker can be lost to a closed fd).
-        this.heldDone = {
-          frame: parsed.frame,
-          timer: setTimeout(() => this.releaseHeldDone(true), this.opts.rawSyncMs ?? RAW_SYNC_MS),
-        };
-        this.releaseHeldDone();
       } else {
-        this.handlers.onFrame(parsed.frame);
+        this.merge.frame(parsed.frame);
       }
     }
+    this.watchBarrier();
   }
 
-  /** A frame of a keyed channel counts only with the kernel's key, which is taken off it. */
+  /** A frame counts only with the kernel's key, which is taken off it. */
   private checkKey(parsed: ParsedLine, line: string): ParsedLine {
-    const key = this.proc.frameKey;
-    if (key === undefined || parsed.kind === 'noise') return parsed;
+    if (parsed.kind === 'noise') return parsed;
     const { key: given, ...frame } = parsed.frame as Frame & { key?: unknown };
-    if (given !== key)
+    if (given !== this.proc.frameKey)
       return { kind: 'noise', line, reason: 'a frame without the kernel key (written by user code?)' };
     return { kind: 'frame', frame: frame as Frame };
   }
 
-  /** What the js process wrote to fd 1 or fd 2 itself: the running cell's, markers taken out. */
-  private onRawOutput(stream: RawStream, data: string) {
-    this.emitRaw(stream, this.raw?.push(stream, data) ?? data);
-    this.releaseHeldDone();
-  }
-
+  /**
+   * Raw output, in order: the running cell's, or background output between cells. Text read in
+   * one turn of the event loop goes on as one frame (a line-buffered burst comes in many reads);
+   * anything else that goes on first sends it.
+   */
   private emitRaw(stream: RawStream, data: string) {
-    if (!data) return;
     if (stream === 'stderr') this.stderrTail = (this.stderrTail + data).slice(-STDERR_TAIL_CHARS);
-    const owner = this.handlers.rawOwner();
-    if (owner === undefined) this.heldRaw.push({ stream, data });
-    else this.handlers.onFrame({ type: stream, id: owner, data });
-  }
-
-  /** Raw output that waited for the running cell's `started` goes on now (to its owner then). */
-  releaseRaw(): void {
-    const held = this.heldRaw;
-    this.heldRaw = [];
-    for (const { stream, data } of held) {
-      this.handlers.onFrame({ type: stream, id: this.handlers.rawOwner() ?? null, data });
+    if (this.opts.trace && stream === 'stderr')
+      this.opts.logger.trace(`[omp-eval ${this.opts.name} stderr] ${data}`);
+    const id = this.handlers.rawOwner();
+    const pending = this.pendingRaw;
+    if (pending && (pending.stream !== stream || pending.id !== id)) this.flushRaw();
+    if (!this.pendingRaw) {
+      this.pendingRaw = { stream, id, parts: [], chars: 0 };
+      this.rawFlush = setImmediate(() => this.flushRaw());
     }
+    const batch = this.pendingRaw as NonNullable<typeof this.pendingRaw>;
+    batch.parts.push(data);
+    batch.chars += data.length;
+    if (batch.chars >= RAW_BATCH_CHARS) this.flushRaw();
   }
 
-  private releaseHeldDone(force = false) {
-    const held = this.heldDone;
-    if (!held) return;
-    const id = held.frame.id;
-    if (!force && !this.raw?.synced(id)) return;
-    this.raw?.forget(id);
-    clearTimeout(held.timer);
-    this.heldDone = undefined;
-    this.handlers.onFrame(held.frame);
+  private flushRaw() {
+    const batch = this.pendingRaw;
+    if (!batch) return;
+    this.pendingRaw = undefined;
+    clearImmediate(this.rawFlush);
+    this.handlers.onFrame({ type: batch.stream, id: batch.id, data: batch.parts.join('') });
+  }
+
+  /**
+   * A barrier waits at most rawSyncMs for its other parts (a marker written to a descriptor a
+   * cell moved never comes); then what it held goes on.
+   */
+  private watchBarrier() {
+    const pending = this.pauses ? undefined : this.merge.pending;
+    if (pending === this.timedBarrier) return;
+    clearTimeout(this.syncTimer);
+    this.timedBarrier = pending;
+    if (pending === undefined) return;
+    this.syncTimer = setTimeout(() => {
+      this.timedBarrier = undefined;
+      this.merge.force();
+      this.watchBarrier();
+    }, this.opts.rawSyncMs ?? RAW_SYNC_MS);
+    this.syncTimer.unref();
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The kernel client: one kernel process of either language (spawn.ts), its state machine
  * (state.ts), the cell queue, interrupts escalating to a kill, and shutdown (lifetime.ts). Both
- * runners speak the frames of protocol/; a js kernel's raw fd 1/fd 2 output is demultiplexed
- * by rawDemux.ts, a Python kernel's agent() calls are served by bridgeServer.ts.
+ * runners speak the frames of protocol/ and write their raw fd 1/fd 2 output straight to the
+ * host, merged in order with the frames by rawDemux.ts; agent() calls are served by
+ * bridgeServer.ts.
  */
 import { type Logger, silentLogger } from '../logger.js';
 import {
@@ -121,8 +122,8 @@ export class Kernel {
         proc,
         {
           onFrame: (frame) => this.onFrame(frame),
-          rawOwner: () =>
-            this.current ? (this.current.started ? this.current.request.id : undefined) : null,
+          // Raw output written before the cell's `started` barrier is read before that frame.
+          rawOwner: () => (this.current?.started ? this.current.request.id : null),
           onProtocolError: (message) => this.onProtocolError(message),
         },
         {
@@ -194,7 +195,6 @@ export class Kernel {
     }
     if (frame.type === 'started') {
       cell.started = true;
-      this.channel?.releaseRaw();
       if (cell.interruptPending) this.signalCell();
     }
     if (frame.type === 'error' && !cell.error) cell.error = cellErrorOf(frame);
@@ -220,7 +220,6 @@ export class Kernel {
       clearTimeout(this.escalation);
       clearInterval(this.reinterrupt);
       this.escalation = undefined;
-      this.channel?.releaseRaw(); // what waited for a `started` that never came: background
     }
     if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
     cell.resolve(outcome);
@@ -345,7 +344,7 @@ export class Kernel {
     const exit: KernelExit = { code, signal, reason, stderrTail };
     this.exitInfo = exit;
     this.machine.fire('exited');
-    // Every pipe is drained now: held-back output and a held `done` reach their cell first.
+    // Every pipe is drained now: what the merge held back reaches its cell first.
     const tail = this.channel?.finishStreams();
     if (tail?.trim())
       this.logger.warn(`${this.label} kernel ${this.name} ended inside a frame: ${tail.slice(0, 200)}`);
@@ -358,10 +357,12 @@ export class Kernel {
     };
     const running = this.current;
     this.current = undefined;
-    this.channel?.releaseRaw();
     if (running) {
       const cell = { id: running.request.id, ...(running.error ? { error: running.error } : {}) };
-      this.finish(running, exitOutcome(cell, true, exit, context));
+      const outcome = exitOutcome(cell, true, exit, context);
+      // A started cell received the kernel's last stderr as its own output: not repeated here.
+      if (running.started && outcome.error?.ename === 'KernelDied') outcome.error.traceback = [];
+      this.finish(running, outcome);
     }
     for (const cell of this.queue.splice(0))
       this.finish(cell, exitOutcome({ id: cell.request.id }, false, exit, context));

@@ -2,10 +2,16 @@
  * Starting a kernel process: `python -u runner.py` or `node runner.cjs`, each in a process group
  * (and session) of its own, with the filtered environment, and the channels the host speaks on.
  *
- * Python: requests on stdin, frames on stdout, the bridge on fd 3 (a socket pair).
- * JavaScript: frames on fd 3, requests on fd 4, the bridge on fd 5; fd 1 and fd 2 are the running
- * cell's raw output. Its frames carry a per-kernel key (sent in the init request, never in the
- * environment, which a cell can read from /proc), so a frame a cell writes to fd 3 is not taken.
+ * Both languages have one descriptor layout (docs/architecture.md, "Descriptors"):
+ *   fd 0  /dev/null          the cells' stdin reads nothing (input() asks the host)
+ *   fd 1  raw stdout         everything the process and its children write there, as written
+ *   fd 2  raw stderr
+ *   fd 3  frames out         NDJSON, every frame carrying the kernel's key
+ *   fd 4  requests in        NDJSON
+ *   fd 5  the bridge         a socket pair (agent(), completion())
+ * The runner keeps private, non-inheritable copies of fds 3-5 (and of 1 and 2, for its ordering
+ * markers) and closes the originals, so cells and their children hold none of them. The key is
+ * sent in the init request, never in the environment (a cell can read that from /proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +26,10 @@ import type { KernelLanguage, KernelOptions } from './types.js';
 /** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */
 const JS_RUNNER = fileURLToPath(new URL('../../js/runner.cjs', import.meta.url));
 
+/** fd 0 /dev/null, fds 1-5 pipes (see above): the same for both languages. */
+const KERNEL_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
+export const BRIDGE_FD = 5;
+
 export interface KernelProcess {
   child: ChildProcess;
   /** The program the kernel runs in (an interpreter, or node). */
@@ -27,16 +37,14 @@ export interface KernelProcess {
   python?: ResolvedPython;
   requests: Writable;
   frames: Readable;
-  /** The process's own stderr (js: also the running cell's raw stderr). */
+  /** fd 1: the raw stdout of the process and its children. */
+  rawStdout: Readable;
+  /** fd 2: the raw stderr of the process and its children. */
   stderr: Readable;
-  /** js: the process's fd 1, the running cell's raw stdout. */
-  rawStdout?: Readable;
   /** The bridge socket. */
   bridge?: Duplex;
-  /** js: the secret part of the end-of-cell markers, so output cannot imitate one. */
-  syncToken?: string;
-  /** js: the key on every frame; a frame without it was not written by the runner. */
-  frameKey?: string;
+  /** The key on every frame and in every ordering marker; a frame without it is not the runner's. */
+  frameKey: string;
 }
 
 export async function spawnKernel(
@@ -45,56 +53,40 @@ export async function spawnKernel(
   opts: KernelOptions,
   logger: Logger,
 ): Promise<KernelProcess> {
-  return language === 'js' ? spawnNode(cwd, opts) : spawnPython(cwd, opts, logger);
-}
-
-async function spawnPython(cwd: string, opts: KernelOptions, logger: Logger): Promise<KernelProcess> {
   const hostEnv = opts.hostEnv ?? process.env;
+  if (language === 'js') {
+    const env = filterEnv(hostEnv, ['NODE_PATH', ...(opts.passEnv ?? [])]);
+    return spawnWithChannels(process.execPath, [JS_RUNNER], cwd, env);
+  }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
-  const child = spawn(python.executable, ['-u', runner], {
-    cwd,
-    env: { ...kernelEnv(hostEnv, python, opts.passEnv), OMP_BRIDGE_FD: '3' },
-    detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
-    // fd 3: the bridge, a socket pair only this host and this kernel hold.
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
-  return {
-    child,
-    executable: python.executable,
-    python,
-    requests: child.stdin as Writable,
-    frames: child.stdout as Readable,
-    stderr: child.stderr as Readable,
-    ...(child.stdio[3] ? { bridge: child.stdio[3] as Duplex } : {}),
-  };
+  const env = kernelEnv(hostEnv, python, opts.passEnv);
+  return { ...spawnWithChannels(python.executable, ['-u', runner], cwd, env), python };
 }
 
-function spawnNode(cwd: string, opts: KernelOptions): KernelProcess {
-  // One secret serves as the frame key and in the end-of-cell markers.
-  const key = randomBytes(16).toString('hex');
-  const env = {
-    ...filterEnv(opts.hostEnv ?? process.env, ['NODE_PATH', ...(opts.passEnv ?? [])]),
-    OMP_BRIDGE_FD: '5',
-  };
-  const child = spawn(process.execPath, [JS_RUNNER], {
+/** Spawns `executable args` in a process group of its own, with the kernel's descriptors. */
+function spawnWithChannels(
+  executable: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): KernelProcess {
+  const child = spawn(executable, args, {
     cwd,
-    env,
-    detached: true,
-    // fd 3: frames out, fd 4: requests in, fd 5: the bridge; stdin is not the cells' to read.
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    env: { ...env, OMP_BRIDGE_FD: String(BRIDGE_FD) },
+    detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
+    stdio: [...KERNEL_STDIO],
     windowsHide: true,
   });
+  const stdio = child.stdio as unknown as (Readable | Writable | Duplex | null)[];
   return {
     child,
-    executable: process.execPath,
-    requests: child.stdio[4] as Writable,
-    frames: child.stdio[3] as Readable,
-    stderr: child.stderr as Readable,
-    rawStdout: child.stdout as Readable,
-    ...((child.stdio as unknown[])[5] ? { bridge: (child.stdio as unknown[])[5] as Duplex } : {}),
-    syncToken: key,
-    frameKey: key,
+    executable,
+    rawStdout: stdio[1] as Readable,
+    stderr: stdio[2] as Readable,
+    frames: stdio[3] as Readable,
+    requests: stdio[4] as Writable,
+    ...(stdio[BRIDGE_FD] ? { bridge: stdio[BRIDGE_FD] as Duplex } : {}),
+    frameKey: randomBytes(16).toString('hex'),
   };
 }

@@ -32,7 +32,7 @@ export interface KernelOptions {
   startTimeoutMs?: number;
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;
-  /** How long a js `done` waits for the end-of-cell markers on fd 1 and fd 2 (default 1 s). */
+  /** How long an ordering barrier waits for its other parts (a lost marker; default 1 s). */
   rawSyncMs?: number;
   /** Trace every frame in both directions to the logger (default: PI_PYTHON_IPC_TRACE=1). */
   trace?: boolean;

@@ -1,6 +1,9 @@
 /**
  * Frames: what a kernel (runner.py or runner.cjs) sends the host, one JSON object per line. Every
  * frame that crosses the process boundary is checked here before anything else sees it.
+ *
+ * Any frame may carry `sync: n`: it completes barrier n of the kernel's raw output (markers.ts),
+ * and the host passes it on only once the raw output written before the barrier has been.
  */
 
 /** A MIME bundle: MIME type → data (text, base64 for binary images, JSON for application/json). */
@@ -54,18 +57,24 @@ export interface DoneFrame {
   status: 'ok' | 'error';
   executionCount: number;
   cancelled: boolean;
-  /** js: end-of-cell markers were written to fd 1 and fd 2; hold `done` until both arrive. */
-  rawSync?: boolean;
 }
 
-export type Frame =
+/** What every frame may carry besides its own fields (the key is taken off by the channel). */
+interface FrameCommon {
+  /** The barrier of the raw output this frame completes (markers.ts). */
+  sync?: number;
+}
+
+export type Frame = (
   | StartedFrame
   | StreamFrame
   | DisplayFrame
   | ErrorFrame
   | InputRequestFrame
   | CompleteReplyFrame
-  | DoneFrame;
+  | DoneFrame
+) &
+  FrameCommon;
 
 export type FrameType = Frame['type'];
 
@@ -78,6 +87,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const optional = (v: unknown, test: (v: unknown) => boolean) => v === undefined || test(v);
 const isBoolean = (v: unknown) => typeof v === 'boolean';
+const isSyncNumber = (v: unknown) => isInt(v) && (v as number) >= 0;
 
 /** Each frame type's rule: undefined when the frame is well formed, else what is wrong. */
 const FRAME_RULES: Record<FrameType, Check> = {
@@ -107,8 +117,7 @@ const FRAME_RULES: Record<FrameType, Check> = {
     isString(v.id) &&
     (v.status === 'ok' || v.status === 'error') &&
     isInt(v.executionCount) &&
-    isBoolean(v.cancelled) &&
-    optional(v.rawSync, isBoolean)
+    isBoolean(v.cancelled)
       ? undefined
       : 'done frame needs id, status, executionCount and cancelled',
 };
@@ -130,6 +139,7 @@ export function validateFrame(value: unknown): Frame | string {
   const rule = FRAME_RULES[value.type as FrameType];
   if (!rule || !Object.hasOwn(FRAME_RULES, value.type as string))
     return `unknown frame type ${JSON.stringify(value.type)}`;
+  if (!optional(value.sync, isSyncNumber)) return 'sync must be a non-negative integer';
   return rule(value) ?? (value as unknown as Frame);
 }
 

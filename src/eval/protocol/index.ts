@@ -2,4 +2,5 @@
 export * from './bridge.js';
 export * from './frames.js';
 export * from './lines.js';
+export * from './markers.js';
 export * from './requests.js';

@@ -1,22 +1,22 @@
-"""Output capture. fd 1 and fd 2 are pipes that one reader thread forwards as stdout/stderr frames
-of the running cell (or with id null between cells: background output), so output from Python,
-C code and child processes arrives in the order it was written.
+"""Output. fd 1 and fd 2 are the host's pipes: what Python, C code, child processes and forked
+children write there reaches the host as written, and nothing waits in this process that could
+die with it. `sys.stdout` is a block-buffered stream on fd 1 (a pump thread flushes it every
+20 ms), line-buffered at the start of each cell and again once output went quiet, so that a line
+printed just before C code that holds the GIL is on its way already. `sys.stderr` is unbuffered.
 
-stdout is block-buffered (flushed by a pump thread every 20 ms and before every frame); stderr
-is unbuffered, and a write to it waits until the reader has taken stdout's pipe before and its
-own pipe after, so the two streams keep their relative order. Importing this module has no side
-effects; `Capture.install()` moves the descriptors and starts the threads.
+The host reads the two pipes and the frame pipe separately; the channel's barriers put them in
+order again. A run of stderr writes begins with a barrier (stdout written before it goes first)
+and the next stdout write ends it with another (what follows goes after). A frame that must come
+after the output before it is sent with its own barrier (channel.SYNCED). Importing this module
+has no side effects; `Capture.install()` sets up the streams and the pump.
 """
-import codecs
 import io
 import os
-import select
 import sys
 import threading
 import time
 
-FRAME_CAP = 1 << 19  # characters per stdout/stderr frame
-WINDOW = 0.01  # seconds output may wait to be coalesced with more
+BUSY_WRITES = 64  # stdout writes per pump tick above which it is block-buffered
 
 # Children, C functions and os.write reach fd 1/2 directly: what Python buffered is flushed first,
 # so a cell's output keeps the order in which it was written.
@@ -34,71 +34,78 @@ FLUSH_EVENTS = frozenset(
 )
 
 
+class _StdoutRaw(io.FileIO):
+    """fd 1 under sys.stdout's buffer: each write (one per flush) tells the capture first."""
+
+    capture = None
+
+    def write(self, data):
+        self.capture.before_stdout()
+        return io.FileIO.write(self, data)
+
+
 class _Stderr(io.TextIOWrapper):
-    """Unbuffered, and flushes stdout first, so both reach the host in the order written."""
+    """Unbuffered; each write is ordered after the stdout written before it."""
 
     capture = None
 
     def write(self, text):
-        capture = self.capture
-        capture.stdout.flush()
-        capture.sync(capture.out_r)
+        self.capture.before_stderr()
         n = super().write(text)
         self.flush()  # write_through skips the text layer only; the byte buffer still holds it
-        capture.sync(capture.err_r)
         return n
 
 
 class Capture(object):
-    def __init__(self, send, guard, write):
-        self._send = send
+    def __init__(self, channel, guard, write):
+        self._channel = channel
         self._guard = guard  # defers KeyboardInterrupt while frames are written
         self._write = write  # os.write as it was at start
         self._dup2 = os.dup2  # (the cell-facing os functions refuse the private descriptors)
+        self._raw_out, self._raw_err = channel.raw_fds
         self.lock = threading.Lock()
         self.cell_id = None  # the running cell's id; None between cells
         self.in_cell = lambda: False
-        self.before_output = None  # called before a cell's output is sent (a waiting clear_output)
-        self._pending = []  # [stream name, text] segments not yet sent
-        self._pending_size = 0
+        self.before_output = None  # called before a cell's output is written (a waiting clear_output)
         self.main_pid = os.getpid()
         self.stdout = self.stderr = None
-        self.out_r = self.out_w = self.err_r = self.err_w = None
+        self.stdout_writes = 0  # writes to fd 1 by sys.stdout so far (the pump watches the rate)
+        self._line_buffered = True
+        self._stderr_run = False  # stderr was written since the last barrier
 
     # ---- set-up -------------------------------------------------------------------------------
 
     def install(self):
-        import fcntl
-        import termios
-
-        self._ioctl = fcntl.ioctl
-        self._fionread = termios.FIONREAD
-        self.out_r, self.out_w = os.pipe()
-        self.err_r, self.err_w = os.pipe()
-        os.dup2(self.out_w, 1)
-        os.dup2(self.err_w, 2)
-        # out_w/err_w stay open: each cell restores fd 1/2 from them if user code moved them.
+        self._channel.after_barrier = self._barrier_passed
         self.install_streams(False)
-        for target, name in ((self.read_loop, "omp-reader"), (self.pump, "omp-pump")):
-            threading.Thread(target=target, name=name, daemon=True).start()
+        threading.Thread(target=self.pump, name="omp-pump", daemon=True).start()
 
-    @property
-    def fds(self):
-        return frozenset((self.out_r, self.out_w, self.err_r, self.err_w))
-
-    def install_streams(self, stdout_write_through):
-        """(Re)creates sys.stdout/sys.stderr on fd 1/2. A forked child, which has no pump thread,
-        writes through. A plain TextIOWrapper for stdout: any subclass costs print() a third more."""
-        self.stdout = _make_stream(1, io.TextIOWrapper, stdout_write_through)
-        self.stderr = _make_stream(2, _Stderr, True)
+    def install_streams(self, forked):
+        """(Re)creates sys.stdout/sys.stderr on fd 1/2. A forked child, which has no pump thread
+        and no channel, gets plain write-through streams. A plain TextIOWrapper for stdout: any
+        subclass costs print() a third more."""
+        if forked:
+            raw = io.FileIO(1, "wb", closefd=False)
+        else:
+            raw = _StdoutRaw(1, "wb", closefd=False)
+            raw.capture = self
+        self.stdout = io.TextIOWrapper(
+            io.BufferedWriter(raw, 1 << 16),
+            encoding="utf-8",
+            errors="backslashreplace",
+            write_through=forked,
+            line_buffering=True,
+        )
+        self._line_buffered = True
+        self.stderr = _make_stream(2, io.TextIOWrapper if forked else _Stderr)
         self.stderr.capture = self
         sys.stdout = sys.__stdout__ = self.stdout
         sys.stderr = sys.__stderr__ = self.stderr
 
     def restore(self):
-        """Undoes what a previous cell did to the output channels: closed or moved fd 1/2, closed
-        sys.stdout/sys.stderr."""
-        for fd, keep in ((1, self.out_w), (2, self.err_w)):
+        """Undoes what a previous cell did to the output channels (closed or moved fd 1/2, closed
+        sys.stdout/sys.stderr); each cell starts line-buffered."""
+        for fd, keep in ((1, self._raw_out), (2, self._raw_err)):
             try:
                 same = os.path.sameopenfile(fd, keep)
             except OSError:
@@ -111,87 +118,49 @@ class Capture(object):
             sys.stdout = self.stdout
         if getattr(sys.stderr, "closed", True):
             sys.stderr = self.stderr
+        self._buffer_lines(True)
 
     def after_fork_in_child(self):
         self.install_streams(True)
 
-    # ---- forwarding ---------------------------------------------------------------------------
+    # ---- ordering -----------------------------------------------------------------------------
 
-    def _emit_pending(self, keep_partial=False):
-        """Sends pending output as frames. Caller holds the lock."""
-        segments = self._pending
-        tail = None
-        if keep_partial and segments:
-            name, text = segments[-1]
-            cut = text.rfind("\n") + 1
-            if 0 < cut < len(text) and len(text) - cut < FRAME_CAP:
-                segments[-1] = [name, text[:cut]]
-                tail = [name, text[cut:]]
-        self._pending = [tail] if tail else []
-        self._pending_size = len(tail[1]) if tail else 0
-        if segments and self.cell_id is not None and self.before_output is not None:
-            self.before_output()
-        for name, text in segments:
-            for start in range(0, len(text), FRAME_CAP):
-                self._send({"type": name, "id": self.cell_id, "data": text[start : start + FRAME_CAP]})
+    def before_stdout(self):
+        """sys.stdout is about to write to fd 1 (its buffer's lock is held)."""
+        self.stdout_writes += 1
+        self.order_stdout()
 
-    def _append(self, name, text):
-        if not text:
-            return
-        if self._pending and self._pending[-1][0] == name:
-            self._pending[-1][1] += text
-        else:
-            self._pending.append([name, text])
-        self._pending_size += len(text)
-
-    def read_loop(self):
-        fds = {self.out_r: "stdout", self.err_r: "stderr"}
-        decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in fds}
-        order = [self.out_r, self.err_r]
-        deadline = None
-        while order:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                ready, _, _ = select.select(order, [], [], timeout)
-            except (OSError, ValueError):
-                return
-            with self.lock:
-                for fd in order[:]:
-                    if fd not in ready:
-                        continue
-                    try:
-                        data = os.read(fd, 1 << 16)
-                    except OSError:
-                        data = b""
-                    if not data:
-                        order.remove(fd)
-                        continue
-                    self._append(fds[fd], decoders[fd].decode(data))
-                if self._pending_size and deadline is None:
-                    deadline = time.monotonic() + WINDOW
-                if self._pending_size >= FRAME_CAP:
-                    self._emit_pending(keep_partial=True)
-                elif deadline is not None and (not ready or time.monotonic() >= deadline):
-                    self._emit_pending()
-                if not self._pending_size:
-                    deadline = None
-
-    def unread(self, fd):
-        """Bytes waiting in a pipe."""
-        return int.from_bytes(self._ioctl(fd, self._fionread, b"\0\0\0\0"), sys.byteorder)
-
-    def sync(self, pipe_r, limit=0.5):
-        """Waits until the reader thread has taken what is in a capture pipe."""
+    def order_stdout(self):
+        """A write to fd 1 follows: a run of stderr before it ends, a waiting clear happens."""
         if os.getpid() != self.main_pid:
             return
-        give_up = time.monotonic() + limit
-        while True:
-            with self.lock:
-                if self.unread(pipe_r) == 0:
-                    return
-            if time.monotonic() > give_up:
-                return
-            time.sleep(0.0001)
+        if self._stderr_run:
+            self.end_stderr_run()
+        if self.cell_id is not None and self.before_output is not None:
+            self.before_output()
+
+    def before_stderr(self):
+        """A write to fd 2 follows: stdout written before it must reach the host first."""
+        if os.getpid() != self.main_pid:
+            return
+        self.stdout.flush()  # (before taking our lock: the flush takes the buffer's, then ours)
+        if self.cell_id is not None and self.before_output is not None:
+            self.before_output()
+        with self.lock:
+            if not self._stderr_run:
+                self._channel.barrier()
+                self._stderr_run = True
+
+    def end_stderr_run(self):
+        with self.lock:
+            if self._stderr_run:
+                self._stderr_run = False
+                self._channel.barrier()
+
+    def _barrier_passed(self):
+        self._stderr_run = False  # a frame's barrier orders both streams as well
+
+    # ---- flushing -----------------------------------------------------------------------------
 
     def flush_streams(self):
         for stream in (self.stdout, self.stderr):
@@ -200,58 +169,65 @@ class Capture(object):
             except Exception:
                 pass
 
-    def drain(self, limit=1.0):
-        """Forwards everything written to fd 1/2 so far, before the caller's next frame."""
+    def drain(self, limit=None):
+        """Writes out what Python buffered, before the caller's next frame (whose barrier orders
+        it after this output)."""
         self.flush_streams()
-        if os.getpid() != self.main_pid:
-            return  # the reader thread lives in the kernel process only
-        give_up = time.monotonic() + limit
-        with self._guard:
-            while True:
-                with self.lock:
-                    empty = self.unread(self.out_r) == 0 and self.unread(self.err_r) == 0
-                    if empty or time.monotonic() > give_up:
-                        self._emit_pending()
-                        return
-                time.sleep(0.0002)
 
     def end_cell(self):
-        """The cell's id is gone once its output was sent; returns it."""
+        """The cell's id is gone once its output was written; returns it."""
         with self.lock:
             finished, self.cell_id = self.cell_id, None
         return finished
 
     def pump(self):
-        """Flushes the block-buffered streams so partial output streams while a cell runs."""
+        """Flushes stdout so partial output streams while a cell runs. Output that comes fast is
+        block-buffered; once it went quiet for a tick, stdout is line-buffered again."""
+        seen = self.stdout_writes
         while True:
             time.sleep(0.02 if self.in_cell() else 0.1)
             self.flush_streams()
+            writes, seen = self.stdout_writes - seen, self.stdout_writes
+            if self._line_buffered and writes > BUSY_WRITES:
+                self._buffer_lines(False)
+            elif not self._line_buffered and writes == 0:
+                self._buffer_lines(True)
+
+    def _buffer_lines(self, on):
+        if self._line_buffered == on:
+            return
+        try:
+            self.stdout.reconfigure(line_buffering=on)
+            self._line_buffered = on
+        except (ValueError, RuntimeError):
+            pass  # closed, or busy in another thread: next tick
 
     # ---- hooks for user code ------------------------------------------------------------------
 
     def audit(self, event, args):
         if event in FLUSH_EVENTS:
             self.flush_streams()
+            if self._stderr_run:
+                self.end_stderr_run()  # the child's stdout goes after the stderr before it
 
     def user_write(self, fd, data):
         """os.write for user code: output to fd 1/2 keeps its order with print()."""
-        if fd != 1 and fd != 2:
+        if (fd != 1 and fd != 2) or os.getpid() != self.main_pid:
             return self._write(fd, data)
-        self.flush_streams()
         if fd == 1:
-            return self._write(fd, data)
-        self.sync(self.out_r)
-        n = self._write(fd, data)
-        self.sync(self.err_r)
-        return n
+            self.stdout.flush()
+            self.order_stdout()
+        else:
+            self.before_stderr()
+        return self._write(fd, data)
 
 
-def _make_stream(fd, cls, write_through):
+def _make_stream(fd, cls):
     raw = io.FileIO(fd, "wb", closefd=False)
     return cls(
         io.BufferedWriter(raw, 1 << 16),
         encoding="utf-8",
         errors="backslashreplace",
-        write_through=write_through,
-        line_buffering=write_through,
+        write_through=True,
+        line_buffering=True,
     )

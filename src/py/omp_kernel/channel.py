@@ -1,13 +1,21 @@
-"""The protocol channel: requests in, frames out, on private descriptors.
+"""The protocol channel: frames out, requests in, and the ordering markers in the raw output, all on
+private descriptors.
 
-At install the host's fd 0 and fd 1 are copied to private, non-inheritable descriptors; fd 0
-becomes /dev/null and fd 1 and fd 2 become capture pipes (capture.py), so user code, C
-extensions and child processes can neither read requests nor write into the frame stream.
-Importing this module has no side effects.
+The host starts the runner with fd 0 /dev/null, fd 1 and fd 2 pipes it reads as the raw output,
+fd 3 for frames, fd 4 for requests and fd 5 for the bridge (src/eval/kernel/spawn.ts). At install
+fds 3-5 move to private, non-inheritable descriptors, fds 1 and 2 are copied to private ones (the
+markers and faulthandler write there even when a cell moved fd 1 or 2), and every other
+inheritable descriptor the process was given is closed: cells and their children hold none of
+the host's. Every frame carries the kernel's key (sent in the init request), so a line a cell
+writes to the frame pipe is not taken for a frame. Importing this module has no side effects.
 """
 import json
 import os
 import threading
+
+FRAMES_FD, REQUESTS_FD, BRIDGE_FD = 3, 4, 5
+# Frames the host must see after the raw output written before them (src/eval/protocol/markers.ts).
+SYNCED = frozenset(("started", "display", "result", "error", "input_request", "done"))
 
 
 def json_safe(value):
@@ -59,20 +67,38 @@ class LineReader(object):
 
 class Channel(object):
     """Frames to the host and requests from it. `send` may be called from any thread; a frame
-    is never cut by an interrupt (the write runs under `guard`, which defers KeyboardInterrupt)."""
+    is never cut by an interrupt (the write runs under `guard`, which defers KeyboardInterrupt).
 
-    def __init__(self, proto_in, proto_out, diag_fd, write, guard, trace=False):
-        self._in = LineReader(proto_in)
-        self._out = proto_out
-        self._diag_fd = diag_fd
+    Barriers: `send` of a frame in SYNCED first writes the marker `NUL omp-sync:<key>:f<n> NUL`
+    to both raw streams and then the frame with `sync: n`; `barrier()` writes `r<n>` markers
+    alone. The host keeps the three pipes in this order."""
+
+    def __init__(self, requests_fd, frames_fd, raw_fds, write, guard):
+        self._in = LineReader(requests_fd)
+        self._out = frames_fd
+        self.raw_fds = tuple(raw_fds)  # private copies of fd 1 and fd 2
         self._write = write  # os.write as it was at start (user code may replace os.write)
         self._guard = guard
         self._lock = threading.Lock()
-        self._trace = trace
         self._main_pid = os.getpid()
+        self._prefix = b"\n"  # every frame starts a line: a partial line a cell wrote cannot swallow it
+        self._mark = None  # b"\0omp-sync:<key>:" once the key is known
+        self._next_barrier = 0
+        self.after_barrier = None  # told after every barrier (capture's stderr run ends there)
         self.fork_sink = None  # where a forked child's error frames go (its stderr)
         self.queued = []  # requests that arrived while a cell waited for input
-        self.fds = frozenset((proto_in, proto_out, diag_fd))
+        self.fds = frozenset((requests_fd, frames_fd) + self.raw_fds)
+
+    @property
+    def raw_err(self):
+        return self.raw_fds[1]
+
+    def set_key(self, key):
+        """The kernel's key, from the init request: on every frame and marker from now on."""
+        if self._mark is not None or not isinstance(key, str) or not key.isalnum() or len(key) > 64:
+            return
+        self._prefix = b'\n{"key": "' + key.encode("ascii") + b'", '
+        self._mark = b"\0omp-sync:" + key.encode("ascii") + b":"
 
     def send(self, frame):
         if os.getpid() != self._main_pid:
@@ -80,18 +106,44 @@ class Channel(object):
                 self.fork_sink("\n".join(frame.get("traceback", [])) + "\n")
             return  # a forked child owns no protocol channel
         data = encode(frame)
+        synced = self._mark is not None and frame.get("type") in SYNCED
         with self._guard:
             with self._lock:
-                view = memoryview(data)
-                while view:
-                    view = view[self._write(self._out, view) :]
-        if self._trace:
-            self.diag("-> " + data[:2000].decode("utf-8", "replace").rstrip("\n"))
+                if synced:
+                    data = data[:-2] + b', "sync": %d}\n' % self._barrier(b"f")
+                self._write_all(self._out, self._prefix + data[1:] if self._mark is not None else self._prefix + data)
+        if synced and self.after_barrier is not None:
+            self.after_barrier()
+
+    def barrier(self):
+        """A barrier of the raw streams alone: what fd 1 and fd 2 carried before it reaches the host
+        before what either carries after it."""
+        if self._mark is None or os.getpid() != self._main_pid:
+            return
+        with self._guard:
+            with self._lock:
+                self._barrier(b"r")
+
+    def _barrier(self, kind):
+        n = self._next_barrier
+        self._next_barrier += 1
+        mark = self._mark + kind + str(n).encode("ascii") + b"\0"
+        for fd in self.raw_fds:
+            try:
+                self._write_all(fd, mark)
+            except OSError:
+                pass  # the host stopped reading this stream: it waits for nothing there
+        return n
+
+    def _write_all(self, fd, data):
+        view = memoryview(data)
+        while view:
+            view = view[self._write(fd, view) :]
 
     def diag(self, message):
-        """A line on the host's stderr: runner diagnostics and fatal errors only."""
+        """A line on the kernel's stderr: runner diagnostics and fatal errors only."""
         try:
-            self._write(self._diag_fd, ("omp-eval runner: %s\n" % message).encode("utf-8", "replace"))
+            self._write(self.raw_err, ("omp-eval runner: %s\n" % message).encode("utf-8", "replace"))
         except OSError:
             pass
 
@@ -107,8 +159,6 @@ class Channel(object):
             line = self._in.readline()
             if not line:
                 return None
-        if self._trace:
-            self.diag("<- " + line[:2000].decode("utf-8", "replace").rstrip("\n"))
         return parse_request(line)
 
     def protocol_error(self, message, request_id=None):
@@ -134,12 +184,36 @@ def parse_request(line):
 
 
 def open_private_fds():
-    """Moves the host's pipes to private descriptors: (proto_in, proto_out, diag). fd 0 becomes
-    /dev/null; fd 1 and fd 2 are left for the capture pipes."""
-    proto_in = os.dup(0)
-    proto_out = os.dup(1)
-    diag = os.dup(2)
+    """Takes the host's descriptors (see the module's doc): returns (requests, frames, (raw stdout,
+    raw stderr), bridge or None), all private and non-inheritable. fd 0 becomes /dev/null."""
+    requests, frames = os.dup(REQUESTS_FD), os.dup(FRAMES_FD)
+    raw = (os.dup(1), os.dup(2))
+    bridge = None
+    if os.environ.pop("OMP_BRIDGE_FD", None) == str(BRIDGE_FD):
+        try:
+            bridge = os.dup(BRIDGE_FD)
+        except OSError:
+            pass
+    close_inherited()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    return proto_in, proto_out, diag
+    return requests, frames, raw, bridge
+
+
+def close_inherited():
+    """Closes every inheritable descriptor from 3 up: the host's originals of the channels (copied
+    already) and whatever the host itself inherited without close-on-exec. What Python opens is
+    never inheritable (PEP 446), so nothing of the interpreter's own is touched."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd")]
+    except (OSError, ValueError):
+        fds = range(3, min(os.sysconf("SC_OPEN_MAX"), 4096))
+    for fd in fds:
+        if fd < 3:
+            continue
+        try:
+            if os.get_inheritable(fd):
+                os.close(fd)
+        except OSError:
+            pass  # the listing's own descriptor, closed already

@@ -1,7 +1,7 @@
 """The kernel: its parts wired together, and the request loop.
 
 `install()` does all the patching that makes a cell's process a kernel (private protocol
-descriptors, capture pipes, builtins, SIGINT, os.write/os.system, sys.stdin, the import hooks);
+descriptors, the output streams, builtins, SIGINT, os.write/os.system, sys.stdin, the import hooks);
 importing this module does none of it. `serve()` answers requests until the host says exit or
 closes the channel. Stdlib only, Python 3.8 grammar.
 """
@@ -37,11 +37,10 @@ class Kernel(object):
 
     def install(self):
         """Makes this process a kernel. Called once, before the cwd joins sys.path."""
-        trace = os.environ.get("PI_PYTHON_IPC_TRACE") == "1"
-        proto_in, proto_out, diag = open_private_fds()
-        self.channel = Channel(proto_in, proto_out, diag, self._write, self.interrupts, trace)
-        _enable_faulthandler(diag)
-        self.capture = Capture(self.channel.send, self.interrupts, self._write)
+        requests, frames, raw, bridge = open_private_fds()
+        self.channel = Channel(requests, frames, raw, self._write, self.interrupts)
+        _enable_faulthandler(self.channel.raw_err)
+        self.capture = Capture(self.channel, self.interrupts, self._write)
         self.capture.in_cell = lambda: self.interrupts.in_cell
         self.capture.install()
         self.channel.fork_sink = lambda text: self.capture.stderr.write(text)
@@ -63,7 +62,7 @@ class Kernel(object):
             sys.modules["posix"].write = self.capture.user_write
         os.system = self._system
         os.register_at_fork(after_in_child=self.capture.after_fork_in_child)
-        self._open_bridge()
+        self._open_bridge(bridge)
         fdguard.protect(self.private_fds(), self.channel.diag)
 
     # ---- parts loaded on first use (start-up imports only what serving a cell needs) -------------
@@ -106,7 +105,7 @@ class Kernel(object):
         self.figures.patch_pyplot(pyplot)
 
     def private_fds(self):
-        fds = set(self.channel.fds) | set(self.capture.fds)
+        fds = set(self.channel.fds)
         if self.bridge is not None:
             fds.add(self.bridge.fd)
         return fds
@@ -179,19 +178,13 @@ class Kernel(object):
 
     # ---- the bridge ------------------------------------------------------------------------------
 
-    def _open_bridge(self):
-        if os.environ.get("OMP_BRIDGE_FD") != "3":
-            return
-        os.environ.pop("OMP_BRIDGE_FD", None)
+    def _open_bridge(self, fd):
         timeout = DEFAULT_TIMEOUT
         try:
             timeout = float(os.environ.pop("OMP_BRIDGE_TIMEOUT", timeout))
         except ValueError:
             pass
-        try:
-            fd = os.dup(3)  # non-inheritable copy; fd 3 itself is closed for children
-            os.close(3)
-        except OSError:
+        if fd is None:
             return
         self.bridge = BridgeClient(fd, self._write, lambda: self.capture.cell_id, timeout)
         self.bridge.start()
@@ -240,6 +233,8 @@ class Kernel(object):
             self.channel.protocol_error("request %r: code must be a string" % request_id, request_id)
             self._done_after_error(request_id)
             return
+        if request.get("init"):
+            self.channel.set_key(request.get("frameKey"))  # the first init request only
         try:
             self.executor.run_cell(request)
         except BaseException as exc:  # a runner bug must not take the kernel down
