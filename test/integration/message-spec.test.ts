@@ -2,7 +2,9 @@
  * The message spec (as ipykernel's tests/test_message_spec.py): each real runner, Python and
  * Node, runs cells that make every kind of frame; every line either runner writes on its frame
  * channel must pass the protocol module's validator, and every frame type (and every optional
- * field) must have been seen.
+ * field) must have been seen. Both runners have one descriptor layout (fd 1/2 raw output, fd 3
+ * frames, fd 4 requests), key every frame, and write a marker on both raw streams for every
+ * barrier a frame's `sync` names.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,42 +26,64 @@ import {
 import { waitFor } from '../helpers/kernel.js';
 
 const JS_RUNNER = fileURLToPath(new URL('../../src/js/runner.cjs', import.meta.url));
-const JS_KEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+const KEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+const MARKER = /\u0000omp-sync:([^:\u0000]*):([fr])(\d+)\u0000/g;
 
 /** A runner spoken to directly: every line of its frame channel is kept, valid or not. */
 function runner(language: 'py' | 'js') {
-  const child =
-    language === 'py'
-      ? spawn('python3', ['-u', ensureRunnerFile()], { stdio: ['pipe', 'pipe', 'pipe'] })
-      : spawn(process.execPath, [JS_RUNNER], {
-          stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-        });
-  const frameStream = language === 'py' ? child.stdout : child.stdio[3];
-  const requestStream = language === 'py' ? child.stdin : child.stdio[4];
+  const [executable, args] =
+    language === 'py' ? ['python3', ['-u', ensureRunnerFile()]] : [process.execPath, [JS_RUNNER]];
+  const child = spawn(executable as string, args as string[], {
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  const frameStream = child.stdio[3] as NodeJS.ReadableStream;
+  const requestStream = child.stdio[4] as NodeJS.WritableStream;
   const lines: unknown[] = [];
   const frames: Frame[] = [];
+  const raw = { stdout: '', stderr: '' };
   const splitter = new LineSplitter();
-  frameStream?.on('data', (chunk: Buffer) => {
+  frameStream.on('data', (chunk: Buffer) => {
     for (const line of splitter.push(chunk)) {
       if (!line) continue;
       const value = JSON.parse(line);
-      // The js runner keys every frame (the host checks and strips the key).
-      if (language === 'js') {
-        expect(value.key).toBe(JS_KEY);
-        delete value.key;
-      }
+      // Every frame carries the kernel's key (the host checks it and takes it off).
+      expect(value.key).toBe(KEY);
+      delete value.key;
       lines.push(value);
       const frame = validateFrame(value);
       if (typeof frame !== 'string') frames.push(frame);
     }
   });
-  child.stdout?.resume();
-  child.stderr?.resume();
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+    raw.stdout += text;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    raw.stderr += text;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const send = (request: Request) => (requestStream as NodeJS.WritableStream).write(encodeRequest(request));
+  const send = (request: Request) => requestStream.write(encodeRequest(request));
   const done = (id: string) =>
     waitFor(() => frames.some((f) => f.type === 'done' && f.id === id), 20_000, `done of ${id}`);
-  return { lines, frames, send, done, exited };
+  return { lines, frames, raw, send, done, exited };
+}
+
+/** The markers on a raw stream, and the text around them. */
+function markers(text: string) {
+  const found = [...text.matchAll(MARKER)].map((m) => ({ key: m[1], kind: m[2], n: Number(m[3]) }));
+  return { found, text: text.replace(MARKER, '') };
+}
+
+/** Every barrier is marked on both raw streams, in order, and every `f` barrier has its frame. */
+function checkBarriers(r: ReturnType<typeof runner>) {
+  const out = markers(r.raw.stdout);
+  const err = markers(r.raw.stderr);
+  expect(out.found.every((m) => m.key === KEY)).toBe(true);
+  expect(out.found.map((m) => `${m.kind}${m.n}`)).toEqual(err.found.map((m) => `${m.kind}${m.n}`));
+  const numbers = out.found.map((m) => m.n);
+  expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+  const withFrame = out.found.filter((m) => m.kind === 'f').map((m) => m.n);
+  expect(r.frames.flatMap((f) => (f.sync === undefined ? [] : [f.sync]))).toEqual(withFrame);
+  return { stdout: out.text, stderr: err.text };
 }
 
 /** Every line that did not pass the validator, with the reason. */
@@ -75,7 +99,7 @@ const fieldsSeen = (frames: Frame[]) =>
 describe('message spec: every frame each runner sends is valid', () => {
   it('runner.py', async () => {
     const r = runner('py');
-    r.send(initRequest('init', '', process.cwd()));
+    r.send(initRequest('init', '', process.cwd(), undefined, KEY));
     await r.done('init');
     const cells: [string, string][] = [
       ['streams', 'import sys\nprint("out")\nprint("err", file=sys.stderr)'],
@@ -98,10 +122,23 @@ describe('message spec: every frame each runner sends is valid', () => {
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
     expect(invalid(r.lines)).toEqual([]);
-    expect(new Set(r.frames.map((f) => f.type))).toEqual(new Set(FRAME_TYPES));
+    // Output is raw (fd 1 and fd 2): every other frame type.
+    expect(new Set(r.frames.map((f) => f.type))).toEqual(
+      new Set(FRAME_TYPES.filter((t) => t !== 'stdout' && t !== 'stderr')),
+    );
     const fields = fieldsSeen(r.frames);
-    for (const field of ['display.displayId', 'display.update', 'display.plainIsRepr', 'error.traceback'])
+    for (const field of [
+      'display.displayId',
+      'display.update',
+      'display.plainIsRepr',
+      'error.traceback',
+      'started.sync',
+      'done.sync',
+    ])
       expect(fields).toContain(field);
+    const output = checkBarriers(r);
+    expect(output.stdout).toBe('out\n');
+    expect(output.stderr).toBe('err\n');
     expect(r.frames).toContainEqual(
       expect.objectContaining({ type: 'error', id: null, ename: 'ProtocolError' }),
     );
@@ -109,7 +146,7 @@ describe('message spec: every frame each runner sends is valid', () => {
 
   it('runner.cjs', async () => {
     const r = runner('js');
-    r.send(initRequest('init', '', process.cwd(), undefined, JS_KEY));
+    r.send(initRequest('init', '', process.cwd(), undefined, KEY));
     await r.done('init');
     const cells: [string, string][] = [
       ['streams', 'console.log("out"); console.error("err")'],
@@ -133,8 +170,9 @@ describe('message spec: every frame each runner sends is valid', () => {
       new Set(FRAME_TYPES.filter((t) => t !== 'input_request')),
     );
     const fields = fieldsSeen(r.frames);
-    for (const field of ['display.displayId', 'display.update', 'done.rawSync', 'error.exitCode'])
+    for (const field of ['display.displayId', 'display.update', 'done.sync', 'started.sync', 'error.exitCode'])
       expect(fields).toContain(field);
+    checkBarriers(r);
     expect(r.frames).toContainEqual(
       expect.objectContaining({ type: 'error', ename: 'ProcessExit', exitCode: 3 }),
     );
@@ -148,9 +186,10 @@ describe('message spec: every frame each runner sends is valid', () => {
         status: 'ok',
         executionCount: 1,
         cancelled: false,
-        rawSync: 'yes',
+        sync: 'yes',
       }),
-    ).toMatch(/done frame/);
+    ).toMatch(/sync must be/);
+    expect(validateFrame({ type: 'started', id: 'x', sync: -1 })).toMatch(/sync must be/);
     expect(
       validateFrame({ type: 'error', id: null, ename: 'E', evalue: '', traceback: [], exitCode: 1.5 }),
     ).toMatch(/exitCode/);

@@ -3,19 +3,32 @@ import { describe, expect, it } from 'vitest';
 import { ensureRunnerFile } from '../../src/eval/kernel/runnerFile.js';
 import { type Frame, LineSplitter, parseFrameLine } from '../../src/eval/protocol/index.js';
 
-/** Talks to runner.py directly, without the kernel client, to see exactly what it sends. */
+/**
+ * Talks to runner.py directly, without the kernel client, to see exactly what it sends: frames on
+ * fd 3 (no init request with a key here, so none carries a key or a barrier), requests on fd 4,
+ * the raw output on fd 1 and fd 2.
+ */
 function rawRunner() {
-  const child = spawn('python3', ['-u', ensureRunnerFile()], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('python3', ['-u', ensureRunnerFile()], {
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+  });
   const frames: Frame[] = [];
   const noise: string[] = [];
+  const raw = { stdout: '' };
   const splitter = new LineSplitter();
-  child.stdout.on('data', (chunk: Buffer) => {
+  (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
     for (const line of splitter.push(chunk)) {
+      if (!line) continue; // every frame starts a line of its own
       const parsed = parseFrameLine(line);
       if (parsed.kind === 'frame') frames.push(parsed.frame);
       else noise.push(line);
     }
   });
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+    raw.stdout += text;
+  });
+  child.stderr?.resume();
+  const requests = child.stdio[4] as NodeJS.WritableStream;
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const until = async (predicate: () => boolean) => {
     const deadline = Date.now() + 10_000;
@@ -24,7 +37,16 @@ function rawRunner() {
       await new Promise((r) => setTimeout(r, 10));
     }
   };
-  return { child, frames, noise, exited, until, send: (line: string) => child.stdin.write(`${line}\n`) };
+  return {
+    child,
+    frames,
+    noise,
+    raw,
+    exited,
+    until,
+    send: (line: string) => requests.write(`${line}\n`),
+    end: () => requests.end(),
+  };
 }
 
 describe('runner.py protocol', () => {
@@ -58,17 +80,17 @@ describe('runner.py protocol', () => {
     expect(await r.exited).toBe(0);
   });
 
-  it('sends started, output, result and done in order for one request', async () => {
+  it('sends started, result and done in order for one request, and its output on fd 1', async () => {
     const r = rawRunner();
     r.send(JSON.stringify({ id: 'a', code: 'print("hi")\n7', silent: false, storeHistory: true }));
     await r.until(() => r.frames.some((f) => f.type === 'done'));
     expect(r.frames).toEqual([
       { type: 'started', id: 'a' },
-      { type: 'stdout', id: 'a', data: 'hi\n' },
       { type: 'result', id: 'a', bundle: { 'text/plain': '7' } },
       { type: 'done', id: 'a', status: 'ok', executionCount: 1, cancelled: false },
     ]);
-    r.child.stdin.end();
+    await r.until(() => r.raw.stdout === 'hi\n');
+    r.end();
     expect(await r.exited).toBe(0);
   });
 
@@ -96,7 +118,7 @@ describe('runner.py protocol', () => {
     expect(r.frames.find((f) => f.type === 'result')).toMatchObject({
       bundle: { 'text/plain': "('/tmp', 'v', '/tmp')" },
     });
-    r.child.stdin.end();
+    r.end();
     await r.exited;
   });
 });
