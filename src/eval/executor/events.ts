@@ -6,6 +6,7 @@
 
 import type { ResultCollector } from '../output/collected.js';
 import {
+  BOOKKEEPING_OPS,
   type ImageOutput,
   renderBundle,
   type StatusEvent,
@@ -104,10 +105,10 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
     // host's own count of the cell's bridge calls does). The end of a call the kernel gave up
     // on is heard, since the host's command may run on after it.
     if (status.op === 'timeout-resume') targets.bridge.kernelEnded();
-    const line = statusLine(status);
-    if (line === undefined) return;
+    if (BOOKKEEPING_OPS.has(status.op)) return;
     collector.addStatus(status);
-    sink.push(`${line}\n`);
+    const line = statusLine(status);
+    if (line !== undefined) sink.push(`${line}\n`);
     emit({ kind: 'status', event: status });
     return;
   }

@@ -182,6 +182,7 @@ export class ArtifactFile {
       while (done < data.length) done += writeSync(this.fd, data, done, data.length - done);
       this.savedChars += chars;
     } catch (err) {
+      this.savedChars += data.subarray(0, done).toString('utf8').length;
       this.error = reasonOf(err);
       this.close();
     } finally {
@@ -205,7 +206,8 @@ export class ArtifactFile {
 /** A file-system error as a short reason (`no space left on device (ENOSPC)`). */
 export function reasonOf(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  if (e.code === 'ENOSPC') return 'no space left on device (ENOSPC)';
-  if (e.code === 'EDQUOT') return 'the disk quota is exceeded (EDQUOT)';
+  const where = e.path ? ` (${e.path})` : '';
+  if (e.code === 'ENOSPC') return `no space left on device (ENOSPC)${where}`;
+  if (e.code === 'EDQUOT') return `the disk quota is exceeded (EDQUOT)${where}`;
   return e.message ?? String(err);
 }

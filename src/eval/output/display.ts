@@ -159,15 +159,17 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
   return out;
 }
 
-/** Ops that are the bridge's bookkeeping, not something to show. */
-const SILENT_OPS = new Set(['timeout-pause', 'timeout-resume']);
+/** Ops that are the bridge's bookkeeping, not status. */
+export const BOOKKEEPING_OPS: ReadonlySet<string> = new Set(['timeout-pause', 'timeout-resume']);
 
 /**
  * A status event as one short line of text (`[log] message`), for readers of the text only (an
- * agent reads the text, not the events); undefined for bookkeeping events.
+ * agent reads the text, not the events); undefined for bookkeeping and for the start of a bridge
+ * call (its end has a line).
  */
 export function statusLine(event: StatusEvent): string | undefined {
-  if (SILENT_OPS.has(event.op)) return undefined;
+  if (BOOKKEEPING_OPS.has(event.op)) return undefined;
+  if ((event.op === 'agent' || event.op === 'completion') && event.state === 'started') return undefined;
   const s = (value: unknown) => oneLine(String(value ?? ''), 160);
   const op = s(event.op);
   switch (event.op) {
