@@ -80,6 +80,9 @@ export function runnerCacheDir(base = tmpdir(), logger: Logger = silentLogger): 
   return dir;
 }
 
+/** Fallbacks earlier versions made on every run are removed a day after their last use. */
+const LEGACY_STALE_MS = 24 * 60 * 60 * 1000;
+
 /** Fallbacks that earlier versions made on every run (`omp-python-runner-XXXXXX`), a day old. */
 function removeLegacyFallbacks(base: string) {
   let names: string[];
@@ -91,7 +94,7 @@ function removeLegacyFallbacks(base: string) {
   for (const name of names) {
     const path = join(base, name);
     try {
-      if (isPrivate(path, 'dir') && Date.now() - statSync(path).mtimeMs > STALE_MS)
+      if (isPrivate(path, 'dir') && Date.now() - statSync(path).mtimeMs > LEGACY_STALE_MS)
         rmSync(path, { recursive: true, force: true });
     } catch {
       // raced with another process
@@ -99,7 +102,7 @@ function removeLegacyFallbacks(base: string) {
   }
 }
 
-/** Cache entries (other kernels' files, legacy fallbacks) unused this long are removed. */
+/** Other kernels' files in the cache unused this long are removed. */
 const STALE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Removes the files of other kernel versions from the cache once they went unused for a week. */
