@@ -101,12 +101,14 @@ describe('item 5: the session key tells a venv from its base interpreter', () =>
     const hostEnv = { PATH: process.env.PATH, HOME: dir };
     const executor = makeExecutor({ hostEnv });
     const ctx = { executor, id: 'venv', cwd: dir, env: hostEnv };
-    const prefix = py('import sys\nprint(sys.prefix)');
-    const before = await runEvalTool({ cells: [prefix] }, ctx);
-    expect(before.text).not.toContain('.venv');
-    execFileSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', join(dir, '.venv')]);
-    const after = await runEvalTool({ cells: [prefix] }, ctx);
-    expect(after.text.trim()).toBe(join(dir, '.venv'));
+    const where = py('import sys\nprint(sys.prefix)\nprint(sys.executable)');
+    const before = await runEvalTool({ cells: [where] }, ctx);
+    const [prefix, base] = before.text.trim().split('\n') as [string, string];
+    expect(prefix).not.toContain('.venv');
+    // A venv of the very interpreter the first call ran: its python resolves to the same file.
+    execFileSync(base, ['-m', 'venv', '--without-pip', join(dir, '.venv')]);
+    const after = await runEvalTool({ cells: [where] }, ctx);
+    expect(after.text.trim().split('\n')[0]).toBe(join(dir, '.venv'));
   });
 });
 
