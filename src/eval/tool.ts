@@ -52,7 +52,7 @@ function cellPart(cell: CellResult, total: number): string {
   if (total > 1) lines.push(cellHeader(cell, total));
   if (cell.background)
     lines.push(
-      '[output of earlier cells\' threads or timers, written outside any cell:]',
+      "[output of earlier cells' threads or timers, written outside any cell:]",
       cell.background.replace(/\n+$/, ''),
       '[end of that output]',
     );
@@ -62,7 +62,9 @@ function cellPart(cell: CellResult, total: number): string {
     lines.push(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]`);
   for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${plainText(notice)}]`);
   if (cell.truncation)
-    lines.push(`[output truncated: ${cell.truncation.totalChars} chars in all; ${cell.truncation.fullOutput}]`);
+    lines.push(
+      `[output truncated: ${cell.truncation.totalChars} chars in all; ${cell.truncation.fullOutput}]`,
+    );
   if (total === 1 && lines.length === 0 && cell.status === 'ok') lines.push('(no output)');
   return lines.join('\n');
 }
@@ -98,7 +100,11 @@ function verdict(failed: CellResult, cells: CellResult[]): string {
       : `exit code ${failed.exitCode ?? 'unknown'}`;
   const notRun = cells.length - n;
   const later =
-    notRun === 1 ? ` Cell ${n + 1} was not run.` : notRun > 1 ? ` Cells ${n + 1}-${cells.length} were not run.` : '';
+    notRun === 1
+      ? ` Cell ${n + 1} was not run.`
+      : notRun > 1
+        ? ` Cells ${n + 1}-${cells.length} were not run.`
+        : '';
   // "Fix only this cell" holds only when the cell's own code failed in a kernel that kept its state.
   const ownError =
     failed.status === 'error' &&

@@ -80,7 +80,9 @@ describe('the host bridge: agent() and completion()', () => {
         ].join('\n'),
       ),
     ]);
-    expect(outputOf(r?.text)).toBe(`([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 4)\n`);
+    expect(outputOf(r?.text)).toBe(
+      `([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 4)\n`,
+    );
   });
 
   it('pauses the timeout while a call is in flight, but not while the cell computes', async () => {
