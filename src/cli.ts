@@ -103,8 +103,15 @@ async function withExecutor(
 ): Promise<void> {
   const { createExecutor, SettingsError, streamLogger } = await import('./eval/index.js');
   let executor: Executor | undefined;
-  const stop = () => {
-    void executor?.dispose().finally(() => process.exit(143));
+  let terminated: number | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    terminated = signal === 'SIGHUP' ? 129 : 143;
+    process.exitCode = terminated;
+    const code = terminated;
+    // The cells it stops say why; the tool then gets a moment to print its result.
+    void (executor?.dispose(`omp-eval received ${signal}`) ?? Promise.resolve()).finally(() => {
+      setTimeout(() => process.exit(code), opts.json ? 2_000 : 0).unref();
+    });
   };
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
@@ -113,7 +120,8 @@ async function withExecutor(
       settings: await settingsFrom(flags),
       logger: opts.logger ?? streamLogger(process.stderr),
     });
-    process.exitCode = await body(executor);
+    const code = await body(executor);
+    process.exitCode = terminated ?? code;
   } catch (err) {
     const known = await knownError(err);
     const message = known ? (err as Error).message : ((err as Error).stack ?? String(err));

@@ -49,7 +49,14 @@ export {
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
-export { OutputSink, resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
+export {
+  OutputSink,
+  oneLine,
+  plainText,
+  resolveArtifact,
+  sanitize,
+  type Truncation,
+} from './output/outputSink.js';
 export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
 export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
 export {

@@ -2,7 +2,7 @@
  * Settings: defaults, then the config file, then flags (flags win). A bad value is an error that
  * names the setting and where it came from.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
@@ -23,6 +23,10 @@ export interface Settings {
   'bridge.agentCommand'?: string;
   /** The command that answers completion() calls. */
   'bridge.completionCommand'?: string;
+  /** Megabytes one artifact file may hold (the full output of a cell). */
+  'artifacts.maxFileMB': number;
+  /** Megabytes the artifacts folder may hold; the oldest files are removed first. */
+  'artifacts.maxTotalMB': number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -31,6 +35,8 @@ export const DEFAULT_SETTINGS: Settings = {
   'eval.js': true,
   'eval.timeout': DEFAULT_TIMEOUT_S,
   'env.pass': [],
+  'artifacts.maxFileMB': 100,
+  'artifacts.maxTotalMB': 500,
 };
 
 export class SettingsError extends Error {
@@ -68,6 +74,8 @@ const RULES: Record<keyof Settings, string> = {
   'env.pass': 'must be a list of environment variable names',
   'bridge.agentCommand': 'must be a shell command',
   'bridge.completionCommand': 'must be a shell command',
+  'artifacts.maxFileMB': 'must be a positive number of megabytes',
+  'artifacts.maxTotalMB': 'must be a positive number of megabytes',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */
@@ -120,15 +128,60 @@ export function validateSettings(raw: Record<string, unknown>, source: string): 
   return out as Partial<Settings>;
 }
 
-/** Reads the config file; a missing file is no settings, an unreadable or invalid one is an error. */
-export function readConfigFile(path: string): Partial<Settings> {
-  let text: string;
+/** The most a config file may hold: it is a few settings, not data. */
+const CONFIG_MAX_BYTES = 1 << 20;
+
+/** What kind of file `st` is, for a message. */
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The config file's text: a regular file of at most CONFIG_MAX_BYTES, checked on the open file
+ * (opened without blocking, so a FIFO cannot hang the start), without a UTF-8 BOM. Undefined when
+ * there is no file.
+ */
+function readConfigText(path: string): string | undefined {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SettingsError(`cannot read the config file ${path}: ${(err as Error).message}`);
   }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new SettingsError(`the config file ${path} is ${fileKind(st)}, not a JSON file`);
+    if (st.size > CONFIG_MAX_BYTES)
+      throw new SettingsError(
+        `the config file ${path} is larger than ${CONFIG_MAX_BYTES / 1024} KiB: it cannot be a settings file`,
+      );
+    const buffer = Buffer.alloc(CONFIG_MAX_BYTES + 1);
+    let length = 0;
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > CONFIG_MAX_BYTES)
+      throw new SettingsError(
+        `the config file ${path} grew past ${CONFIG_MAX_BYTES / 1024} KiB while it was read`,
+      );
+    return buffer.toString('utf8', 0, length).replace(/^\uFEFF/, '');
+  } catch (err) {
+    if (err instanceof SettingsError) throw err;
+    throw new SettingsError(`cannot read the config file ${path}: ${(err as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads the config file; a missing file is no settings, an unreadable or invalid one is an error. */
+export function readConfigFile(path: string): Partial<Settings> {
+  const text = readConfigText(path);
+  if (text === undefined) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

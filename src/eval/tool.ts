@@ -12,6 +12,8 @@ import {
 } from './executor/results.js';
 import type { Session } from './executor/session.js';
 import { ExecutorError, type RunOptions, type SessionOptions } from './executor/types.js';
+import { LANGUAGE_LABEL } from './kernel/types.js';
+import { DEFAULT_SINK_LIMITS, OutputSink, oneLine, plainText, type SinkLimits } from './output/outputSink.js';
 import { toolInputProblems } from './schemas/index.js';
 import { backendAvailability } from './settings.js';
 
@@ -41,57 +43,110 @@ export function validateToolInput(input: unknown): EvalToolParams {
 }
 
 function cellHeader(cell: CellResult, total: number): string {
-  return `[${cell.index + 1}/${total}]${cell.title ? ` ${cell.title}` : ''}`;
+  return `[${cell.index + 1}/${total}]${cell.title ? ` ${oneLine(cell.title)}` : ''}`;
+}
+
+/** One cell's part of the text: its output, images, notices, and where its full output is. */
+function cellPart(cell: CellResult, total: number): string {
+  const lines: string[] = [];
+  if (total > 1) lines.push(cellHeader(cell, total));
+  if (cell.background)
+    lines.push(
+      "[output of earlier cells' threads or timers, written outside any cell:]",
+      cell.background.replace(/\n+$/, ''),
+      '[end of that output]',
+    );
+  const body = cell.text.replace(/\n+$/, '');
+  if (body) lines.push(body);
+  for (const image of cell.images)
+    lines.push(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]`);
+  for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${plainText(notice)}]`);
+  if (cell.truncation)
+    lines.push(
+      `[output truncated: ${cell.truncation.totalChars} chars in all; ${cell.truncation.fullOutput}]`,
+    );
+  if (total === 1 && lines.length === 0 && cell.status === 'ok') lines.push('(no output)');
+  return lines.join('\n');
+}
+
+/** Errors no change to the cell's code can fix. */
+const UNAVAILABLE = new Set(['BackendUnavailable', 'EvalError']);
+
+/** What the text says about the state of the cells before the one that failed. */
+function earlierState(failed: CellResult, cells: CellResult[]): string {
+  if (failed.index === 0) return '';
+  const label = LANGUAGE_LABEL[failed.language];
+  const kernelGone = failed.kernelKilled || failed.retried || failed.error?.ename === 'KernelDied';
+  if (kernelGone)
+    return ` Earlier cells succeeded, but the ${label} kernel was restarted: the ${label} state they made is gone.`;
+  const reset = cells
+    .slice(1, failed.index + 1)
+    .filter((c) => c.reset && c.status !== 'skipped')
+    .at(-1);
+  if (reset) {
+    const which = reset === failed ? 'this cell' : `cell ${reset.index + 1}`;
+    return ` Earlier cells succeeded, but ${which} restarted the ${LANGUAGE_LABEL[reset.language]} kernel (reset: true): the ${LANGUAGE_LABEL[reset.language]} state of the cells before it is gone.`;
+  }
+  return ' Earlier cells succeeded—their state persists.';
+}
+
+/** The closing verdict on the cell that did not end ok. */
+function verdict(failed: CellResult, cells: CellResult[]): string {
+  const n = failed.index + 1;
+  const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
+  const code =
+    failed.error?.ename === 'KernelDied'
+      ? `the kernel exited, exit code ${failed.exitCode}`
+      : `exit code ${failed.exitCode ?? 'unknown'}`;
+  const notRun = cells.length - n;
+  const later =
+    notRun === 1
+      ? ` Cell ${n + 1} was not run.`
+      : notRun > 1
+        ? ` Cells ${n + 1}-${cells.length} were not run.`
+        : '';
+  // "Fix only this cell" holds only when the cell's own code failed in a kernel that kept its state.
+  const ownError =
+    failed.status === 'error' &&
+    !failed.timedOut &&
+    !failed.retried &&
+    !failed.kernelKilled &&
+    !UNAVAILABLE.has(failed.error?.ename ?? '') &&
+    failed.error?.ename !== 'KernelDied';
+  const fix = ownError ? ` Fix only cell ${n}.` : '';
+  return `Cell ${n} ${what} (${code}).${earlierState(failed, cells)}${later}${fix}`;
 }
 
 /** The text an agent reads: each cell's output (prefixed when there are several), then the verdict. */
 export function renderToolText(cells: CellResult[]): string {
   const parts: string[] = [];
-  const total = cells.length;
-  for (const cell of cells) {
-    if (cell.status === 'skipped') continue;
-    const lines: string[] = [];
-    if (total > 1) lines.push(cellHeader(cell, total));
-    const body = cell.text.replace(/\n+$/, '');
-    if (body) lines.push(body);
-    for (const image of cell.images)
-      lines.push(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]`);
-    for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${notice}]`);
-    if (cell.truncation)
-      lines.push(
-        `[output truncated: ${cell.truncation.totalChars} chars in all; full output: ${cell.truncation.artifact}]`,
-      );
-    if (total === 1 && !body && lines.length === 0 && cell.status === 'ok') lines.push('(no output)');
-    parts.push(lines.join('\n'));
-  }
+  for (const cell of cells) if (cell.status !== 'skipped') parts.push(cellPart(cell, cells.length));
   const failed = cells.find((c) => c.status !== 'ok' && c.status !== 'skipped');
-  if (failed) {
-    const n = failed.index + 1;
-    const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
-    const kernelGone = failed.kernelKilled || failed.retried || failed.error?.ename === 'KernelDied';
-    const code =
-      failed.error?.ename === 'KernelDied'
-        ? `the kernel exited, exit code ${failed.exitCode}`
-        : `exit code ${failed.exitCode ?? 'unknown'}`;
-    const earlier =
-      failed.index === 0
-        ? ''
-        : kernelGone
-          ? ' Earlier cells succeeded, but the kernel was restarted: their state is gone.'
-          : ' Earlier cells succeeded—their state persists.';
-    const notRun = cells.length - n;
-    const later =
-      notRun === 1
-        ? ` Cell ${n + 1} was not run.`
-        : notRun > 1
-          ? ` Cells ${n + 1}-${cells.length} were not run.`
-          : '';
-    const fix = failed.status === 'error' && !failed.timedOut ? ` Fix only cell ${n}.` : '';
-    parts.push(`Cell ${n} ${what} (${code}).${earlier}${later}${fix}`);
-  } else if (cells.length && cells.every((c) => c.status === 'skipped')) {
+  if (failed) parts.push(verdict(failed, cells));
+  else if (cells.length && cells.every((c) => c.status === 'skipped'))
     parts.push('No cell ran: the call was cancelled before it started.');
-  }
-  return parts.filter(Boolean).join('\n\n');
+  return clampText(parts.filter(Boolean).join('\n\n'));
+}
+
+/** The whole text's budget (each cell's output is within its share already; this bounds the rest). */
+export const TOOL_TEXT_CHARS = 60_000;
+
+/** A text over the budget: its head and tail, and all of it in an artifact. */
+function clampText(text: string): string {
+  if (text.length <= TOOL_TEXT_CHARS) return text;
+  const sink = new OutputSink({ headChars: TOOL_TEXT_CHARS * 0.4, tailChars: TOOL_TEXT_CHARS * 0.6 });
+  sink.push(text);
+  sink.end();
+  return sink.text;
+}
+
+/** Each cell's output limits in a call of `count` cells: a share of the budget, so the call's text stays within it. */
+export function toolSinkLimits(count: number): Partial<SinkLimits> {
+  const share = (chars: number, floor: number) => Math.max(floor, Math.floor(chars / Math.max(1, count)));
+  return {
+    headChars: share(DEFAULT_SINK_LIMITS.headChars, 2_000),
+    tailChars: share(DEFAULT_SINK_LIMITS.tailChars, 3_000),
+  };
 }
 
 export interface EvalToolContext extends SessionOptions, RunOptions {
@@ -140,11 +195,14 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
       // (the preflight above reports it first unless PI_PYTHON_SKIP_CHECK skipped it).
       session = await ctx.executor.session({ ...ctx, retain: mode === 'session', requirePython: false });
     } catch (err) {
-      if (err instanceof ExecutorError) return { text: err.message, isError: true, cells: [] };
+      if (err instanceof ExecutorError) return { text: plainText(err.message), isError: true, cells: [] };
       throw err;
     }
     try {
-      results = await session.run(runnable, ctx);
+      results = await session.run(runnable, {
+        ...ctx,
+        sinkLimits: { ...toolSinkLimits(params.cells.length), ...ctx.sinkLimits },
+      });
     } finally {
       if (mode === 'per-call') await session.release();
     }

@@ -43,8 +43,25 @@ module.exports = function createPrelude({ display, caps }) {
     return String(value);
   }
 
+  /** The file an `artifact://<id>` or `agent://<id>` name stands for; any other path as it is. */
+  function resolveName(file) {
+    const text = String(file);
+    for (const [prefix, fileName] of [
+      ['artifact://', (id) => `${id}.txt`],
+      ['agent://', (id) => `agent-${id}.json`],
+    ]) {
+      if (!text.startsWith(prefix)) continue;
+      const id = text.slice(prefix.length);
+      if (!/^[\w-]+$/.test(id)) throw new Error(`not a valid ${prefix} name: ${text}`);
+      const folder = process.env.OMP_EVAL_ARTIFACTS;
+      if (!folder) throw new Error(`${prefix} names cannot be read here: the host named no artifacts folder`);
+      return path.join(folder, fileName(id));
+    }
+    return file;
+  }
+
   function read(file, offset = 0, limit = undefined) {
-    const lines = linesOf(readText(file));
+    const lines = linesOf(readText(resolveName(file)));
     const chosen = lines.slice(offset, limit === undefined || limit === null ? undefined : offset + limit);
     status('read', { path: String(file), lines: chosen.length, total: lines.length });
     return chosen.join('');
@@ -156,9 +173,8 @@ module.exports = function createPrelude({ display, caps }) {
     );
   }
 
-  /** One host call; the cell's timeout is paused while it is in flight. */
+  /** One host call; the host pauses the cell's timeout while it is in flight. */
   async function bridge(kind, payload, label) {
-    status('timeout-pause');
     status(kind, { state: 'started', label });
     let value;
     try {

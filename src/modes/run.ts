@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Executor, OutputEvent } from '../eval/index.js';
-import { type CellLanguage, cellLanguage, splitCells } from '../eval/index.js';
+import { type CellLanguage, cellLanguage, oneLine, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeEvent } from './output.js';
 
 export interface RunScriptOptions {
@@ -94,7 +94,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
             streams.err.write(
-              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${cell.title}` : ''} (line ${cell?.line}) ──\x1b[0m\n`,
+              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''} (line ${cell?.line}) ──\x1b[0m\n`,
             );
           }
           return writeRunEvent(event, streams);

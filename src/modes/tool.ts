@@ -1,11 +1,30 @@
 /**
- * `omp-eval tool`: reads the eval tool's params as JSON on stdin, prints the result as one JSON
- * object on stdout. Exit 0 when the tool ran (cell failures are in the result), 2 on bad input,
- * 130 when interrupted (the result of what ran is still printed), 1 on any other error.
+ * `omp-eval tool`: reads the eval tool's params as JSON on stdin (at most MAX_INPUT_BYTES),
+ * prints the result as one JSON object on stdout. Exit 0 when the tool ran (cell failures are in
+ * the result), 2 on bad input, 130 when interrupted (the result of what ran is still printed),
+ * 1 on any other error.
  */
 import type { Executor } from '../eval/index.js';
 import { runEvalTool, ToolInputError } from '../eval/index.js';
-import { readStream } from './output.js';
+
+/** The most the tool reads from stdin: cells of code, never data. */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/** The whole of a stream as UTF-8, or undefined when it holds more than `max` bytes (then it is not read on). */
+async function readBounded(stream: NodeJS.ReadableStream, max: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    size += buffer.length;
+    if (size > max) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      return undefined;
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export async function runToolCommand(
   executor: Executor,
@@ -13,7 +32,14 @@ export async function runToolCommand(
 ): Promise<number> {
   const out = opts.out ?? process.stdout;
   const print = (value: unknown) => out.write(`${JSON.stringify(value)}\n`);
-  const text = await readStream(opts.stdin ?? process.stdin);
+  const text = await readBounded(opts.stdin ?? process.stdin, MAX_INPUT_BYTES);
+  if (text === undefined) {
+    print({
+      error: `the input is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB; the eval tool reads at most that much (cells of code, not data: let a cell read large data from a file)`,
+      isError: true,
+    });
+    return 2;
+  }
   let input: unknown;
   try {
     input = JSON.parse(text);

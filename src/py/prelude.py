@@ -24,9 +24,28 @@ if "__omp_prelude__" not in globals():
         os.environ[str(key)] = str(value)
         return str(value)
 
+    def _resolve_name(path):
+        """The file an `artifact://<id>` (a cell's full output) or `agent://<id>` (an agent's
+        transcript) name stands for; any other path as it is."""
+        import os
+        import re
+
+        text = str(path)
+        for prefix, file_name in (("artifact://", "%s.txt"), ("agent://", "agent-%s.json")):
+            if text.startswith(prefix):
+                name = text[len(prefix):]
+                if not re.match(r"^[\w-]+$", name):
+                    raise ValueError("not a valid %s name: %r" % (prefix, text))
+                folder = os.environ.get("OMP_EVAL_ARTIFACTS")
+                if not folder:
+                    raise FileNotFoundError("%s names cannot be read here: the host named no artifacts folder" % prefix)
+                return os.path.join(folder, file_name % name)
+        return path
+
     def read(path, offset=0, limit=None):
-        """The text of a file: `limit` lines from line `offset` (0-based), all of them by default."""
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        """The text of a file: `limit` lines from line `offset` (0-based), all of them by default.
+        `artifact://<id>` and `agent://<id>` names are read from the host's artifacts folder."""
+        with open(_resolve_name(path), encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()
         chosen = lines[offset : None if limit is None else offset + limit]
         _emit_status("read", path=str(path), lines=len(chosen), total=len(lines))
@@ -132,8 +151,8 @@ if "__omp_prelude__" not in globals():
 
     def _bridge(kind, payload, label, timeout):
         """One host call; the cell's timeout is paused while it is in flight (at most `timeout`
-        seconds, or the kernel's bridge limit: then the call fails with BridgeError)."""
-        _emit_status("timeout-pause")
+        seconds, or the kernel's bridge limit: then the call fails with BridgeError). The host
+        pauses the timeout itself; timeout-resume tells it when this side gave up on a call."""
         _emit_status(kind, state="started", label=label)
         try:
             value = __omp_bridge__(kind, payload, timeout)

@@ -11,6 +11,9 @@ const py = (code: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** A cell's text without the lines that say a bridge call ended. */
+const outputOf = (text = '') => text.replace(/^\[(agent|completion)\b.*\]\n/gm, '');
+
 function bridged() {
   return makeExecutor({ settings: { 'bridge.agentCommand': FAKE, 'bridge.completionCommand': FAKE } });
 }
@@ -19,7 +22,8 @@ describe('the host bridge: agent() and completion()', () => {
   it('returns the agent text and the completion text', async () => {
     const s = await bridged().session();
     const [r] = await s.run([py('(agent("hello"), completion("abc"))')]);
-    expect(r?.text).toBe("('agent:olleh', 'completion:cba')\n");
+    // Each call's end is a short line of the text too (an agent reads the text).
+    expect(r?.text).toBe("[agent task finished]\n[completion finished]\n('agent:olleh', 'completion:cba')\n");
     const ops = r?.statusEvents.map((e) => `${e.op}:${(e as { state?: string }).state}`);
     expect(ops).toEqual(['agent:started', 'agent:finished', 'completion:started', 'completion:finished']);
   });
@@ -29,7 +33,7 @@ describe('the host bridge: agent() and completion()', () => {
     const [ok] = await s.run([
       py('agent(\'json:{"name": "x", "n": 2}\', schema={"type": "object", "required": ["name"]})'),
     ]);
-    expect(ok?.text).toBe("{'name': 'x', 'n': 2}\n");
+    expect(ok?.text).toBe("[agent task finished]\n{'name': 'x', 'n': 2}\n");
     const [bad] = await s.run([
       py('agent(\'json:{"n": 2}\', schema={"type": "object", "required": ["name"]})'),
     ]);
@@ -44,7 +48,7 @@ describe('the host bridge: agent() and completion()', () => {
   it('with handle=True returns a node whose agent:// handle resolves to the transcript', async () => {
     const s = await bridged().session();
     const [r] = await s.run([py('node = agent("abc", handle=True, label="first")\nnode["handle"]')]);
-    const uri = r?.text.trim().replace(/'/g, '') as string;
+    const uri = outputOf(r?.text).trim().replace(/'/g, '');
     expect(uri).toMatch(/^agent:\/\/[\w-]+$/);
     const transcript = JSON.parse(readFileSync(resolveAgentHandle(uri), 'utf8'));
     expect(transcript).toMatchObject({ output: 'agent:cba', request: { prompt: 'abc', label: 'first' } });
@@ -76,14 +80,16 @@ describe('the host bridge: agent() and completion()', () => {
         ].join('\n'),
       ),
     ]);
-    expect(r?.text).toBe(`([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 4)\n`);
+    expect(outputOf(r?.text)).toBe(
+      `([${Array.from({ length: 8 }, (_, i) => `'slept${i}'`).join(', ')}], 4)\n`,
+    );
   });
 
   it('pauses the timeout while a call is in flight, but not while the cell computes', async () => {
     const s = await bridged().session();
     const [waiting] = await s.run([py('agent("sleep:4")', { timeout: 2 })]);
     expect(waiting?.status).toBe('ok');
-    expect(waiting?.text).toBe("'slept'\n");
+    expect(waiting?.text).toBe("[agent task finished]\n'slept'\n");
     const [computing] = await s.run([
       py('import time\nt = time.time()\nwhile time.time() - t < 4: pass', { timeout: 2 }),
     ]);
@@ -121,6 +127,6 @@ describe('the host bridge: agent() and completion()', () => {
     const [env] = await s.run([py('import os\n[k for k in os.environ if "BRIDGE" in k]')]);
     expect(env?.text).toBe('[]\n');
     const [reset] = await s.run([py('%reset -f\nagent("x")')]);
-    expect(reset?.text).toBe("'agent:x'\n");
+    expect(outputOf(reset?.text)).toBe("'agent:x'\n");
   });
 });

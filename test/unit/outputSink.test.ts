@@ -72,7 +72,9 @@ describe('OutputSink', () => {
     expect(t).toBeDefined();
     expect(sink.text.startsWith('line 0\nline 1\n')).toBe(true);
     expect(sink.text.endsWith('line 999\n')).toBe(true);
-    expect(sink.text).toContain(`lines, ${t?.omittedChars} chars omitted; full output: ${t?.artifact}]`);
+    expect(sink.text).toContain(
+      `lines, ${t?.omittedChars} chars omitted; full output: ${t?.artifact} (${t?.artifactPath})]`,
+    );
     expect(t?.totalLines).toBe(1000);
     expect(readFileSync(resolveArtifact(t?.artifact as string), 'utf8')).toBe(lines.join(''));
     expect(sink.text.length).toBeLessThan(400);
@@ -84,7 +86,7 @@ describe('OutputSink', () => {
     sink.end();
     expect(sink.truncation?.totalChars).toBe(8000);
     expect(readFileSync(sink.truncation?.artifactPath as string, 'utf8')).toBe('abcdefgh'.repeat(1000));
-    expect(sink.text.length).toBeLessThan(150);
+    expect(sink.text.length - (sink.truncation?.artifactPath?.length ?? 0)).toBeLessThan(150);
   });
 
   it('rejects artifact ids that could escape the directory', () => {
@@ -119,7 +121,13 @@ describe('OutputSink: any chunking, the same result', () => {
     sink.end();
     const { artifact: _a, artifactPath, ...truncation } = sink.truncation ?? { artifactPath: undefined };
     const saved = artifactPath ? readFileSync(artifactPath, 'utf8') : undefined;
-    return { text: sink.text.replace(/artifact:\/\/[\w-]+/, 'artifact://ID'), truncation, saved };
+    const anonymous = (text: string) => text.replace(/artifact:\/\/[\w-]+ \([^)]*\)/, 'artifact://ID (PATH)');
+    return {
+      text: anonymous(sink.text),
+      truncation:
+        'fullOutput' in truncation ? { ...truncation, fullOutput: anonymous(truncation.fullOutput) } : {},
+      saved,
+    };
   };
 
   it('whole blocks of lines give what one character at a time gives, and the artifact has it all', () => {

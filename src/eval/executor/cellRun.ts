@@ -1,7 +1,8 @@
 /**
  * One cell of a run: its kernel (started or replaced as needed), its timeout (the watchdog starts
- * at the cell's `started` frame), one retry in a new kernel when the kernel died under it on its
- * own, and its result.
+ * at the cell's `started` frame and is held while the cell's own bridge calls are in flight), one
+ * retry in a new kernel when the kernel died under it on its own and a retry can help, and its
+ * result.
  */
 import type { Kernel } from '../kernel/kernel.js';
 import {
@@ -10,19 +11,23 @@ import {
   LANGUAGE_LABEL,
   type KernelLanguage as Language,
 } from '../kernel/types.js';
+import { ResultCollector } from '../output/collected.js';
 import { OutputSink } from '../output/outputSink.js';
-import { type Collected, frameHandler, type OutputEvent } from './events.js';
+import type { BridgeActivity } from './bridgeActivity.js';
+import { frameHandler, type OutputEvent } from './events.js';
+import { oomKillCount, outOfMemory } from './oom.js';
 import {
   baseOf,
+  boundedError,
   type CellBase,
   type CellRequest,
   type CellResult,
   type CellStatus,
-  exitCodeOf,
   failedResult,
   noticeFor,
+  resultExitCode,
 } from './results.js';
-import type { RunOptions } from './types.js';
+import { ExecutorClosedError, type RunOptions } from './types.js';
 import { CellTimeoutError, clampTimeout, Watchdog } from './watchdog.js';
 
 /** What a cell run needs of its session. */
@@ -37,12 +42,20 @@ export interface CellRunHost {
   pythonMissing: boolean;
   /** Aborted by interruptAll() and dispose(). */
   sessionSignal: AbortSignal;
+  /** The host's count of bridge calls in flight, by cell. */
+  bridgeActivity: BridgeActivity;
+  /** Output written outside any cell since the last call, when nobody listens for it. */
+  takeBackground(): string | undefined;
 }
 
 interface Attempt {
   outcome: CellOutcome;
   timedOut: boolean;
   interrupted: boolean;
+  /** Why omp-eval was closing under the cell, if it was. */
+  closed?: string;
+  /** Why the kernel's death looks like a lack of memory, if it does. */
+  outOfMemory?: string;
 }
 
 /** Everything one cell's attempts share. */
@@ -51,7 +64,7 @@ interface CellContext {
   code: string;
   seconds: number | undefined;
   sink: OutputSink;
-  collected: Collected;
+  collector: ResultCollector;
   options: RunOptions;
   emit: (event: OutputEvent) => void;
 }
@@ -73,7 +86,7 @@ export async function runCell(
   try {
     kernel = await host.kernelFor(language, notices);
   } catch (err) {
-    return unavailable(host, base, language, err as Error, elapsed(), emit);
+    return withBackground(host, unavailable(host, base, language, err as Error, elapsed(), emit));
   }
   for (const text of notices) emit({ kind: 'notice', text });
   const context: CellContext = {
@@ -84,15 +97,21 @@ export async function runCell(
       ...options.sinkLimits,
       ...(options.collectOutput === false ? { keep: false } : {}),
     }),
-    collected: { images: [], json: [], statusEvents: [] },
+    collector: new ResultCollector(),
     options,
     emit,
   };
   let attempt = await attemptCell(kernel, context);
   let retried = false;
-  // A kernel that died on its own is retried once; one that died from our interrupt is not.
+  // A kernel that died on its own is retried once, unless it ran out of memory (it would again);
+  // one that died from our interrupt is not.
   const first = attempt.outcome.exit;
-  if (first?.reason === 'died' && !attempt.interrupted && options.retryOnDeath !== false) {
+  if (
+    first?.reason === 'died' &&
+    !attempt.interrupted &&
+    !attempt.outOfMemory &&
+    options.retryOnDeath !== false
+  ) {
     const notice = `The ${LANGUAGE_LABEL[language]} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
     notices.push(notice);
     emit({ kind: 'notice', text: notice });
@@ -103,10 +122,15 @@ export async function runCell(
     } catch (err) {
       context.sink.end();
       const message = `The ${LANGUAGE_LABEL[language]} kernel could not be restarted: ${(err as Error).message}`;
-      return failedResult(base, elapsed(), message, { notices });
+      return withBackground(host, failedResult(base, elapsed(), message, { notices }));
     }
   }
-  return resultOf(base, attempt, context, { retried, notices, durationMs: elapsed() });
+  return withBackground(host, resultOf(base, attempt, context, { retried, notices, durationMs: elapsed() }));
+}
+
+function withBackground(host: CellRunHost, result: CellResult): CellResult {
+  const background = host.takeBackground();
+  return background ? { ...result, background } : result;
 }
 
 /** The cell's events to the front end; a promise it returns pauses the kernel's output (backpressure). */
@@ -149,21 +173,34 @@ function unavailable(
 /** One execution of the cell under its watchdog. */
 async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
   const watchdog = new Watchdog(c.seconds);
+  const bridge = c.host.bridgeActivity.watch(watchdog);
   const signals = [watchdog.signal, c.host.sessionSignal];
   if (c.options.signal) signals.push(c.options.signal);
   const signal = AbortSignal.any(signals);
+  const oomKills = oomKillCount();
   try {
     const outcome = await kernel.execute(c.code, {
       signal,
-      onFrame: frameHandler(c.sink, c.collected, watchdog, c.emit),
+      onFrame: frameHandler({ sink: c.sink, collector: c.collector, bridge, emit: c.emit }),
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
     });
-    const timedOut =
-      watchdog.signal.aborted &&
-      watchdog.signal.reason instanceof CellTimeoutError &&
-      (outcome.cancelled || outcome.exit !== undefined);
-    return { outcome, timedOut, interrupted: signal.aborted };
+    // The timeout fired: the cell timed out, whatever it did with the interrupt (a cell that
+    // caught KeyboardInterrupt and ended normally still ran past its budget).
+    const timedOut = watchdog.signal.aborted && watchdog.signal.reason instanceof CellTimeoutError;
+    const reason: unknown = c.host.sessionSignal.reason;
+    const closed =
+      c.host.sessionSignal.aborted && reason instanceof ExecutorClosedError ? reason.why : undefined;
+    const exit = outcome.exit;
+    const oom = exit?.reason === 'died' ? outOfMemory(exit, oomKills) : undefined;
+    return {
+      outcome,
+      timedOut,
+      interrupted: signal.aborted,
+      ...(closed !== undefined && outcome.status !== 'ok' ? { closed } : {}),
+      ...(oom ? { outOfMemory: oom } : {}),
+    };
   } finally {
+    bridge.dispose();
     watchdog.dispose();
   }
 }
@@ -180,7 +217,16 @@ function resultOf(
   // disposition): it counts as killed, like an unanswered interrupt.
   const killed = o.killed || (interrupted && exit !== undefined);
   const label = LANGUAGE_LABEL[base.language];
-  const notice = noticeFor({ timedOut, killed, exit, retried: run.retried, seconds: c.seconds, label });
+  const notice = noticeFor({
+    timedOut,
+    killed,
+    retried: run.retried,
+    label,
+    ...(exit ? { exit } : {}),
+    ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
+    ...(attempt.closed !== undefined ? { closed: attempt.closed } : {}),
+    ...(attempt.outOfMemory ? { outOfMemory: attempt.outOfMemory } : {}),
+  });
   if (notice) {
     run.notices.push(notice);
     c.emit({ kind: 'notice', text: notice });
@@ -189,19 +235,13 @@ function resultOf(
   if (exit && o.error?.ename === 'KernelDied' && o.error.traceback.length)
     c.sink.push(`${o.error.traceback.join('\n')}\n`);
   c.sink.end();
-  const status: CellStatus = o.status === 'ok' ? 'ok' : o.cancelled || interrupted ? 'cancelled' : 'error';
-  const exitCode =
-    exit?.reason === 'died' && !interrupted
-      ? exitCodeOf(exit)
-      : status === 'ok'
-        ? 0
-        : status === 'cancelled'
-          ? 130
-          : 1;
+  const status: CellStatus =
+    o.status === 'ok' && !timedOut ? 'ok' : o.cancelled || interrupted ? 'cancelled' : 'error';
+  const left = c.collector.finish();
   return {
     ...base,
     status,
-    exitCode,
+    exitCode: resultExitCode(status, exit),
     executionCount: o.executionCount,
     durationMs: run.durationMs,
     timedOut,
@@ -209,8 +249,10 @@ function resultOf(
     retried: run.retried,
     text: c.sink.text,
     ...(c.sink.truncation ? { truncation: c.sink.truncation } : {}),
-    ...c.collected,
-    ...(o.error ? { error: o.error } : {}),
-    notices: run.notices,
+    images: c.collector.images,
+    json: c.collector.json,
+    statusEvents: c.collector.statusEvents,
+    ...(o.error ? { error: boundedError(o.error) } : {}),
+    notices: [...run.notices, ...left],
   };
 }

@@ -1,13 +1,21 @@
 /**
  * Frames of a running cell → what front ends see (OutputEvent) and what the cell's result
- * collects (text in the sink, images, JSON, status events). The watchdog hears the bridge's
- * timeout pauses here.
+ * collects (text in the sink, images, JSON, status events; status events also as short lines of
+ * the text).
  */
 
-import { type ImageOutput, renderBundle, type StatusEvent, statusEvent } from '../output/display.js';
+import type { ResultCollector } from '../output/collected.js';
+import {
+  BOOKKEEPING_OPS,
+  type ImageOutput,
+  renderBundle,
+  type StatusEvent,
+  statusEvent,
+  statusLine,
+} from '../output/display.js';
 import type { OutputSink } from '../output/outputSink.js';
 import type { Frame } from '../protocol/index.js';
-import type { Watchdog } from './watchdog.js';
+import type { CellBridgeWatch } from './bridgeActivity.js';
 
 /** What a front end sees while a cell runs. */
 export type OutputEvent =
@@ -43,24 +51,22 @@ export type OutputEvent =
   | { kind: 'input_request'; prompt: string; password: boolean }
   | { kind: 'notice'; text: string };
 
-/** What a cell's result collects besides its text. */
-export interface Collected {
-  images: ImageOutput[];
-  json: unknown[];
-  statusEvents: StatusEvent[];
+/** What the frames of one attempt at a cell feed. */
+export interface FrameTargets {
+  sink: OutputSink;
+  collector: ResultCollector;
+  /** Hears the cell's `started` (the watchdog starts) and the kernel's bridge bookkeeping. */
+  bridge: CellBridgeWatch;
+  emit: (event: OutputEvent) => void;
 }
 
 /** Turns one cell's frames into events, its sink's text and collected outputs. */
-export function frameHandler(
-  sink: OutputSink,
-  collected: Collected,
-  watchdog: Watchdog,
-  emit: (event: OutputEvent) => void,
-): (frame: Frame) => void {
+export function frameHandler(targets: FrameTargets): (frame: Frame) => void {
+  const { sink, emit } = targets;
   return (frame) => {
     switch (frame.type) {
       case 'started':
-        watchdog.start();
+        targets.bridge.started(frame.id);
         emit({ kind: 'started' });
         break;
       case 'stdout':
@@ -70,7 +76,7 @@ export function frameHandler(
         break;
       case 'display':
       case 'result':
-        onBundle(frame, sink, collected, watchdog, emit);
+        onBundle(frame, targets);
         break;
       case 'error':
         sink.push(`${frame.traceback.join('\n')}\n`);
@@ -91,24 +97,24 @@ export function frameHandler(
   };
 }
 
-function onBundle(
-  frame: Extract<Frame, { type: 'display' | 'result' }>,
-  sink: OutputSink,
-  collected: Collected,
-  watchdog: Watchdog,
-  emit: (event: OutputEvent) => void,
-) {
+function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets: FrameTargets) {
+  const { sink, collector, emit } = targets;
   const status = statusEvent(frame.bundle);
   if (status) {
-    if (status.op === 'timeout-pause') watchdog.pause();
-    else if (status.op === 'timeout-resume') watchdog.resume();
-    else collected.statusEvents.push(status);
+    // A status bundle can come from any code in the cell: it never pauses the timeout (only the
+    // host's own count of the cell's bridge calls does). The end of a call the kernel gave up
+    // on is heard, since the host's command may run on after it.
+    if (status.op === 'timeout-resume') targets.bridge.kernelEnded();
+    if (BOOKKEEPING_OPS.has(status.op)) return;
+    collector.addStatus(status);
+    const line = statusLine(status);
+    if (line !== undefined) sink.push(`${line}\n`);
     emit({ kind: 'status', event: status });
     return;
   }
   const out = renderBundle(frame.bundle, { plainIsRepr: frame.plainIsRepr === true });
-  collected.images.push(...out.images);
-  if (out.json !== undefined) collected.json.push(out.json);
+  for (const image of [...out.images, ...out.tooLarge]) collector.addImage(image);
+  if (out.json !== undefined) collector.addJson(out.json);
   if (out.text !== undefined) sink.push(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
   const { displayId } = frame;
   emit({

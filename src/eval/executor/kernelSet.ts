@@ -1,12 +1,15 @@
 /**
  * The kernels of one session key (session id + real cwd + interpreter): one per language, each
  * started at its language's first cell, shared by every owner of the key. Runs on the key queue
- * on `lock`. Kernel states and between-cell output are published to subscribers.
+ * on `lock`. Kernel states and between-cell output are published to subscribers; between-cell
+ * output nobody subscribed to is kept for the next result.
  */
 import type { Kernel } from '../kernel/kernel.js';
 import type { ResolvedPython } from '../kernel/python.js';
 import type { KernelState } from '../kernel/state.js';
 import type { KernelLanguage as Language } from '../kernel/types.js';
+import { renderBundle, statusEvent, statusLine } from '../output/display.js';
+import { OutputSink } from '../output/outputSink.js';
 import type { Frame } from '../protocol/index.js';
 
 export const LANGUAGES: readonly Language[] = ['py', 'js'];
@@ -23,6 +26,8 @@ export class KernelSet {
   private readonly kernels: Partial<Record<Language, { kernel: Kernel; unsubscribe: () => void }>> = {};
   private readonly background = new Set<(frame: Frame) => void>();
   private readonly stateListeners = new Set<KernelStateListener>();
+  /** Background output nobody listened to, for the next result. */
+  private kept?: OutputSink;
 
   constructor(
     readonly key: string,
@@ -45,6 +50,7 @@ export class KernelSet {
     this.remove(language);
     const offState = kernel.onState((state) => this.publish(language, state));
     const offBackground = kernel.onBackground((frame) => {
+      if (this.background.size === 0) this.keepBackground(frame);
       for (const listener of this.background) listener(frame);
     });
     this.kernels[language] = {
@@ -85,6 +91,29 @@ export class KernelSet {
     return () => {
       this.stateListeners.delete(listener);
     };
+  }
+
+  /** Background output kept while nobody listens (an embedded session), as text; taken once. */
+  takeBackground(): string | undefined {
+    const sink = this.kept;
+    this.kept = undefined;
+    if (!sink) return undefined;
+    sink.end();
+    return sink.text || undefined;
+  }
+
+  private keepBackground(frame: Frame) {
+    let text: string | undefined;
+    if (frame.type === 'stdout' || frame.type === 'stderr') text = frame.data;
+    else if (frame.type === 'error') text = `${frame.traceback.join('\n')}\n`;
+    else if (frame.type === 'display' || frame.type === 'result') {
+      const status = statusEvent(frame.bundle);
+      text = status ? statusLine(status) : renderBundle(frame.bundle).text;
+      if (text !== undefined && !text.endsWith('\n')) text += '\n';
+    }
+    if (!text) return;
+    this.kept ??= new OutputSink();
+    this.kept.push(text);
   }
 
   private publish(language: Language, state: KernelStatus) {

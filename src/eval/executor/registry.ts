@@ -9,15 +9,23 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { Kernel } from '../kernel/kernel.js';
 import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../kernel/python.js';
-import { describeExit, type KernelLanguage as Language } from '../kernel/types.js';
+import { describeExit, type KernelExit, type KernelLanguage as Language } from '../kernel/types.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { artifactDir, configureArtifacts } from '../output/artifact.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
+import { BridgeActivity } from './bridgeActivity.js';
 import { commandBridge } from './commandBridge.js';
 import { KernelSet } from './kernelSet.js';
 import type { CellRequest, CellResult } from './results.js';
 import { Session, type SessionHost } from './session.js';
-import { ExecutorError, type ExecutorOptions, type RunOptions, type SessionOptions } from './types.js';
+import {
+  ExecutorClosedError,
+  ExecutorError,
+  type ExecutorOptions,
+  type RunOptions,
+  type SessionOptions,
+} from './types.js';
 
 /** Validates the working directory and returns its real path. */
 export function checkCwd(cwd: string): string {
@@ -41,14 +49,21 @@ export class Executor implements SessionHost {
   private sessionAbort = new AbortController();
   private disposed = false;
   private readonly bridge: BridgeHandler;
+  /** The host's count of bridge calls in flight, by cell: what holds a cell's timeout. */
+  readonly bridgeActivity = new BridgeActivity();
 
   constructor(private readonly opts: ExecutorOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.logger = opts.logger ?? silentLogger;
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];
-    this.bridge =
-      opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) });
+    this.bridge = this.bridgeActivity.wrap(
+      opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) }),
+    );
+    configureArtifacts({
+      maxFileBytes: this.settings['artifacts.maxFileMB'] * 1e6,
+      maxTotalBytes: this.settings['artifacts.maxTotalMB'] * 1e6,
+    });
   }
 
   private get hostEnv() {
@@ -82,13 +97,13 @@ export class Executor implements SessionHost {
       pythonError = err;
     }
     const mode = options.mode ?? this.settings['python.kernelMode'];
-    const key =
-      mode === 'per-call'
-        ? `per-call\0${Math.random()}`
-        : `${options.id ?? 'default'}\0${cwd}\0${realPath(python?.executable ?? '(no python)')}`;
+    const owner = `${options.id ?? 'default'}\0${cwd}`;
+    const key = mode === 'per-call' ? `per-call\0${Math.random()}` : `${owner}\0${interpreterKey(python)}`;
     const retain = options.retain === true && mode === 'session';
     const kept = retain ? this.retained.get(key) : undefined;
     if (kept) return kept;
+    // The interpreter of a retained (id, cwd) changed (a venv appeared): its old kernels go.
+    if (retain) await this.releaseRetained(owner);
     let set = this.sets.get(key);
     if (!set) {
       set = new KernelSet(key, cwd, python, pythonError);
@@ -110,6 +125,14 @@ export class Executor implements SessionHost {
     }
   }
 
+  private async releaseRetained(owner: string) {
+    for (const [key, session] of this.retained) {
+      if (!key.startsWith(`${owner}\0`)) continue;
+      this.retained.delete(key);
+      await session.release();
+    }
+  }
+
   /** @internal A session's owner let go; the last one shuts the kernels down. */
   async release(set: KernelSet): Promise<void> {
     set.owners--;
@@ -124,11 +147,8 @@ export class Executor implements SessionHost {
     const previous = set.get(language);
     if (previous && previous.state !== 'dead' && previous.state !== 'stopping') return previous;
     if (previous?.state === 'stopping') await previous.shutdown();
-    if (previous?.exit?.reason === 'died') {
-      notices.push(
-        `The previous ${previous.label} kernel had exited (${describeExit(previous.exit)}); a new kernel was started and earlier state is gone.`,
-      );
-    }
+    // (A restart takes the kernel out of the set first: a kernel found here ended unasked.)
+    if (previous?.exit) notices.push(replacedNotice(previous.label, previous.exit));
     set.remove(language);
     if (language === 'py' && !set.python) {
       throw new ExecutorError(
@@ -143,7 +163,7 @@ export class Executor implements SessionHost {
       passEnv: this.settings['env.pass'],
       bridge: this.bridge,
       logger: this.logger,
-      ...(this.opts.kernelEnv ? { env: this.opts.kernelEnv } : {}),
+      env: { ...artifactEnv(), ...this.opts.kernelEnv },
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
       ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),
@@ -163,11 +183,14 @@ export class Executor implements SessionHost {
     previous.abort(new ExecutorError('interrupted'));
   }
 
-  /** Aborts everything running and shuts every kernel down. */
-  async dispose(): Promise<void> {
+  /**
+   * Aborts everything running and shuts every kernel down. `why` (e.g. "omp-eval received
+   * SIGTERM") is what the cells it stops say.
+   */
+  async dispose(why = 'the executor was disposed'): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    this.sessionAbort.abort(new ExecutorError('the executor was disposed'));
+    this.sessionAbort.abort(new ExecutorClosedError(why));
     const sets = [...this.sets.values()];
     this.sets.clear();
     this.retained.clear();
@@ -178,6 +201,37 @@ export class Executor implements SessionHost {
   get kernels(): Kernel[] {
     return [...this.sets.values()].flatMap((s) => s.all());
   }
+}
+
+/**
+ * The interpreter part of a session key: the interpreter as found (a venv's `python` is a link to
+ * its base interpreter, but runs with the venv's packages) and its real file.
+ */
+function interpreterKey(python: ResolvedPython | undefined): string {
+  if (!python) return '(no python)';
+  return `${python.executable}\0${python.binDir ?? ''}\0${realPath(python.executable)}`;
+}
+
+/** Where the kernel's read() finds `artifact://` and `agent://` names. */
+function artifactEnv(): Record<string, string> {
+  try {
+    return { OMP_EVAL_ARTIFACTS: artifactDir() };
+  } catch {
+    return {};
+  }
+}
+
+/** What a caller is told when its cell runs in a new kernel because the last one ended unasked. */
+function replacedNotice(label: string, exit: KernelExit): string {
+  const how =
+    exit.reason === 'interrupt-timeout'
+      ? 'was killed after it did not respond to an interrupt'
+      : exit.reason === 'protocol-error'
+        ? 'was stopped because its output could not be read'
+        : exit.reason === 'shutdown'
+          ? 'was shut down'
+          : `had exited (${describeExit(exit)})`;
+  return `The previous ${label} kernel ${how}; a new kernel was started and earlier state is gone.`;
 }
 
 function realPath(path: string): string {

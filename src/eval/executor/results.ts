@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import type { CellError, KernelExit, KernelLanguage as Language } from '../kernel/types.js';
 import { describeExit } from '../kernel/types.js';
 import type { ImageOutput, StatusEvent } from '../output/display.js';
-import type { Truncation } from '../output/outputSink.js';
+import { plainText, type Truncation } from '../output/outputSink.js';
 
 export interface CellRequest {
   language?: Language;
@@ -39,6 +39,13 @@ export interface CellResult {
   error?: CellError;
   /** Annotations about the run itself (timeouts, retries, restarts). */
   notices: string[];
+  /** The cell restarted its kernel before it ran (`reset: true`). */
+  reset?: true;
+  /**
+   * Output that threads and timers of earlier cells wrote outside any cell, up to this cell's
+   * end, when no front end listens for it (an embedded session: the MCP server, the tool).
+   */
+  background?: string;
 }
 
 export const TIMEOUT_NOTICE = (s: number) =>
@@ -52,21 +59,42 @@ export function exitCodeOf(exit: KernelExit): number | null {
   return exit.code;
 }
 
-/** The annotation of how a cell ended, when it ended abnormally. */
-export function noticeFor(o: {
+/**
+ * A result's exit code: a dead kernel's own (128 + n for signal n, or its non-zero code), else
+ * 0 for ok, 130 for cancelled, 1 for an error.
+ */
+export function resultExitCode(status: CellStatus, exit: KernelExit | undefined): number {
+  const code = exit ? exitCodeOf(exit) : null;
+  if (code !== null && code !== 0) return code;
+  return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+}
+
+/** How a cell ended, for its notice. */
+export interface CellEnd {
   timedOut: boolean;
   killed: boolean;
   exit?: KernelExit;
   retried: boolean;
   seconds?: number;
   label: string;
-}): string | undefined {
+  /** omp-eval was closing (the executor disposed, e.g. on SIGTERM) while the cell ran: why. */
+  closed?: string;
+  /** The kernel's death looked like a lack of memory: why (the cell was not retried). */
+  outOfMemory?: string;
+}
+
+/** The annotation of how a cell ended, when it ended abnormally. */
+export function noticeFor(o: CellEnd): string | undefined {
+  if (o.closed)
+    return `omp-eval was shutting down (${o.closed}) while this cell ran: the cell was stopped and the ${o.label} kernel was ended, so its state is gone.`;
   if (o.timedOut) return o.killed ? TIMEOUT_KILLED_NOTICE : TIMEOUT_NOTICE(o.seconds ?? 0);
   if (o.killed) {
     return o.exit?.reason === 'died'
       ? `The kernel died when it was interrupted (${describeExit(o.exit)}); it will be recreated on the next run.`
       : 'The kernel did not respond to the interrupt and was killed; it will be recreated on the next run.';
   }
+  if (o.exit?.reason === 'died' && o.outOfMemory)
+    return `The ${o.label} kernel ran out of memory (${describeExit(o.exit)}: ${o.outOfMemory}); the cell was not run again, since it would run out again. The next cell starts a new kernel: earlier state is gone.`;
   if (o.exit?.reason === 'died') {
     return o.retried
       ? `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`
@@ -77,11 +105,16 @@ export function noticeFor(o: {
   return undefined;
 }
 
-export type CellBase = Pick<CellResult, 'index' | 'title' | 'language'>;
+export type CellBase = Pick<CellResult, 'index' | 'title' | 'language' | 'reset'>;
 
 /** The identity fields of a cell's result. */
 export function baseOf(index: number, cell: CellRequest): CellBase {
-  return { index, ...(cell.title ? { title: cell.title } : {}), language: cell.language ?? 'py' };
+  return {
+    index,
+    ...(cell.title ? { title: cell.title } : {}),
+    language: cell.language ?? 'py',
+    ...(cell.reset ? { reset: true } : {}),
+  };
 }
 
 const EMPTY = {
@@ -113,6 +146,8 @@ export function failedResult(
   message: string,
   opts: { ename?: string; notices?: string[] } = {},
 ): CellResult {
+  // The message can hold what a caller gave (a path, an interpreter): plain text only.
+  message = plainText(message);
   return {
     ...base,
     status: 'error',
@@ -123,4 +158,23 @@ export function failedResult(
     error: { ename: opts.ename ?? 'EvalError', evalue: message, traceback: [] },
     notices: opts.notices ?? [],
   };
+}
+
+const ERROR_VALUE_CHARS = 10_000;
+const TRACEBACK_CHARS = 50_000;
+
+/** A cell's error, bounded for the result (the whole traceback is in the text and its artifact). */
+export function boundedError(error: CellError): CellError {
+  const cut = (text: string, max: number) =>
+    text.length > max ? `${text.slice(0, max)}… [${text.length - max} chars cut]` : text;
+  const traceback: string[] = [];
+  let chars = 0;
+  for (let i = error.traceback.length - 1; i >= 0 && chars < TRACEBACK_CHARS; i--) {
+    const line = cut(error.traceback[i] as string, ERROR_VALUE_CHARS);
+    traceback.unshift(line);
+    chars += line.length;
+  }
+  if (traceback.length < error.traceback.length)
+    traceback.unshift(`… [${error.traceback.length - traceback.length} earlier lines of the traceback cut]`);
+  return { ...error, evalue: cut(error.evalue, ERROR_VALUE_CHARS), traceback };
 }

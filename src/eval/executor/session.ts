@@ -7,6 +7,7 @@ import type { ResolvedPython } from '../kernel/python.js';
 import type { Completion, KernelLanguage as Language } from '../kernel/types.js';
 import type { Frame } from '../protocol/index.js';
 import type { KernelMode } from '../settings.js';
+import type { BridgeActivity } from './bridgeActivity.js';
 import { type CellRunHost, runCell } from './cellRun.js';
 import type { KernelSet, KernelStateListener } from './kernelSet.js';
 import { type CellRequest, type CellResult, skippedResult } from './results.js';
@@ -18,6 +19,8 @@ export interface SessionHost {
   readonly defaultTimeout: number;
   /** Aborted by interruptAll() and dispose(); a new one after each interruptAll(). */
   readonly sessionSignal: AbortSignal;
+  /** The host's count of bridge calls in flight, by cell. */
+  readonly bridgeActivity: BridgeActivity;
   kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel>;
   release(set: KernelSet): Promise<void>;
 }
@@ -52,7 +55,10 @@ export class Session {
     await this.host.kernelFor(this.set, language, []);
   }
 
-  /** Output the kernels send between cells (threads of earlier cells); returns an unsubscribe. */
+  /**
+   * Output the kernels send between cells (threads of earlier cells); returns an unsubscribe.
+   * While nobody listens, it is kept (bounded) for the result of the cell that ends next.
+   */
   onBackground(listener: (frame: Frame) => void): () => void {
     return this.set.onBackground(listener);
   }
@@ -137,6 +143,8 @@ export class Session {
     return {
       defaultTimeout: this.host.defaultTimeout,
       sessionSignal: this.host.sessionSignal,
+      bridgeActivity: this.host.bridgeActivity,
+      takeBackground: () => this.set.takeBackground(),
       pythonMissing: !this.set.python,
       kernelFor: (language, notices) => this.host.kernelFor(this.set, language, notices),
       kernelOf: (language) => this.set.get(language),

@@ -70,3 +70,11 @@ export class ExecutorError extends Error {
     this.name = 'ExecutorError';
   }
 }
+
+/** The reason of a disposed executor's abort: cells it stopped say why omp-eval was closing. */
+export class ExecutorClosedError extends ExecutorError {
+  constructor(readonly why: string) {
+    super(`the executor was disposed (${why})`);
+    this.name = 'ExecutorClosedError';
+  }
+}

@@ -1,7 +1,6 @@
 /**
- * The cell timeout: a wall-clock budget on the cell's own work. Host bridge calls pause it
- * (reference-counted, since parallel() can have several in flight); each resume that brings the
- * count back to zero starts a fresh window.
+ * The cell timeout: a wall-clock budget on the cell's own work. It is held while the cell's host
+ * bridge calls are in flight (bridgeActivity.ts); each release starts a fresh window.
  */
 export class CellTimeoutError extends Error {
   constructor(readonly seconds: number) {
@@ -24,6 +23,7 @@ export class Watchdog {
   private readonly controller = new AbortController();
   private timer?: NodeJS.Timeout;
   private pauses = 0;
+  private held = false;
   private started = false;
 
   /** `seconds` undefined: a watchdog that never fires (pause/resume still count). */
@@ -54,6 +54,13 @@ export class Watchdog {
     if (this.pauses === 0) return;
     this.pauses--;
     if (this.pauses === 0 && this.started) this.arm();
+  }
+
+  /** Held (paused) or not, whatever it was before: for one owner that knows the whole state. */
+  hold(held: boolean): void {
+    if (held && !this.held) this.pause();
+    else if (!held && this.held) this.resume();
+    this.held = held;
   }
 
   dispose(): void {

@@ -61,7 +61,7 @@ export class BridgeServer {
     const answer = (reply: BridgeReply) => {
       if (this.calls.delete(id)) this.write(reply); // else answered already (cancelled)
     };
-    this.handler({ kind, payload }, controller.signal).then(
+    this.handler({ kind, payload, cell }, controller.signal).then(
       (value) => answer(bridgeReply(id, value)),
       (err: unknown) => answer(bridgeError(id, err instanceof Error ? err.message : String(err))),
     );

@@ -3,12 +3,14 @@
  * temp directory and reused by later spawns, but only after their content is checked.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type writeFileAtomic from 'write-file-atomic';
 import { type Logger, silentLogger } from '../logger.js';
+import { reasonOf } from '../output/artifact.js';
+import { privateDir } from '../output/privateDir.js';
 
 const PY_DIR = new URL('../../py/', import.meta.url);
 
@@ -63,24 +65,63 @@ function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
   }
 }
 
-let cacheDir: string | undefined;
+const cacheDirs = new Map<string, string>();
 
-/** `<tmp>/omp-python-runner-<uid>`, or a fresh private directory if that one is not safe. */
+/**
+ * `<tmp>/omp-python-runner-<uid>`, or, when that one is not safe (another user made it, or a
+ * link), a private fallback beside it: the same one on every run, not a new one each time.
+ */
 export function runnerCacheDir(base = tmpdir(), logger: Logger = silentLogger): string {
-  if (cacheDir && isPrivate(cacheDir, 'dir')) return cacheDir;
-  const preferred = join(base, uid() >= 0 ? `omp-python-runner-${uid()}` : 'omp-python-runner');
+  const known = cacheDirs.get(base);
+  if (known && isPrivate(known, 'dir')) return known;
+  const dir = privateDir(base, 'omp-python-runner', logger);
+  cacheDirs.set(base, dir);
+  removeLegacyFallbacks(base);
+  return dir;
+}
+
+/** Fallbacks earlier versions made on every run are removed a day after their last use. */
+const LEGACY_STALE_MS = 24 * 60 * 60 * 1000;
+
+/** Fallbacks that earlier versions made on every run (`omp-python-runner-XXXXXX`), a day old. */
+function removeLegacyFallbacks(base: string) {
+  let names: string[];
   try {
-    mkdirSync(preferred, { mode: 0o700 });
+    names = readdirSync(base).filter((n) => /^omp-python-runner-[A-Za-z0-9]{6}$/.test(n));
   } catch {
-    // exists already: checked below
+    return;
   }
-  if (isPrivate(preferred, 'dir')) {
-    cacheDir = preferred;
-  } else {
-    cacheDir = mkdtempSync(join(base, 'omp-python-runner-'));
-    logger.warn(`${preferred} is not a private directory of this user; the runner is cached in ${cacheDir}`);
+  for (const name of names) {
+    const path = join(base, name);
+    try {
+      if (isPrivate(path, 'dir') && Date.now() - statSync(path).mtimeMs > LEGACY_STALE_MS)
+        rmSync(path, { recursive: true, force: true });
+    } catch {
+      // raced with another process
+    }
   }
-  return cacheDir;
+}
+
+/** Other kernels' files in the cache unused this long are removed. */
+const STALE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Removes the files of other kernel versions from the cache once they went unused for a week. */
+function removeStaleVersions(base: string, current: string) {
+  let names: string[];
+  try {
+    names = readdirSync(base).filter((n) => /^[0-9a-f]{16}$/.test(n) && n !== current);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(base, name);
+    try {
+      if (isPrivate(path, 'dir') && Date.now() - statSync(path).mtimeMs > STALE_MS)
+        rmSync(path, { recursive: true, force: true });
+    } catch {
+      // raced with another process
+    }
+  }
 }
 
 // Loaded when a file must be written (rarely: once per content), not at every start.
@@ -124,17 +165,45 @@ export interface RunnerFileOptions {
 export function ensureRunnerFile(options: RunnerFileOptions = {}): string {
   const logger = options.logger ?? silentLogger;
   const sources = options.sources ?? getKernelSources();
-  const base = options.base ?? runnerCacheDir(undefined, logger);
-  const dir = join(base, kernelFilesHash(sources));
+  try {
+    return ensureIn(options.base ?? runnerCacheDir(undefined, logger), sources, logger);
+  } catch (err) {
+    throw new Error(`cannot write the kernel's files: ${reasonOf(err)}`);
+  }
+}
+
+function ensureIn(base: string, sources: Record<string, string>, logger: Logger): string {
+  const hash = kernelFilesHash(sources);
+  const dir = join(base, hash);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch {
     // exists already
   }
   if (!isPrivate(dir, 'dir')) {
-    logger.warn(`${dir} is not a private directory of this user; using a fresh one`);
-    return ensureRunnerFile({ sources, base: mkdtempSync(join(base, 'omp-python-runner-')), logger });
+    // (Only when `base` is not private either: the same fallback on every run.)
+    const fallback = privateDir(base, 'omp-python-runner', logger);
+    logger.warn(`${dir} is not a private directory of this user; using ${fallback}`);
+    return ensureIn(fallback, sources, logger);
   }
+  writeKernelFiles(dir, sources, logger);
+  touch(dir);
+  removeStaleVersions(base, hash);
+  return join(dir, 'runner.py');
+}
+
+/** Marks a cache entry as used now (stale entries are removed by their age). */
+function touch(path: string) {
+  try {
+    const now = new Date();
+    utimesSync(path, now, now);
+  } catch {
+    // not ours to touch: it stays
+  }
+}
+
+/** Writes each kernel file that is missing or not the expected file. */
+function writeKernelFiles(dir: string, sources: Record<string, string>, logger: Logger) {
   for (const [name, content] of Object.entries(sources)) {
     const file = join(dir, name);
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -151,5 +220,4 @@ export function ensureRunnerFile(options: RunnerFileOptions = {}): string {
       writeAtomically(file, content);
     }
   }
-  return join(dir, 'runner.py');
 }

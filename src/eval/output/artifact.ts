@@ -1,20 +1,14 @@
 /**
  * Artifact files: where all of a cell's output goes once it outgrows what is kept in memory,
- * named by `artifact://<id>`, private to this user, removed after a day.
+ * named by `artifact://<id>` and by their path, private to this user. The folder is bounded: a
+ * file stops growing at its cap, the oldest files are removed when the folder outgrows its
+ * total, and files older than a day are removed.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { privateDir } from './privateDir.js';
 
 /** Characters gathered before one write (one write per line would cost a syscall each). */
 const BATCH_CHARS = 1 << 18;
@@ -24,28 +18,71 @@ const ARTIFACT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 export const ARTIFACT_PREFIX = 'artifact://';
 
+export interface ArtifactLimits {
+  /** Bytes one artifact may hold; what comes after is not saved (and the artifact says so). */
+  maxFileBytes: number;
+  /** Bytes the folder may hold; the oldest files are removed to make room for a new one. */
+  maxTotalBytes: number;
+}
+
+export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
+  maxFileBytes: 100 * 1000 * 1000,
+  maxTotalBytes: 500 * 1000 * 1000,
+};
+
+let limits: ArtifactLimits = { ...DEFAULT_ARTIFACT_LIMITS };
+
+/** Sets the caps of the artifacts folder (from the settings), for this process. */
+export function configureArtifacts(next: Partial<ArtifactLimits>): void {
+  limits = { ...limits, ...next };
+}
+
+export function artifactLimits(): ArtifactLimits {
+  return limits;
+}
+
+export const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+const dirs = new Map<string, string>();
+
+/**
+ * `<tmp>/omp-eval-artifacts-<uid>`, or a private fallback beside it when another user holds that
+ * name (the same fallback on every run, so names from one run can be read in the next).
+ */
 export function artifactDir(): string {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const dir = join(tmpdir(), `omp-eval-artifacts-${uid}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) {
-    throw new Error(`${dir} is not a private directory of this user`);
+  const base = tmpdir();
+  let dir = dirs.get(base);
+  if (!dir) {
+    dir = privateDir(base, 'omp-eval-artifacts');
+    dirs.set(base, dir);
   }
   return dir;
 }
 
-let swept = false;
+const swept = new Set<string>();
 
-/** Removes artifacts older than a day, once per process. */
+/** Removes artifacts older than a day (once per process), then the oldest until a new one fits. */
 function sweepArtifacts(dir: string) {
-  if (swept) return;
-  swept = true;
-  const cutoff = Date.now() - ARTIFACT_MAX_AGE_MS;
+  const files: { path: string; size: number; mtime: number }[] = [];
   for (const name of readdirSync(dir)) {
     try {
-      const file = join(dir, name);
-      if (statSync(file).mtimeMs < cutoff) unlinkSync(file);
+      const path = join(dir, name);
+      const st = statSync(path);
+      if (st.isFile()) files.push({ path, size: st.size, mtime: st.mtimeMs });
+    } catch {
+      // raced with another process
+    }
+  }
+  const cutoff = Date.now() - ARTIFACT_MAX_AGE_MS;
+  const first = !swept.has(dir);
+  swept.add(dir);
+  let total = files.reduce((sum, f) => sum + f.size, 0);
+  const room = Math.max(0, limits.maxTotalBytes - limits.maxFileBytes);
+  for (const file of files.sort((a, b) => a.mtime - b.mtime)) {
+    if (!(first && file.mtime < cutoff) && total <= room) break;
+    try {
+      unlinkSync(file.path);
+      total -= file.size;
     } catch {
       // raced with another process
     }
@@ -59,11 +96,14 @@ export function resolveArtifact(uri: string): string {
   return join(artifactDir(), `${id}.txt`);
 }
 
-/** An artifact being written: appends are batched; a failing write ends it with `error`. */
+/** An artifact being written: appends are batched; a failing write or the cap ends it with `error`. */
 export class ArtifactFile {
   private fd?: number;
   private pending: string[] = [];
   private pendingChars = 0;
+  private bytes = 0;
+  /** Characters saved so far. */
+  savedChars = 0;
   /** Why the artifact is incomplete, when it is. */
   error?: string;
 
@@ -71,20 +111,21 @@ export class ArtifactFile {
     readonly id: string,
     readonly path: string,
     fd: number,
+    private readonly maxBytes: number,
   ) {
     this.fd = fd;
   }
 
-  /** A new artifact, or the reason none could be made. */
-  static create(): ArtifactFile | string {
+  /** A new artifact (`<id>.<ext>`), or the reason none could be made. */
+  static create(ext = 'txt'): ArtifactFile | string {
     try {
       const dir = artifactDir();
       sweepArtifacts(dir);
       const id = randomUUID();
-      const path = join(dir, `${id}.txt`);
-      return new ArtifactFile(id, path, openSync(path, 'wx', 0o600));
+      const path = join(dir, `${id}.${ext}`);
+      return new ArtifactFile(id, path, openSync(path, 'wx', 0o600), limits.maxFileBytes);
     } catch (err) {
-      return (err as Error).message;
+      return reasonOf(err);
     }
   }
 
@@ -99,16 +140,53 @@ export class ArtifactFile {
     if (this.pendingChars >= BATCH_CHARS) this.flush();
   }
 
+  /** Writes raw bytes at once (an image). */
+  writeBytes(data: Buffer): void {
+    if (this.fd === undefined) return;
+    if (data.length > this.maxBytes - this.bytes) {
+      this.error = `the file would exceed the artifact cap of ${megabytes(this.maxBytes)}`;
+      this.close();
+      return;
+    }
+    this.writeOut(data, data.length);
+  }
+
   private flush() {
-    const batch = this.pending.join('');
+    let batch = this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
     if (this.fd === undefined || !batch) return;
-    try {
-      writeSync(this.fd, batch);
-    } catch (err) {
-      this.error = `the full output could not be saved: ${(err as Error).message}`;
+    let data = Buffer.from(batch, 'utf8');
+    const room = this.maxBytes - this.bytes;
+    let capped = false;
+    if (data.length > room) {
+      // Cut at a character: whole characters up to the cap.
+      batch = data
+        .subarray(0, room)
+        .toString('utf8')
+        .replace(/\uFFFD$/, '');
+      data = Buffer.from(batch, 'utf8');
+      capped = true;
+    }
+    this.writeOut(data, batch.length);
+    if (capped && !this.error) {
+      this.error = `the artifact cap of ${megabytes(this.maxBytes)} was reached`;
       this.close();
+    }
+  }
+
+  private writeOut(data: Buffer, chars: number) {
+    if (this.fd === undefined) return;
+    let done = 0;
+    try {
+      while (done < data.length) done += writeSync(this.fd, data, done, data.length - done);
+      this.savedChars += chars;
+    } catch (err) {
+      this.savedChars += data.subarray(0, done).toString('utf8').length;
+      this.error = reasonOf(err);
+      this.close();
+    } finally {
+      this.bytes += done;
     }
   }
 
@@ -123,4 +201,13 @@ export class ArtifactFile {
     }
     this.fd = undefined;
   }
+}
+
+/** A file-system error as a short reason (`no space left on device (ENOSPC)`). */
+export function reasonOf(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const where = e.path ? ` (${e.path})` : '';
+  if (e.code === 'ENOSPC') return `no space left on device (ENOSPC)${where}`;
+  if (e.code === 'EDQUOT') return `the disk quota is exceeded (EDQUOT)${where}`;
+  return e.message ?? String(err);
 }

@@ -8,7 +8,9 @@
  * markdown (tables stay tables). Payloads too large to show are left out with a notice.
  */
 import type { MimeBundle } from '../protocol/index.js';
+import { megabytes } from './artifact.js';
 import { htmlToMarkdown } from './html.js';
+import { oneLine } from './outputSink.js';
 
 export { HTML_LIMIT, htmlToMarkdown, htmlToText } from './html.js';
 
@@ -46,6 +48,8 @@ export interface RenderedOutput {
   /** The same text with terminal colours (the js kernel's util.inspect), for a colour terminal. */
   ansi?: string;
   images: ImageOutput[];
+  /** Images over IMAGE_LIMIT: not shown (the text says so), but a result keeps them in files. */
+  tooLarge: ImageOutput[];
   json?: unknown;
   /** The MIME types the bundle carried. */
   mimeTypes: string[];
@@ -74,8 +78,6 @@ export function imageSize(mime: string, base64: string): { width: number; height
   return undefined;
 }
 
-const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-
 /** A line for an SVG image: its size from the width/height attributes or the viewBox. */
 function svgText(svg: string): string {
   const tag = svg.match(/<svg\b[^>]*>/i)?.[0] ?? '';
@@ -99,7 +101,7 @@ export function statusEvent(bundle: MimeBundle): StatusEvent | undefined {
 
 export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): RenderedOutput {
   const mimeTypes = Object.keys(bundle);
-  const out: RenderedOutput = { images: [], mimeTypes, bundle };
+  const out: RenderedOutput = { images: [], tooLarge: [], mimeTypes, bundle };
   const str = (mime: string) => (typeof bundle[mime] === 'string' ? (bundle[mime] as string) : undefined);
   const notices: string[] = [];
 
@@ -129,6 +131,7 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
         `[${mime.slice(6)} image${dims} of ${megabytes((data.length * 3) / 4)} not shown: ` +
           `images over ${megabytes((IMAGE_LIMIT * 3) / 4)} are left out]`,
       );
+      out.tooLarge.push({ mime, data, ...size });
     } else {
       out.images.push({ mime, data, ...size });
     }
@@ -154,4 +157,45 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
     if (out.markdown !== undefined) out.markdown = `${out.markdown}\n\n${tail}`;
   }
   return out;
+}
+
+/** Ops that are the bridge's bookkeeping, not status. */
+export const BOOKKEEPING_OPS: ReadonlySet<string> = new Set(['timeout-pause', 'timeout-resume']);
+
+/**
+ * A status event as one short line of text (`[log] message`), for readers of the text only (an
+ * agent reads the text, not the events); undefined for bookkeeping and for the start of a bridge
+ * call (its end has a line).
+ */
+export function statusLine(event: StatusEvent): string | undefined {
+  if (BOOKKEEPING_OPS.has(event.op)) return undefined;
+  if ((event.op === 'agent' || event.op === 'completion') && event.state === 'started') return undefined;
+  const s = (value: unknown) => oneLine(String(value ?? ''), 160);
+  const op = s(event.op);
+  switch (event.op) {
+    case 'log':
+      return `[log] ${s(event.message)}`;
+    case 'phase':
+      return `[phase] ${s(event.title)}`;
+    case 'read':
+      return `[read ${s(event.path)}: ${s(event.lines)} of ${s(event.total)} lines]`;
+    case 'write':
+    case 'append':
+      return `[${op} ${s(event.path)}: ${s(event.chars)} chars]`;
+    case 'tree':
+      return `[tree ${s(event.path)}: ${s(event.entries)} entries]`;
+    case 'diff':
+      return `[diff: ${s(event.changed)} lines changed]`;
+    case 'agent':
+    case 'completion': {
+      const label = event.label && event.label !== event.op ? ` ${s(event.label)}` : '';
+      const error = event.error !== undefined ? `: ${s(event.error)}` : '';
+      return `[${op}${label} ${s(event.state)}${error}]`;
+    }
+    default: {
+      const { op: _op, ...rest } = event;
+      const detail = Object.keys(rest).length ? ` ${oneLine(JSON.stringify(rest), 160)}` : '';
+      return `[${op}]${detail}`;
+    }
+  }
 }

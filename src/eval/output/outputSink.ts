@@ -32,6 +32,8 @@ export interface Truncation {
   totalLines: number;
   omittedChars: number;
   omittedLines: number;
+  /** Where the full output is, as a phrase (`full output: artifact://<id> (<path>)`, or why not). */
+  fullOutput: string;
   /** Where all of the output is (absent when it could not be saved: see artifactError). */
   artifact?: string;
   artifactPath?: string;
@@ -61,6 +63,18 @@ export function sanitize(text: string): string {
   // Most output has no control character at all: one quick scan says so.
   if (!ANY_CONTROL.test(text)) return text;
   return text.replace(JUNK, (seq) => (SGR.test(seq) ? seq : ''));
+}
+
+/** Caller text as plain text: every escape sequence and control character dropped (colour too). */
+export function plainText(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n');
+  return ANY_CONTROL.test(lines) ? lines.replace(JUNK, '') : lines;
+}
+
+/** Caller text for one line (a header, a title): plain, whitespace runs as one space, at most `max` chars. */
+export function oneLine(text: string, max = 200): string {
+  const flat = plainText(text.replace(/[\r\n\t]+/g, ' ')).trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 export class OutputSink {
@@ -152,8 +166,9 @@ export class OutputSink {
   private commitLines(block: string) {
     const ends: number[] = [];
     for (let nl = block.indexOf('\n'), from = 0; nl !== -1; from = nl + 1, nl = block.indexOf('\n', from)) {
-      if (nl - from > this.limits.lineChars) {
-        for (const line of block.slice(0, -1).split('\n')) this.endLine(line); // a line to cut in pieces
+      if (nl - from > this.limits.lineChars || nl - from >= this.limits.tailChars) {
+        // A line to cut in pieces, or one too long for the tail: one at a time.
+        for (const line of block.slice(0, -1).split('\n')) this.endLine(line);
         return;
       }
       ends.push(nl + 1);
@@ -209,28 +224,46 @@ export class OutputSink {
     this.droppedLines += lines;
   }
 
+  /**
+   * Commits one piece (a line, or a part of a long one). A piece too long for the tail is cut:
+   * its start fills what is left of the head, its end is the tail; the middle is dropped (it is in
+   * the artifact). So the text is never one whole giant piece.
+   */
   private commit(piece: string) {
     this.totalChars += piece.length;
     if (piece.endsWith('\n')) this.totalLines++;
     this.artifact?.write(piece);
+    const whole = piece;
     if (!this.headFull) {
       if (this.head.length + piece.length <= this.limits.headChars) {
         this.head += piece;
         return;
       }
       this.headFull = true;
+      if (piece.length > this.limits.tailChars) {
+        this.openArtifact(whole);
+        const room = this.limits.headChars - this.head.length;
+        this.head += piece.slice(0, room);
+        piece = piece.slice(room);
+      }
     }
+    if (this.tailLength + piece.length > this.limits.tailChars) this.openArtifact(whole);
     this.tail.push(piece);
     this.tailLength += piece.length;
     let drop = 0;
     while (this.tailLength > this.limits.tailChars && this.tail.length - drop > 1) {
       this.tailLength -= (this.tail[drop++] as string).length;
     }
-    if (!drop) return;
-    this.openArtifact('');
     for (const dropped of this.tail.slice(0, drop))
       this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
-    this.tail = this.tail.slice(drop);
+    if (drop) this.tail = this.tail.slice(drop);
+    const over = this.tailLength - this.limits.tailChars;
+    if (over > 0) {
+      // One piece longer than the tail: its end stays.
+      this.tail[0] = (this.tail[0] as string).slice(over);
+      this.tailLength -= over;
+      this.countDropped(over, 0);
+    }
   }
 
   /**
@@ -265,15 +298,22 @@ export class OutputSink {
     this.artifact?.close();
   }
 
+  /** Where the full output is, as one phrase the marker and a front end's closing line share. */
+  private get fullOutput(): string {
+    const error = this.artifactError;
+    const artifact = this.artifact;
+    if (!artifact) return `the full output could not be saved: ${error ?? 'no artifact'}`;
+    const name = `${artifact.uri} (${artifact.path})`;
+    if (!error) return `full output: ${name}`;
+    return `only the first ${artifact.savedChars} chars were saved, in ${name}: ${error}`;
+  }
+
   /** The text to show: all of it, or head + an omission marker + tail. */
   get text(): string {
     const open = this.line;
     if (!this.droppedChars) return this.head + this.tail.join('') + open;
-    const error = this.artifactError;
-    const where = this.artifact
-      ? `full output: ${this.artifact.uri}${error ? ` (incomplete: ${error})` : ''}`
-      : `the full output could not be saved: ${error}`;
-    const marker = `… [${this.droppedLines} lines, ${this.droppedChars} chars omitted; ${where}]\n`;
+    const lines = this.droppedLines ? `${this.droppedLines} lines, ` : '';
+    const marker = `… [${lines}${this.droppedChars} chars omitted; ${this.fullOutput}]\n`;
     const head = this.head.endsWith('\n') || !this.head ? this.head : `${this.head}\n`;
     return `${head}${marker}${this.tail.join('')}${open}`;
   }
@@ -286,6 +326,7 @@ export class OutputSink {
       totalLines: this.totalLines,
       omittedChars: this.droppedChars,
       omittedLines: this.droppedLines,
+      fullOutput: this.fullOutput,
       ...(this.artifact ? { artifact: this.artifact.uri, artifactPath: this.artifact.path } : {}),
       ...(error ? { artifactError: error } : {}),
     };

@@ -20,6 +20,8 @@ export type BridgeReply = { id: number; ok: true; value: unknown } | { id: numbe
 export interface BridgeRequest {
   kind: string;
   payload: Record<string, unknown>;
+  /** The cell that made the call, as the kernel attributes it (null: none, e.g. a stray thread). */
+  cell?: string | null;
 }
 
 /** Answers one bridge call; `signal` aborts when the cell is interrupted or the kernel stops. */

@@ -3,6 +3,8 @@ expression as its result, top-level await, `from __future__` imports that carry 
 No side effects on import."""
 import os
 import sys
+import threading
+import weakref
 
 from .tracebacks import PRELUDE_FILENAME, cell_filename
 
@@ -251,6 +253,7 @@ class Executor(object):
             self.event_loop()
         _new_warning_registry()
         k.capture.cell_id = request_id = request["id"]
+        k.threads_before_cell = weakref.WeakSet(threading.enumerate())
         k.stdin.allowed = bool(request.get("allowStdin", False))
         if store:
             self.count += 1

@@ -32,6 +32,7 @@ class Kernel(object):
         self.channel = None
         self.capture = None
         self.bridge = None
+        self.threads_before_cell = ()  # the threads alive when the running cell started
         self.magics = None
         self._children = self._figures = self._api = None
 
@@ -186,8 +187,19 @@ class Kernel(object):
             pass
         if fd is None:
             return
-        self.bridge = BridgeClient(fd, self._write, lambda: self.capture.cell_id, timeout)
+        self.bridge = BridgeClient(fd, self._write, self._bridge_cell, timeout)
         self.bridge.start()
+
+    def _bridge_cell(self):
+        """The cell a bridge call belongs to: the running cell, unless the calling thread was
+        already running when that cell started (a thread of an earlier cell): then none, so the
+        call does not hold the running cell's timeout."""
+        import threading
+
+        thread = threading.current_thread()
+        if thread is not threading.main_thread() and thread in self.threads_before_cell:
+            return None
+        return self.capture.cell_id
 
     def bridge_call(self, kind, payload, timeout=None):
         """One request to the host, answered from any thread."""

@@ -1,0 +1,273 @@
+/**
+ * Issue 13, "results that never lie and lose nothing" (items 2-8), through `omp-eval tool`: the
+ * real CLI, a real kernel, the JSON result an agent gets.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/kernel.js';
+
+interface Cell {
+  language: 'py' | 'js';
+  code: string;
+  title?: string;
+  timeout?: number;
+  reset?: boolean;
+}
+
+/** A private temp folder per test: the artifacts written there are the test's own. */
+const scratch = () => mkdtempSync(join(tmpdir(), 'omp-results-'));
+
+async function tool(cells: Cell[], opts: { args?: string[]; env?: NodeJS.ProcessEnv; tmp?: string } = {}) {
+  const r = await cli([...(opts.args ?? []), 'tool'], {
+    input: JSON.stringify({ cells }),
+    env: { TMPDIR: opts.tmp ?? scratch(), ...opts.env },
+  });
+  expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+  return { code: r.code, stdoutChars: r.stdout.length, ...JSON.parse(r.stdout) };
+}
+
+const py = (code: string, extra: Partial<Cell> = {}): Cell => ({ language: 'py', code, ...extra });
+const js = (code: string, extra: Partial<Cell> = {}): Cell => ({ language: 'js', code, ...extra });
+
+/** About 50,000 characters of output, plus the notices around it. */
+const BUDGET = 52_000;
+
+describe('item 2: the output budget holds for any shape of output', () => {
+  it('a single 900,000-character line: head and tail of it, all of it in the artifact', async () => {
+    const r = await tool([py('print("a" + "x" * 899_998 + "z")')]);
+    const [cell] = r.cells;
+    expect(r.text.length).toBeLessThan(BUDGET);
+    expect(r.text.startsWith('axxx')).toBe(true);
+    expect(r.text).toMatch(/z\n\[output truncated: 900001 chars in all; full output: artifact:\/\/[\w-]+ \(/);
+    expect(cell.text).toMatch(/… \[8\d{5} chars omitted; full output: artifact:\/\//);
+    expect(readFileSync(cell.truncation.artifactPath, 'utf8')).toBe(`a${'x'.repeat(899_998)}z\n`);
+  });
+
+  it('five lines of 200,000: the first one starts the text, the last one ends it', async () => {
+    const r = await tool([py('for c in "abcde":\n    print(c * 200_000)')]);
+    const [cell] = r.cells;
+    expect(r.text.length).toBeLessThan(BUDGET);
+    expect(cell.text.startsWith('aaaa')).toBe(true);
+    expect(cell.text.endsWith('eeee\n')).toBe(true);
+    expect(cell.truncation).toMatchObject({ totalChars: 1_000_005, totalLines: 5 });
+    expect(statSync(cell.truncation.artifactPath).size).toBe(1_000_005);
+  });
+
+  it('a 200 MB line without a newline: the text stays in the budget and the artifact has it all', async () => {
+    const dir = scratch();
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ artifacts: { maxFileMB: 300, maxTotalMB: 600 } }));
+    const r = await tool([py('import sys\nfor _ in range(200):\n    sys.stdout.write("y" * 1_000_000)')], {
+      env: { OMP_EVAL_CONFIG: config },
+      tmp: dir,
+    });
+    const [cell] = r.cells;
+    expect(r.text.length).toBeLessThan(BUDGET);
+    expect(cell.truncation.totalChars).toBe(200_000_000);
+    expect(cell.truncation.omittedChars).toBeGreaterThan(199_900_000);
+    expect(statSync(cell.truncation.artifactPath).size).toBe(200_000_000);
+  }, 300_000);
+
+  it('JSON outputs are bounded in count and size, the rest is in an artifact, one per line', async () => {
+    const r = await tool([
+      py('for i in range(150):\n    display({"application/json": {"i": i, "pad": "p" * 100_000}}, raw=True)'),
+    ]);
+    const [cell] = r.cells;
+    expect(cell.json.length).toBeLessThanOrEqual(100);
+    expect(JSON.stringify(cell.json).length).toBeLessThanOrEqual(4 * 1024 * 1024 + 1000);
+    const notice = cell.notices.find((n: string) => n.includes('JSON outputs'));
+    const kept = cell.json.length;
+    expect(notice).toMatch(new RegExp(`^${150 - kept} JSON outputs \\(.* MB\\) left out of the result`));
+    const path = /saved one per line in artifact:\/\/[\w-]+ \(([^)]+)\)/.exec(notice)?.[1] as string;
+    const saved = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(saved.map((o: { i: number }) => o.i)).toEqual(
+      Array.from({ length: 150 - kept }, (_, i) => kept + i),
+    );
+    expect(r.text).toContain(notice);
+    expect(r.stdoutChars).toBeLessThan(10_000_000);
+  });
+
+  it('images are bounded in count and size, each one left out saved as a file of its own', async () => {
+    // A 2×3 PNG's header with 9 MB of payload: the header is all the host reads of it.
+    const r = await tool([
+      py(
+        [
+          'import base64, os',
+          'head = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEElEQVR4nGNgYGD4z4AKAAH+AQHx3/eRAAAAAElFTkSuQmCC")',
+          'for i in range(3):',
+          '    data = head + bytes([i]) * 9_000_000',
+          '    display({"image/png": base64.b64encode(data).decode(), "text/plain": "big %d" % i}, raw=True)',
+          'for i in range(10):',
+          '    display({"image/png": base64.b64encode(head).decode(), "text/plain": "small %d" % i}, raw=True)',
+        ].join('\n'),
+      ),
+    ]);
+    const [cell] = r.cells;
+    expect(cell.images.length).toBeLessThanOrEqual(8);
+    const chars = cell.images.reduce((n: number, i: { data: string }) => n + i.data.length, 0);
+    expect(chars).toBeLessThanOrEqual(24 * 1024 * 1024);
+    const left = 13 - cell.images.length;
+    const notice = cell.notices.find((n: string) =>
+      n.includes('left out of the result, which keeps at most 8 images'),
+    );
+    expect(notice).toMatch(new RegExp(`^${left} images \\(`));
+    const first = /saved as ([^,\s]+\.png)/.exec(notice)?.[1] as string;
+    expect(readFileSync(first).subarray(1, 4).toString()).toBe('PNG');
+    expect(r.stdoutChars).toBeLessThan(40_000_000);
+  }, 180_000);
+});
+
+describe('item 3: a timeout is a timeout, and only the host can pause it', () => {
+  it('a cell that caught the KeyboardInterrupt of its timeout is timedOut, with the notice', async () => {
+    const r = await tool([
+      py('import time\ntry:\n    time.sleep(3600)\nexcept KeyboardInterrupt:\n    print("caught it")', {
+        timeout: 1,
+      }),
+      py('print("never")'),
+    ]);
+    expect(r.cells[0]).toMatchObject({ timedOut: true, status: 'cancelled' });
+    expect(r.cells[0].notices[0]).toMatch(/^eval cell timed out after 1s/);
+    expect(r.text).toContain('caught it');
+    expect(r.text).toContain('Cell 1 timed out');
+    expect(r.cells[1].status).toBe('skipped');
+  });
+
+  it('a timeout-pause status bundle a cell displays itself pauses nothing (Python and js)', async () => {
+    const pyCell = py(
+      'import time\ndisplay({"application/x-omp-status": {"op": "timeout-pause"}}, raw=True)\ntime.sleep(3600)',
+      { timeout: 1 },
+    );
+    const jsCell = js(
+      "display({'application/x-omp-status': {op: 'timeout-pause'}}, {raw: true})\nawait new Promise((r) => setTimeout(r, 3_600_000))",
+      { timeout: 1 },
+    );
+    const [a, b] = await Promise.all([tool([pyCell]), tool([jsCell])]);
+    expect(a.cells[0]).toMatchObject({ timedOut: true, status: 'cancelled' });
+    expect(b.cells[0]).toMatchObject({ timedOut: true, status: 'cancelled' });
+  });
+});
+
+describe('item 4: the advice text is true', () => {
+  it('after reset: true and a failing cell, it does not say earlier state persists', async () => {
+    const r = await tool([py('x = 1'), py('1 / 0', { reset: true })]);
+    expect(r.text).not.toContain('their state persists');
+    expect(r.text).toContain(
+      'Earlier cells succeeded, but this cell restarted the Python kernel (reset: true): the Python state of the cells before it is gone.',
+    );
+    const later = await tool([py('x = 1'), py('y = 2', { reset: true }), py('1 / 0')]);
+    expect(later.text).toContain('but cell 2 restarted the Python kernel (reset: true)');
+    expect(later.text).toContain('Fix only cell 3.');
+  });
+
+  it('no "Fix only cell N" after a retry that lost state', async () => {
+    const marker = join(scratch(), 'crashed');
+    const r = await tool([
+      py('y = 1'),
+      py(
+        `import os\nif not os.path.exists(${JSON.stringify(marker)}):\n    open(${JSON.stringify(marker)}, "w").close()\n    os._exit(3)\n1 / 0`,
+      ),
+    ]);
+    expect(r.cells[1]).toMatchObject({ retried: true, status: 'error' });
+    expect(r.text).not.toContain('Fix only');
+    expect(r.text).toContain('the Python kernel was restarted: the Python state they made is gone');
+  });
+
+  it('a kernel killed by SIGTERM after the interrupt reports exit code 143, not 130', async () => {
+    const r = await tool([
+      py(
+        'import os, signal, time\nsignal.signal(signal.SIGINT, lambda *a: os.kill(os.getpid(), signal.SIGTERM))\ntime.sleep(3600)',
+        { timeout: 1 },
+      ),
+    ]);
+    expect(r.cells[0]).toMatchObject({ exitCode: 128 + constants.signals.SIGTERM, timedOut: true });
+  });
+
+  it('SIGTERM of the host: the result is printed, and says why the cell stopped', async () => {
+    const dir = scratch();
+    const started = join(dir, 'started');
+    const child = spawn(process.execPath, [BIN, 'tool'], {
+      env: { ...process.env, TMPDIR: dir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.end(
+      JSON.stringify({
+        cells: [py(`open(${JSON.stringify(started)}, "w").close()\nimport time\ntime.sleep(3600)`)],
+      }),
+    );
+    await waitFor(() => existsSync(started), 60_000, 'the cell to start');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    const r = JSON.parse(stdout);
+    expect(r.cells[0].notices[0]).toMatch(
+      /^omp-eval was shutting down \(omp-eval received SIGTERM\) while this cell ran: the cell was stopped/,
+    );
+    expect(r.text).not.toContain('did not respond to the interrupt');
+  });
+});
+
+describe('item 6: strings from the caller are sanitised like output', () => {
+  it('a title with escape sequences and newlines is one plain line in the header', async () => {
+    const r = await tool([
+      py('1', { title: '\x1b[31mred\x1b[0m\nsecond line\x07\x1b]0;owned\x07' }),
+      py('2', { title: 'plain' }),
+    ]);
+    expect(r.text).toBe('[1/2] red second line\n1\n\n[2/2] plain\n2');
+  });
+
+  it('an interpreter path with escapes does not reach the text raw', async () => {
+    const r = await tool([py('1')], { args: ['--python', '/no/\x1b[2Jpython\x1b]0;x\x07'] });
+    expect(r.text).toContain('/no/python');
+    expect(r.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+  });
+});
+
+describe('item 7: what the text points to can be read', () => {
+  it('an artifact is named by its path too, and read() reads artifact:// and agent:// names', async () => {
+    const tmp = scratch();
+    const first = await tool([py('for i in range(30_000):\n    print("row", i)')], { tmp });
+    const { artifact, artifactPath } = first.cells[0].truncation;
+    expect(first.text).toContain(`${artifact} (${artifactPath})`);
+    const r = await tool(
+      [
+        py(`text = read(${JSON.stringify(artifact)})\nprint(len(text.splitlines()), text.splitlines()[-1])`),
+        js(`const t = read(${JSON.stringify(artifact)}).split('\\n'); console.log(t.length - 1, t.at(-2))`),
+        py('import json\nh = agent("hello", handle=True)["handle"]\njson.loads(read(h))["output"]'),
+      ],
+      { tmp, args: ['--agent-command', 'echo answered'] },
+    );
+    const readLine = `[read ${artifact}: 30000 of 30000 lines]\n`;
+    expect(r.cells[0].text).toBe(`${readLine}30000 row 29999\n`);
+    expect(r.cells[1].text).toBe(`${readLine}30000 row 29999\n`);
+    expect(r.cells[2].text).toMatch(
+      /^\[agent task finished\]\n\[read agent:\/\/[\w-]+: \d+ of \d+ lines\]\n/,
+    );
+    expect(r.cells[2].text).toContain("'answered'");
+  });
+});
+
+describe('item 8: status events appear in the text as short lines', () => {
+  it('log(), phase() and the file helpers, in both languages', async () => {
+    const r = await tool([
+      py('log("loading data")\nphase("step two")\nprint("done")'),
+      js('log("from js"); phase("js phase"); console.log("ok")'),
+    ]);
+    expect(r.cells[0].text).toBe('[log] loading data\n[phase] step two\ndone\n');
+    expect(r.cells[1].text).toBe('[log] from js\n[phase] js phase\nok\n');
+    expect(r.cells[0].statusEvents).toEqual([
+      { op: 'log', message: 'loading data' },
+      { op: 'phase', title: 'step two' },
+    ]);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Issue 13 items 3-5 and issue 14 item 21 where they need calls of one embedded session (as the
+ * MCP server makes them): the tool's own function, on a real executor and real kernels.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runEvalTool } from '../../src/eval/index.js';
+import { makeExecutor } from '../helpers/executor.js';
+import { waitFor } from '../helpers/kernel.js';
+
+const py = (code: string, extra: Record<string, unknown> = {}) => ({
+  language: 'py' as const,
+  code,
+  ...extra,
+});
+
+describe('item 3: only the cell’s own bridge calls pause its timeout', () => {
+  it('an agent() call from a thread of an earlier call does not pause a later cell’s watchdog', async () => {
+    const executor = makeExecutor({ settings: { 'bridge.agentCommand': 'sleep 3600' } });
+    const call = (cells: ReturnType<typeof py>[]) => runEvalTool({ cells }, { executor, id: 'stray' });
+    const first = await call([
+      py(
+        [
+          'import threading',
+          'go, calling = threading.Event(), threading.Event()',
+          'def later():',
+          '    go.wait()',
+          '    calling.set()',
+          '    try:',
+          '        agent("stray")',
+          '    except Exception:',
+          '        pass',
+          'threading.Thread(target=later, daemon=True).start()',
+        ].join('\n'),
+      ),
+    ]);
+    expect(first.isError).toBe(false);
+    const second = await call([
+      py('import time\ngo.set()\ncalling.wait(60)\ntime.sleep(60)', { timeout: 2 }),
+    ]);
+    const [cell] = second.cells;
+    // The stray call was in flight while this cell ran (its status is shown here) ...
+    expect(cell?.statusEvents).toContainEqual(expect.objectContaining({ op: 'agent', state: 'started' }));
+    // ... and the cell's own timeout fired all the same.
+    expect(cell).toMatchObject({ timedOut: true, status: 'cancelled' });
+  });
+});
+
+describe('item 4: what a caller is told when its kernel went away', () => {
+  it('a queued caller whose cell runs in a fresh kernel (the earlier caller’s was killed) is told state was lost', async () => {
+    const executor = makeExecutor({ interruptEscalationMs: 500, shutdownGraceMs: 300 });
+    const ctx = { executor, id: 'queued' };
+    await runEvalTool({ cells: [py('kept = 1')] }, ctx);
+    const started = join(mkdtempSync(join(tmpdir(), 'omp-queued-')), 'started');
+    const stuck = runEvalTool(
+      {
+        cells: [
+          py(
+            `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nopen(${JSON.stringify(started)}, "w").close()\nwhile True:\n    time.sleep(0.05)`,
+            { timeout: 1 },
+          ),
+        ],
+      },
+      ctx,
+    );
+    await waitFor(() => existsSync(started), 60_000, 'the first call to run');
+    const queued = runEvalTool({ cells: [py('"kept" in globals()')] }, ctx);
+    const [a, b] = await Promise.all([stuck, queued]);
+    expect(a.cells[0]).toMatchObject({ timedOut: true, kernelKilled: true });
+    expect(b.cells[0]?.text).toContain('False');
+    expect(b.cells[0]?.notices[0]).toBe(
+      'The previous Python kernel was killed after it did not respond to an interrupt; a new kernel was started and earlier state is gone.',
+    );
+    expect(b.text).toContain('earlier state is gone');
+  });
+
+  it('disposing the executor mid-cell gets its own message, not "did not respond to the interrupt"', async () => {
+    const executor = makeExecutor();
+    const dir = mkdtempSync(join(tmpdir(), 'omp-dispose-'));
+    const started = join(dir, 'started');
+    const running = runEvalTool(
+      { cells: [py(`open(${JSON.stringify(started)}, "w").close()\nimport time\ntime.sleep(3600)`)] },
+      { executor },
+    );
+    await waitFor(() => existsSync(started), 60_000, 'the cell to start');
+    await executor.dispose();
+    const r = await running;
+    expect(r.cells[0]?.notices).toEqual([
+      'omp-eval was shutting down (the executor was disposed) while this cell ran: the cell was stopped and the Python kernel was ended, so its state is gone.',
+    ]);
+    expect(r.text).not.toContain('did not respond to the interrupt');
+  });
+});
+
+describe('item 5: the session key tells a venv from its base interpreter', () => {
+  it('when ./.venv appears, the next call runs in the venv', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-venv-key-'));
+    const hostEnv = { PATH: process.env.PATH, HOME: dir };
+    const executor = makeExecutor({ hostEnv });
+    const ctx = { executor, id: 'venv', cwd: dir, env: hostEnv };
+    const where = py('import sys\nprint(sys.prefix)\nprint(sys.executable)');
+    const before = await runEvalTool({ cells: [where] }, ctx);
+    const [prefix, base] = before.text.trim().split('\n') as [string, string];
+    expect(prefix).not.toContain('.venv');
+    // A venv of the very interpreter the first call ran: its python resolves to the same file.
+    execFileSync(base, ['-m', 'venv', '--without-pip', join(dir, '.venv')]);
+    const after = await runEvalTool({ cells: [where] }, ctx);
+    expect(after.text.trim().split('\n')[0]).toBe(join(dir, '.venv'));
+  });
+});
+
+describe('issue 14 item 21: output threads print between calls reaches the next call', () => {
+  it('as background output of the next call’s result', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-background-'));
+    const go = join(dir, 'go');
+    const printed = join(dir, 'printed');
+    const executor = makeExecutor();
+    const ctx = { executor, id: 'background' };
+    await runEvalTool(
+      {
+        cells: [
+          py(
+            [
+              'import os, threading, time',
+              'def later():',
+              `    while not os.path.exists(${JSON.stringify(go)}):`,
+              '        time.sleep(0.02)',
+              '    print("written between calls", flush=True)',
+              `    open(${JSON.stringify(printed)}, "w").close()`,
+              'threading.Thread(target=later, daemon=True).start()',
+            ].join('\n'),
+          ),
+        ],
+      },
+      ctx,
+    );
+    writeFileSync(go, '');
+    await waitFor(() => existsSync(printed), 60_000, 'the thread to print');
+    const next = await runEvalTool({ cells: [py('1 + 1')] }, ctx);
+    expect(next.cells[0]?.background).toBe('written between calls\n');
+    expect(next.text).toBe(
+      "[output of earlier cells' threads or timers, written outside any cell:]\nwritten between calls\n[end of that output]\n2",
+    );
+  });
+});
