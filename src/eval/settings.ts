@@ -23,6 +23,8 @@ export interface Settings {
   'bridge.agentCommand'?: string;
   /** The command that answers completion() calls. */
   'bridge.completionCommand'?: string;
+  /** How many agent()/completion() calls run at once (over all kernels); the rest wait. */
+  'bridge.maxConcurrent': number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -31,6 +33,7 @@ export const DEFAULT_SETTINGS: Settings = {
   'eval.js': true,
   'eval.timeout': DEFAULT_TIMEOUT_S,
   'env.pass': [],
+  'bridge.maxConcurrent': 4,
 };
 
 export class SettingsError extends Error {
@@ -68,6 +71,7 @@ const RULES: Record<keyof Settings, string> = {
   'env.pass': 'must be a list of environment variable names',
   'bridge.agentCommand': 'must be a shell command',
   'bridge.completionCommand': 'must be a shell command',
+  'bridge.maxConcurrent': 'must be a whole number of calls (1..256)',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */

@@ -13,6 +13,7 @@ import { describeExit, type KernelLanguage as Language } from '../kernel/types.j
 import { type Logger, silentLogger } from '../logger.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
+import { limitBridge } from './bridgeLimit.js';
 import { commandBridge } from './commandBridge.js';
 import { KernelSet } from './kernelSet.js';
 import type { CellRequest, CellResult } from './results.js';
@@ -47,8 +48,10 @@ export class Executor implements SessionHost {
     this.logger = opts.logger ?? silentLogger;
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];
-    this.bridge =
-      opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) });
+    this.bridge = limitBridge(
+      opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) }),
+      this.settings['bridge.maxConcurrent'],
+    );
   }
 
   private get hostEnv() {
