@@ -48,19 +48,19 @@ while [ $round -lt 20 ]; do
     [ "$1" = Z ] || rows="$rows $p:$2:$3:$4"
   done
   marked="$ids$all"
-  found=''
+  found=' '
   changed=1
   while [ $changed = 1 ]; do
     changed=0
     for row in $rows; do
       p=\${row%%:*}; rest=\${row#*:}; pp=\${rest%%:*}; rest=\${rest#*:}; pg=\${rest%%:*}; sid=\${rest#*:}
-      case $marked in *" $p "*) continue ;; esac
-      case $marked in *" $pp "*|*" $pg "*|*" $sid "*) marked="$marked$p "; found="$found$p "; changed=1 ;; esac
+      case "$all$found" in *" $p "*) continue ;; esac
+      case $marked in *" $p "*|*" $pp "*|*" $pg "*|*" $sid "*) marked="$marked$p "; found="$found$p "; changed=1 ;; esac
     done
   done
-  [ -z "$found" ] && break
+  [ "$found" = ' ' ] && break
   for p in $found; do kill -STOP $p 2>/dev/null; done
-  all="$all$found"
+  all="$all\${found# }"
 done
 for id in $ids; do kill -KILL -$id 2>/dev/null; done
 for p in $all; do
@@ -128,7 +128,8 @@ export interface GuardedGroup {
 export function guardGroup(pgid: number | undefined): GuardedGroup | undefined {
   if (!pgid || pgid <= 1 || process.platform === 'win32') return undefined;
   guarded.add(pgid);
-  send(`+${pgid}`);
+  if (guard) send(`+${pgid}`);
+  else ensureGuard(); // a guard started now is told every guarded group
   let released = false;
   return {
     pgid,
