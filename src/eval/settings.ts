@@ -27,6 +27,8 @@ export interface Settings {
   'artifacts.maxFileMB': number;
   /** Megabytes the artifacts folder may hold; the oldest files are removed first. */
   'artifacts.maxTotalMB': number;
+  /** How many agent()/completion() calls run at once (over all kernels); the rest wait. */
+  'bridge.maxConcurrent': number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -37,6 +39,7 @@ export const DEFAULT_SETTINGS: Settings = {
   'env.pass': [],
   'artifacts.maxFileMB': 100,
   'artifacts.maxTotalMB': 500,
+  'bridge.maxConcurrent': 4,
 };
 
 export class SettingsError extends Error {
@@ -76,6 +79,7 @@ const RULES: Record<keyof Settings, string> = {
   'bridge.completionCommand': 'must be a shell command',
   'artifacts.maxFileMB': 'must be a positive number of megabytes',
   'artifacts.maxTotalMB': 'must be a positive number of megabytes',
+  'bridge.maxConcurrent': 'must be a whole number of calls (1..256)',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */

@@ -8,8 +8,10 @@
 const { lineSplitter } = require('./requests.cjs');
 
 const BRIDGE_FD = 5;
+/** The longest call line the host reads (protocol/bridge.ts says the same). */
+const MAX_CALL_BYTES = 16 * 1024 * 1024;
 
-function createBridge({ net, proc, membrane, StringDecoder }) {
+function createBridge({ net, proc, membrane, StringDecoder, Buffer }) {
   const waiting = new Map();
   let nextId = 1;
   let socket = null;
@@ -64,11 +66,17 @@ function createBridge({ net, proc, membrane, StringDecoder }) {
       return;
     }
     const id = nextId++;
-    waiting.set(id, { resolve, reject });
     const payload = typeof payloadJson === 'string' ? payloadJson : '{}';
-    socket.write(
-      `{"id":${id},"kind":${JSON.stringify(String(kind))},"cell":${JSON.stringify(cell)},"payload":${payload}}\n`,
-    );
+    const line = `{"id":${id},"kind":${JSON.stringify(String(kind))},"cell":${JSON.stringify(cell)},"payload":${payload}}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (bytes > MAX_CALL_BYTES) {
+      reject(
+        `the ${kind}() call is ${bytes} bytes of JSON; a bridge call may be at most ${MAX_CALL_BYTES} bytes (16 MiB)`,
+      );
+      return;
+    }
+    waiting.set(id, { resolve, reject });
+    socket.write(line);
   };
 }
 

@@ -60,7 +60,7 @@ module.exports = function serve(host) {
     runnerContext: host.context,
     guard: sigint.run,
   });
-  const callBridge = createBridge({ net, proc, membrane, StringDecoder });
+  const callBridge = createBridge({ net, proc, membrane, StringDecoder, Buffer });
   /** Requests that arrived while input() waited for its reply. */
   const queued = [];
 

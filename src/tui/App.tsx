@@ -55,11 +55,12 @@ export function App({
   );
   const startKernel = useKernelStatus(backend, dispatch);
   const runner = useCellRunner({ backend, state, dispatch, imageMode, color, columns, startKernel, clock });
-  const editing = useEditorState(historyFile);
   const setMessage = useCallback(
     (text?: string) => dispatch({ type: 'message', ...(text ? { text } : {}) }),
     [],
   );
+  const printInfo = useCallback((text: string) => dispatch({ type: 'info', text }), []);
+  const editing = useEditorState(historyFile, printInfo);
   const cwd = useRef(state.kernel.cwd);
   cwd.current = state.kernel.cwd;
   const completion = useCompletion({

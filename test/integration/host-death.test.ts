@@ -50,9 +50,10 @@ describe('a host that exits without shutting its kernels down', () => {
   it('kills them on its way out (process exit handler)', async () => {
     const script = `
       import { Kernel } from '${new URL('../../dist/src/eval/index.js', import.meta.url).pathname}';
+      import { hostGuardPid } from '${new URL('../../dist/src/eval/kernel/hostGuard.js', import.meta.url).pathname}';
       const k = await Kernel.start({});
-      // Without its host guard, only the exit handler can take the kernel along.
-      process.kill(-k.channel.guard.pid, 'SIGKILL');
+      // Without the host guard, only the exit handler can take the kernel along.
+      process.kill(hostGuardPid(), 'SIGKILL');
       void k.execute('import time\\ntime.sleep(100)', {
         onFrame: (f) => {
           if (f.type !== 'started') return;

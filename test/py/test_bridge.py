@@ -169,6 +169,25 @@ class BridgeClientOverASocket(unittest.TestCase):
         with self.assertRaisesRegex(BridgeError, "cancelled: the cell was interrupted"):
             client.call("agent", {}, timeout=10)
 
+    def test_a_call_over_the_limit_fails_at_once_and_sends_nothing(self):
+        client = self.client()
+        with self.assertRaisesRegex(BridgeError, r"at most 16777216 bytes \(16 MiB\)"):
+            client.call("completion", {"prompt": "x" * (16 * 1024 * 1024)}, timeout=600)
+        self.host_end.setblocking(False)
+        with self.assertRaises(BlockingIOError):
+            self.host_end.recv(1)
+        self.assertEqual(client._waiting, {})
+
+    def test_a_call_given_up_tells_the_host_to_stop_its_command(self):
+        client = self.client()
+        with self.assertRaisesRegex(BridgeError, "within 0.2 s"):
+            client.call("agent", {}, timeout=0.2)
+        reader = ReplyLines()
+        lines = []
+        while len(lines) < 2:
+            lines.extend(json.loads(line) for line in reader.feed(self.host_end.recv(1 << 16)))
+        self.assertEqual(lines[1], {"cancel": lines[0]["id"]})
+
     def test_a_timeout_must_be_a_positive_number(self):
         client = self.client()
         for bad in (0, -1, "5", True, float("nan")):

@@ -47,7 +47,7 @@ describe('filterEnv', () => {
         [`XDG_${k}`, 'secret'],
       ]),
     );
-    expect(filterEnv({ ...host, ...prefixed, PI_X: 'ok' })).toEqual({ ...filterEnv(host), PI_X: 'ok' });
+    expect(filterEnv({ ...host, ...prefixed, XDG_X: 'ok' })).toEqual({ ...filterEnv(host), XDG_X: 'ok' });
   });
 
   it('adds the kernel settings and prepends a venv bin to PATH', () => {
@@ -79,13 +79,13 @@ describe('credentials', () => {
       PI_DB_PASSWORD: 'p',
       PI_APP_SECRET_KEY: 's',
       PI_MY_API_KEY: 'k',
-      PI_HARMLESS: 'h',
+      XDG_HARMLESS: 'h',
       CUSTOM_VAR: 'c',
     };
-    expect(filterEnv(host)).toEqual({ PATH: '/bin', PI_HARMLESS: 'h' });
+    expect(filterEnv(host)).toEqual({ PATH: '/bin', XDG_HARMLESS: 'h' });
     expect(filterEnv(host, ['PI_SERVICE_TOKEN', 'CUSTOM_VAR', 'OPENAI_API_KEY'])).toEqual({
       PATH: '/bin',
-      PI_HARMLESS: 'h',
+      XDG_HARMLESS: 'h',
       PI_SERVICE_TOKEN: 't',
       CUSTOM_VAR: 'c',
     });
@@ -93,5 +93,42 @@ describe('credentials', () => {
       ['GITHUB_TOKEN', 'aws_secret_access_key', 'Password', 'X_API_KEY'].every(looksLikeCredential),
     ).toBe(true);
     expect(['TOKENIZERS_PARALLELISM', 'PATH', 'SECRETARY'].some(looksLikeCredential)).toBe(false);
+  });
+});
+
+describe('credentials in values, and the PI_ names (issue 14 item 15)', () => {
+  it('drops a variable whose value holds a credential, whatever its name, unless passed', async () => {
+    const { filterEnv, valueLooksLikeCredential } = await import('../../src/eval/kernel/env.js');
+    const host = {
+      PATH: '/usr/bin:/bin',
+      HTTPS_PROXY: 'http://user:pass@proxy:3128',
+      https_proxy: 'http://proxy:3128',
+      HTTP_PROXY: 'http://token@proxy',
+      PYTHONPATH: '/lib',
+      XDG_TOKENLESS: 'ghp_0123456789abcdefghijABCDEFGHIJ',
+      LC_NOTE: 'sk-proj-0123456789abcdefghijklmn',
+    };
+    expect(filterEnv(host)).toEqual({
+      PATH: '/usr/bin:/bin',
+      https_proxy: 'http://proxy:3128',
+      PYTHONPATH: '/lib',
+    });
+    expect(filterEnv(host, ['HTTPS_PROXY'])).toMatchObject({ HTTPS_PROXY: 'http://user:pass@proxy:3128' });
+    for (const harmless of [
+      'git@github.com:a/b',
+      'C.UTF-8',
+      'xterm-256color',
+      '/home/task-runner/bin',
+      'mailto:a@b',
+    ])
+      expect(valueLooksLikeCredential(harmless)).toBe(false);
+    for (const secret of ['postgres://app:pw@db/app', 'AKIAABCDEFGHIJKLMNOP', 'xoxb-1234567890-abc'])
+      expect(valueLooksLikeCredential(secret)).toBe(true);
+  });
+
+  it("passes only the engine's own PI_ switches", async () => {
+    const { filterEnv } = await import('../../src/eval/kernel/env.js');
+    const host = { PI_PY: '1', PI_JS: '0', PI_PYTHON_IPC_TRACE: '1', PI_AUTH: 'x', PI_CONFIG: 'y' };
+    expect(filterEnv(host)).toEqual({ PI_PY: '1', PI_JS: '0', PI_PYTHON_IPC_TRACE: '1' });
   });
 });

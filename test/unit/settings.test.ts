@@ -55,6 +55,14 @@ describe('settings', () => {
     expect(() => loadSettings({}, configWith('{"eval": {"py": "maybe"}}'))).toThrow(SettingsError);
   });
 
+  it('bridge.maxConcurrent: 4 by default, a whole number of calls from the file', () => {
+    expect(DEFAULT_SETTINGS['bridge.maxConcurrent']).toBe(4);
+    expect(loadSettings({}, configWith('{"bridge": {"maxConcurrent": 2}}'))['bridge.maxConcurrent']).toBe(2);
+    expect(() => loadSettings({}, configWith('{"bridge": {"maxConcurrent": 0}}'))).toThrow(
+      /setting "bridge.maxConcurrent" .* must be a whole number of calls \(1..256\), got 0/,
+    );
+  });
+
   it('parses boolean env flags and lets each override only its own setting', () => {
     expect(parseBooleanFlag('YES', 'X')).toBe(true);
     expect(parseBooleanFlag('off', 'X')).toBe(false);

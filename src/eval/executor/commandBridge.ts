@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { guardGroup } from '../kernel/hostGuard.js';
+import { signalGroup } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/outputSink.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { bridgePayloadProblem } from '../schemas/index.js';
@@ -41,12 +43,10 @@ export async function runCommand(command: string, input: string, signal: AbortSi
     cancelSignal: signal,
     killSignal: 'SIGKILL',
   });
+  // The command and what it starts die with the host, as kernels do.
+  const guarded = guardGroup(child.pid);
   const killTree = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
+    if (child.pid) signalGroup(child.pid, 'SIGKILL');
   };
   signal.addEventListener('abort', killTree, { once: true });
   try {
@@ -66,6 +66,8 @@ export async function runCommand(command: string, input: string, signal: AbortSi
     return String(result.stdout ?? '');
   } finally {
     signal.removeEventListener('abort', killTree);
+    killTree(); // what the command left running in its group or session ends with it
+    guarded?.release();
   }
 }
 

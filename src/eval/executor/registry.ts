@@ -15,6 +15,7 @@ import { artifactDir, configureArtifacts } from '../output/artifact.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { BridgeActivity } from './bridgeActivity.js';
+import { limitBridge } from './bridgeLimit.js';
 import { commandBridge } from './commandBridge.js';
 import { KernelSet } from './kernelSet.js';
 import type { CellRequest, CellResult } from './results.js';
@@ -57,8 +58,12 @@ export class Executor implements SessionHost {
     this.logger = opts.logger ?? silentLogger;
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];
+    // A call waiting for its turn counts as bridge activity too (the cell's timeout pauses).
     this.bridge = this.bridgeActivity.wrap(
-      opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) }),
+      limitBridge(
+        opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) }),
+        this.settings['bridge.maxConcurrent'],
+      ),
     );
     configureArtifacts({
       maxFileBytes: this.settings['artifacts.maxFileMB'] * 1e6,

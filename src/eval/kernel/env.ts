@@ -55,9 +55,13 @@ export const ENV_ALLOWLIST: ReadonlySet<string> = new Set([
   'APPDATA',
   'LOCALAPPDATA',
   'USERPROFILE',
+  // The engine's own switches (the kernel reads the trace switch); no other PI_* name.
+  'PI_PY',
+  'PI_JS',
+  'PI_PYTHON_IPC_TRACE',
 ]);
 
-export const ENV_ALLOW_PREFIXES: readonly string[] = ['LC_', 'XDG_', 'PI_'];
+export const ENV_ALLOW_PREFIXES: readonly string[] = ['LC_', 'XDG_'];
 
 /**
  * Names that look like credentials (the spec's denylist of API keys: OPENAI_API_KEY,
@@ -75,6 +79,18 @@ export function looksLikeCredential(name: string): boolean {
 }
 
 /**
+ * Values that carry a credential whatever their name: a URL with a user (and password) in it,
+ * `HTTPS_PROXY=http://user:pass@proxy:3128`, and tokens of well-known shapes (GitHub, OpenAI,
+ * Slack, AWS access key ids, GitLab).
+ */
+const CREDENTIAL_VALUE =
+  /[a-z][a-z0-9+.-]*:\/\/[^\s/@]+@|\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[\w-]{20,}|xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|glpat-[\w-]{20,})/i;
+
+export function valueLooksLikeCredential(value: string): boolean {
+  return CREDENTIAL_VALUE.test(value);
+}
+
+/**
  * The environment a kernel starts with: allowlisted host variables (minus credentials), plus
  * the names in `pass`, which the user asked for explicitly.
  */
@@ -86,7 +102,7 @@ export function filterEnv(host: NodeJS.ProcessEnv, pass: readonly string[] = [])
       env[key] = value;
       continue;
     }
-    if (looksLikeCredential(key)) continue;
+    if (looksLikeCredential(key) || valueLooksLikeCredential(value)) continue;
     if (ENV_ALLOWLIST.has(key) || ENV_ALLOW_PREFIXES.some((p) => key.startsWith(p))) env[key] = value;
   }
   return env;

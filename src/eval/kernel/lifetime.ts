@@ -2,8 +2,8 @@
  * How long a kernel lives: never longer than the host (an exit hook and a host guard), and when
  * it ends, nothing it started lives on (the group is reaped).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { type ExitRequest, exitRequest } from '../protocol/index.js';
+import { type GuardedGroup, guardGroup } from './hostGuard.js';
 import { groupAlive, signalGroup } from './processGroup.js';
 
 /** What the exit hook needs of a kernel: kill it now, synchronously. */
@@ -31,28 +31,16 @@ export function trackLive(kernel: Killable): () => void {
 }
 
 /**
- * The kernel must not outlive this host, even when the host is SIGKILLed while a cell spins in
- * C code holding the GIL (no thread of the kernel could act then). A tiny shell loop in a
- * session of its own watches this process and, once it is gone, kills the kernel's group and
- * session. POSIX only; stop it with stopHostGuard when the kernel ends.
+ * The kernel must not outlive this host, even when the host is SIGKILLed: the host guard
+ * (hostGuard.ts) kills its group, session and descendants once the host is gone. Stop guarding
+ * with stopHostGuard when the kernel ends.
  */
-export function startHostGuard(pid: number | undefined): ChildProcess | undefined {
-  if (!pid || process.platform === 'win32') return undefined;
-  const script =
-    `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ` +
-    `kill -KILL -${pid} 2>/dev/null; pkill -KILL -s ${pid} 2>/dev/null`;
-  try {
-    const guard = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
-    guard.on('error', () => {}); // no /bin/sh: the exit hook still covers normal exits
-    guard.unref();
-    return guard;
-  } catch {
-    return undefined; // as above
-  }
+export function startHostGuard(pid: number | undefined): GuardedGroup | undefined {
+  return guardGroup(pid);
 }
 
-export function stopHostGuard(guard: ChildProcess | undefined): void {
-  if (guard?.pid) signalGroup(guard.pid, 'SIGKILL');
+export function stopHostGuard(guarded: GuardedGroup | undefined): void {
+  guarded?.release();
 }
 
 // Referenced timers: an unreferenced one awaited at the end of a program lets Node exit with the

@@ -6,7 +6,9 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { filterEnv } from './env.js';
+import { guardGroup } from './hostGuard.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
+import { signalGroup } from './processGroup.js';
 
 export interface PythonCandidate {
   /** Where the candidate came from, e.g. `VIRTUAL_ENV` or `PATH (python3)`. */
@@ -87,20 +89,40 @@ export function pythonCandidates(opts: {
 }
 
 const PROBE = 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version_info[:3])';
-const PROBE_TIMEOUT_MS = 10_000;
+export const PROBE_TIMEOUT_MS = 10_000;
 const probes = new Map<string, Promise<Probe>>();
 
-/** Runs the interpreter once to learn its real executable and version (execa: bounded, timed). */
-async function probeOnce(path: string, env: NodeJS.ProcessEnv): Promise<Probe> {
+/**
+ * Runs the interpreter once to learn its real executable and version (execa: bounded, timed).
+ * It runs in a group and session of its own, guarded like a kernel: a timeout or the host's death
+ * ends everything it started (a wrapper script's children too), not only the process itself.
+ */
+async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Probe> {
   const { execa } = await import('execa');
-  const result = await execa(path, ['-c', PROBE], {
+  const child = execa(path, ['-c', PROBE], {
     env,
     extendEnv: false,
-    timeout: PROBE_TIMEOUT_MS,
+    detached: true,
     maxBuffer: 64 * 1024,
     reject: false,
     stdin: 'ignore',
   });
+  const guarded = guardGroup(child.pid);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (child.pid) signalGroup(child.pid, 'SIGKILL');
+  }, timeoutMs);
+  let result: Awaited<typeof child>;
+  try {
+    result = await child;
+  } finally {
+    clearTimeout(timer);
+    // What the probe left behind (a wrapper's background children) ends with it.
+    if (child.pid) signalGroup(child.pid, 'SIGKILL');
+    guarded?.release();
+  }
+  if (timedOut) throw new Error(`the probe (${path} -c '…') timed out after ${timeoutMs / 1000} s`);
   if (result.failed) {
     const detail = String(result.stderr || result.shortMessage || '')
       .trim()
@@ -122,7 +144,12 @@ async function probeOnce(path: string, env: NodeJS.ProcessEnv): Promise<Probe> {
  * Probes an interpreter: once per process, and across processes through the probe cache (so a
  * version manager's shim is not run at every start).
  */
-export async function probePython(path: string, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<Probe> {
+export async function probePython(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<Probe> {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
@@ -133,7 +160,7 @@ export async function probePython(path: string, env: NodeJS.ProcessEnv, cwd = pr
   let probe = probes.get(key);
   if (!probe) {
     const cached = cachedProbe(path, env, cwd);
-    probe = cached ? Promise.resolve(cached) : probeOnce(path, filterEnv(env));
+    probe = cached ? Promise.resolve(cached) : probeOnce(path, filterEnv(env), timeoutMs);
     probes.set(key, probe);
     probe.then(
       (result) => cached || storeProbe(path, env, cwd, result),
@@ -154,6 +181,8 @@ export interface ResolveOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** How long one probe may run (default 10 s). */
+  probeTimeoutMs?: number;
 }
 
 /** Resolves the interpreter in the spec's order; each failing candidate is skipped with its reason. */
@@ -175,7 +204,7 @@ export async function resolvePython(opts: ResolveOptions): Promise<ResolvedPytho
     if (seen.has(candidate.path)) continue;
     seen.add(candidate.path);
     try {
-      const probe = await probePython(candidate.path, env, opts.cwd);
+      const probe = await probePython(candidate.path, env, opts.cwd, opts.probeTimeoutMs);
       // A discovered interpreter is spawned as its own sys.executable, which skips version-manager
       // shims (pyenv, asdf) on every start; an explicit one is spawned exactly as given.
       return {

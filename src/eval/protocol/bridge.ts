@@ -1,9 +1,13 @@
 /**
- * The bridge: calls from a Python kernel's agent() and completion() to the host, on fd 3 (a
- * socket pair), one JSON line each way. The kernel sends `{id, kind, cell, payload}`; the host
- * answers `{id, ok: true, value}` or `{id, ok: false, error}`.
+ * The bridge: calls from a kernel's agent() and completion() to the host, on a socket pair, one
+ * JSON line each way. The kernel sends `{id, kind, cell, payload}`, and `{cancel: id}` when it
+ * gives up waiting for a call (its timeout); the host answers `{id, ok: true, value}` or
+ * `{id, ok: false, error}`. A line is at most MAX_BRIDGE_CALL_CHARS long (both sides check).
  */
-import { validateBridgeCall } from '../schemas/index.js';
+import { isBridgeCancel, validateBridgeCall } from '../schemas/index.js';
+
+/** The longest bridge call line (16 MiB); the Python kernel's bridge.py checks the same number. */
+export const MAX_BRIDGE_CALL_CHARS = 16 * 1024 * 1024;
 
 export interface BridgeCall {
   /** The kernel's number for the call, echoed in the reply. */
@@ -27,8 +31,11 @@ export interface BridgeRequest {
 /** Answers one bridge call; `signal` aborts when the cell is interrupted or the kernel stops. */
 export type BridgeHandler = (request: BridgeRequest, signal: AbortSignal) => Promise<unknown>;
 
-/** A parsed bridge line: the call, or why it is not one (with its id when it has one, to answer). */
-export type ParsedBridgeCall = { call: BridgeCall } | { problem: string; id?: number };
+/**
+ * A parsed bridge line: the call, the id of a call the kernel gave up on, or why it is neither
+ * (with its id when it has one, to answer).
+ */
+export type ParsedBridgeCall = { call: BridgeCall } | { cancel: number } | { problem: string; id?: number };
 
 export function parseBridgeCall(line: string): ParsedBridgeCall {
   let value: unknown;
@@ -37,6 +44,7 @@ export function parseBridgeCall(line: string): ParsedBridgeCall {
   } catch {
     return { problem: 'a bridge call that is not JSON' };
   }
+  if (isBridgeCancel(value)) return { cancel: value.cancel };
   const problem = validateBridgeCall(value);
   if (problem === undefined) return { call: value as BridgeCall };
   const id = (value as { id?: unknown } | null)?.id;

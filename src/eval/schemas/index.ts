@@ -120,6 +120,11 @@ export function validateBridgeCall(value: unknown): string | undefined {
 }
 
 /** What is wrong with the payload of an agent() or completion() call, or undefined. */
+/** Whether a bridge line is the kernel giving up on a call: `{"cancel": id}`. */
+export function isBridgeCancel(value: unknown): value is { cancel: number } {
+  return compiled.bridgeCancel(value);
+}
+
 export function bridgePayloadProblem(kind: string, payload: unknown): string | undefined {
   const validate =
     kind === 'agent' ? compiled.agentPayload : kind === 'completion' ? compiled.completionPayload : undefined;

@@ -12,5 +12,6 @@ export interface Validator {
 export const toolInput: Validator;
 export const settings: Validator;
 export const bridgeCall: Validator;
+export const bridgeCancel: Validator;
 export const agentPayload: Validator;
 export const completionPayload: Validator;

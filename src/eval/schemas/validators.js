@@ -194,7 +194,7 @@ return errors === 0;
 }
 
 export const settings = validate11;
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
 const schema13 = {"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]};
 const schema15 = {"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"};
 const func2 = Object.prototype.hasOwnProperty;
@@ -662,14 +662,49 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-else {
-const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data["bridge.maxConcurrent"] !== undefined){
+let data11 = data["bridge.maxConcurrent"];
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err31 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err31];
 }
 else {
 vErrors.push(err31);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 256 || isNaN(data11)){
+const err32 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data11 < 1 || isNaN(data11)){
+const err33 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
 }
 errors++;
 }
@@ -804,10 +839,68 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const agentPayload = validate13;
-const schema18 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
+export const bridgeCancel = validate13;
+const schema18 = {"type":"object","required":["cancel"],"additionalProperties":false,"properties":{"cancel":{"type":"integer"}},"$id":"bridgeCancel"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="bridgeCancel" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.cancel === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cancel"},message:"must have required property '"+"cancel"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "cancel")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.cancel !== undefined){
+let data0 = data.cancel;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err2 = {instancePath:instancePath+"/cancel",schemaPath:"#/properties/cancel/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+
+export const agentPayload = validate14;
+const schema19 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="agentPayload" */;
 let vErrors = null;
 let errors = 0;
@@ -849,7 +942,7 @@ errors++;
 if(data.model !== undefined){
 let data2 = data.model;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema18.properties.model.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema19.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -862,7 +955,7 @@ errors++;
 if(data.label !== undefined){
 let data3 = data.label;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema18.properties.label.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema19.properties.label.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -875,7 +968,7 @@ errors++;
 if(data.schema !== undefined){
 let data4 = data.schema;
 if(((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (typeof data4 !== "boolean")) && (data4 !== null)){
-const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema18.properties.schema.type},message:"must be object,boolean,null"};
+const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema19.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -896,14 +989,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
 
-export const completionPayload = validate14;
-const schema19 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
+export const completionPayload = validate15;
+const schema20 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="completionPayload" */;
 let vErrors = null;
 let errors = 0;
@@ -933,7 +1026,7 @@ errors++;
 if(data.model !== undefined){
 let data1 = data.model;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema19.properties.model.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema20.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -946,7 +1039,7 @@ errors++;
 if(data.system !== undefined){
 let data2 = data.system;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema19.properties.system.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema20.properties.system.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -959,7 +1052,7 @@ errors++;
 if(data.schema !== undefined){
 let data3 = data.schema;
 if(((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (typeof data3 !== "boolean")) && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema19.properties.schema.type},message:"must be object,boolean,null"};
+const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema20.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -980,6 +1073,6 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }

@@ -8,6 +8,7 @@ import os
 import threading
 
 DEFAULT_TIMEOUT = 1800.0  # seconds a call waits for its reply before it fails (never for ever)
+MAX_CALL_BYTES = 16 * 1024 * 1024  # the host reads no longer line (protocol/bridge.ts says the same)
 
 
 class BridgeError(RuntimeError):
@@ -102,31 +103,50 @@ class BridgeClient(object):
         with self._lock:
             self._next_id += 1
             call = self._next_id
+        request = {"id": call, "kind": kind, "cell": self._current_cell(), "payload": payload}
+        data = (json.dumps(request) + "\n").encode("utf-8")
+        if len(data) > MAX_CALL_BYTES:
+            raise BridgeError(
+                "the %s() call is %d bytes of JSON; a bridge call may be at most %d bytes (16 MiB)"
+                % (kind, len(data), MAX_CALL_BYTES)
+            )
         waiting = [threading.Event(), None]
         self._waiting[call] = waiting
         if self.closed:  # closed between the check above and now: no reply can come
             self._waiting.pop(call, None)
             raise BridgeError(self.closed)
-        request = {"id": call, "kind": kind, "cell": self._current_cell(), "payload": payload}
-        data = (json.dumps(request) + "\n").encode("utf-8")
+        answered = False
         try:
-            with self._lock:
-                view = memoryview(data)
-                while view:
-                    view = view[self._write(self.fd, view) :]
+            self._send(data)
             if not self._wait(waiting[0], limit):
                 raise BridgeError(
                     "no answer from the host to %s() within %g s; the call was abandoned "
                     "(pass timeout= to wait longer)" % (kind, limit)
                 )
+            answered = True
         except OSError as exc:
             raise BridgeError("the bridge failed: %s" % (exc.strerror or exc)) from None
         finally:
             self._waiting.pop(call, None)
+            if not answered and not waiting[0].is_set():
+                self._abandon(call)
         reply = waiting[1]
         if not reply.get("ok"):
             raise BridgeError(str(reply.get("error", "the host could not answer")))
         return reply.get("value")
+
+    def _send(self, data):
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                view = view[self._write(self.fd, view) :]
+
+    def _abandon(self, call):
+        """Tells the host this call is given up (timeout, Ctrl-C), so it stops the command."""
+        try:
+            self._send(('{"cancel": %d}\n' % call).encode("ascii"))
+        except OSError:
+            pass
 
     @staticmethod
     def _wait(event, limit):

@@ -24,7 +24,7 @@ function useCurrent<T>(initial: T | (() => T)) {
   return [value, ref, set] as const;
 }
 
-export function useEditorState(historyFile?: string) {
+export function useEditorState(historyFile?: string, notify?: (message: string) => void) {
   const [editor, editorRef, setEditor] = useCurrent<ed.EditorState>(ed.emptyEditor);
   const [answer, answerRef, setAnswer] = useCurrent<ed.EditorState>(ed.emptyEditor);
   const [search, searchRef, setSearch] = useCurrent<Search | undefined>(undefined);
@@ -34,10 +34,10 @@ export function useEditorState(historyFile?: string) {
 
   const remember = useCallback(
     (code: string) => {
-      history.current = addToHistory(history.current, code, historyFile);
+      history.current = addToHistory(history.current, code, historyFile, notify);
       historyIndex.current = undefined;
     },
-    [historyFile],
+    [historyFile, notify],
   );
 
   /** Up / Down from the first / last line: the previous / next history entry. */

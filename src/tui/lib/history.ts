@@ -1,11 +1,42 @@
 /**
  * Input history, kept across runs in the user's data directory (one JSON array of cells).
+ *
+ * Several notebooks may add entries at once: each write happens under a lock file and merges
+ * what is on disk, so no entry is lost. The file is replaced atomically (write-file-atomic);
+ * a temporary file left by a writer that was killed is removed by the next writer. The file is
+ * private (0600 in a 0700 directory) and bounded: an entry over MAX_ENTRY_CHARS stays in this
+ * session's memory only, and the oldest entries go first past HISTORY_LIMIT or MAX_FILE_CHARS.
  */
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import type writeFileAtomic from 'write-file-atomic';
 
 export const HISTORY_LIMIT = 1000;
+/** The longest entry that is saved (a pasted script; not a 10 MB data dump). */
+export const MAX_ENTRY_CHARS = 100_000;
+/** The most the file holds, so that reading it on every Enter stays cheap. */
+export const MAX_FILE_CHARS = 4_000_000;
+/** A lock older than this is a dead writer's. */
+const STALE_LOCK_MS = 10_000;
+/** How long a writer waits for another's lock before it writes anyway. */
+const LOCK_WAIT_MS = 2_000;
+
+const require = createRequire(import.meta.url);
+
+export type HistoryNotice = (message: string) => void;
 
 export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.OMP_EVAL_HISTORY) return env.OMP_EVAL_HISTORY;
@@ -31,24 +62,131 @@ function isReplaceable(path: string): boolean {
   }
 }
 
-/** Adds an entry (dropping an identical previous one) and saves; saving errors are ignored. */
-export function addToHistory(history: string[], entry: string, path?: string): string[] {
-  if (!entry.trim()) return history;
-  // Another notebook may have saved meanwhile: keep its entries too.
-  const saved = path ? loadHistory(path) : [];
-  const merged = [...saved, ...history.filter((h) => !saved.includes(h))];
-  const next = [...merged.filter((h) => h !== entry), entry].slice(-HISTORY_LIMIT);
-  if (path && isReplaceable(path)) {
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes `path`.lock (a file holding the writer's pid); false when it stayed taken. */
+function takeLock(lock: string): boolean {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
     try {
-      mkdirSync(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(next));
-      renameSync(tmp, path);
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    try {
+      const owner = Number(readFileSync(lock, 'utf8'));
+      const old = Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS;
+      if (old || (owner > 0 && !pidAlive(owner))) unlinkSync(lock);
     } catch {
-      // a read-only home must not stop the notebook
+      // released meanwhile
+    }
+    if (Date.now() > until) return false;
+    sleepSync(5);
+  }
+}
+
+/** Temporary files of writers that were killed (only the lock holder writes one). */
+function removeLeftovers(path: string): void {
+  const name = basename(path);
+  for (const file of readdirSync(dirname(path))) {
+    if (file.startsWith(`${name}.`) && /^(\d+|\d+\.tmp)$/.test(file.slice(name.length + 1))) {
+      try {
+        unlinkSync(join(dirname(path), file));
+      } catch {
+        // gone already
+      }
     }
   }
-  return next;
+}
+
+/** The entries to save: the newest first to stay, within the entry, count and size caps. */
+function bounded(entries: string[]): string[] {
+  const kept: string[] = [];
+  let chars = 0;
+  for (let i = entries.length - 1; i >= 0 && kept.length < HISTORY_LIMIT; i--) {
+    const entry = entries[i] as string;
+    if (entry.length > MAX_ENTRY_CHARS) continue;
+    if (chars + entry.length > MAX_FILE_CHARS) break;
+    chars += entry.length;
+    kept.push(entry);
+  }
+  return kept.reverse();
+}
+
+/** The directory is private; tightened when it is omp-eval's own. */
+function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  if (basename(dir) === 'omp-eval' && st.uid === process.getuid?.() && (st.mode & 0o077) !== 0)
+    chmodSync(dir, 0o700);
+}
+
+/** Reads, merges with `add`, writes; under the lock. Returns what is on disk now. */
+function saveEntry(path: string, entry: string): string[] {
+  privateDir(dirname(path));
+  const lock = `${path}.lock`;
+  const locked = takeLock(lock);
+  try {
+    if (locked) removeLeftovers(path);
+    const saved = loadHistory(path);
+    const next = bounded([...saved.filter((h) => h !== entry), entry]);
+    const atomic = require('write-file-atomic') as typeof writeFileAtomic;
+    atomic.sync(path, JSON.stringify(next), { mode: 0o600, fsync: false });
+    return next;
+  } finally {
+    if (locked) unlinkSync(lock);
+  }
+}
+
+/** Paths whose write failure was already reported: one notice per file, not one per Enter. */
+const reported = new Set<string>();
+
+/**
+ * Adds an entry (dropping an identical previous one) and saves it, merged with what other
+ * notebooks saved meanwhile. A file that cannot be written gives one notice; the history then
+ * lives in memory for this session.
+ */
+export function addToHistory(
+  history: string[],
+  entry: string,
+  path?: string,
+  notify: HistoryNotice = () => {},
+): string[] {
+  if (!entry.trim()) return history;
+  const inMemory = [...history.filter((h) => h !== entry), entry].slice(-HISTORY_LIMIT);
+  if (!path || !isReplaceable(path)) return inMemory;
+  if (entry.length > MAX_ENTRY_CHARS) {
+    notify(
+      `history: this cell (${entry.length.toLocaleString('en-US')} characters) is kept for this session only; cells over ${MAX_ENTRY_CHARS.toLocaleString('en-US')} characters are not saved`,
+    );
+    return inMemory;
+  }
+  try {
+    const saved = saveEntry(path, entry);
+    // This session's unsaved entries (too long to save) stay reachable too.
+    const onDisk = new Set(saved);
+    return [...inMemory.filter((h) => !onDisk.has(h) && h !== entry), ...saved].slice(-HISTORY_LIMIT);
+  } catch (err) {
+    if (!reported.has(path)) {
+      reported.add(path);
+      notify(
+        `history: cannot save to ${path} (${(err as Error).message}); this session's history is kept in memory only`,
+      );
+    }
+    return inMemory;
+  }
 }
 
 /** The newest entry before `from` containing `query` (Ctrl-R), with its index. */
