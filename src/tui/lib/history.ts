@@ -10,6 +10,7 @@
 import {
   chmodSync,
   closeSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -77,13 +78,23 @@ function pidAlive(pid: number): boolean {
 function takeLock(lock: string): boolean {
   const until = Date.now() + LOCK_WAIT_MS;
   for (;;) {
+    // The lock appears with its pid already in it (a link to a written file), so another
+    // writer never reads a half-written pid and takes a live writer's lock for a dead one's.
+    const mine = `${lock}.${process.pid}`;
     try {
-      const fd = openSync(lock, 'wx', 0o600);
+      const fd = openSync(mine, 'w', 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      linkSync(mine, lock);
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      try {
+        unlinkSync(mine);
+      } catch {
+        // not made
+      }
     }
     try {
       const owner = Number(readFileSync(lock, 'utf8'));
