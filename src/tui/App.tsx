@@ -16,6 +16,7 @@ import { useCompletion } from './hooks/useCompletion.js';
 import { useEditorState } from './hooks/useEditorState.js';
 import { useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
+import { useNextInput } from './hooks/useNextInput.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
 import { liveLayout } from './layout/liveLayout.js';
 import type { ImageMode } from './lib/images.js';
@@ -54,12 +55,23 @@ export function App({
     }),
   );
   const startKernel = useKernelStatus(backend, dispatch);
-  const runner = useCellRunner({ backend, state, dispatch, imageMode, color, columns, startKernel, clock });
   const editing = useEditorState(historyFile);
   const setMessage = useCallback(
     (text?: string) => dispatch({ type: 'message', ...(text ? { text } : {}) }),
     [],
   );
+  const onNextInput = useNextInput(editing, setMessage);
+  const runner = useCellRunner({
+    backend,
+    state,
+    dispatch,
+    imageMode,
+    color,
+    columns,
+    startKernel,
+    clock,
+    onNextInput,
+  });
   const cwd = useRef(state.kernel.cwd);
   cwd.current = state.kernel.cwd;
   const completion = useCompletion({

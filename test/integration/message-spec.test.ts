@@ -17,9 +17,11 @@ import {
   type Frame,
   initRequest,
   inputReply,
+  isCompleteRequest,
   LineSplitter,
   type Request,
   validateFrame,
+  variablesRequest,
 } from '../../src/eval/protocol/index.js';
 import { waitFor } from '../helpers/kernel.js';
 
@@ -72,6 +74,17 @@ const invalid = (lines: unknown[]) =>
 const fieldsSeen = (frames: Frame[]) =>
   new Set(frames.flatMap((f) => Object.keys(f).map((key) => `${f.type}.${key}`)));
 
+/** is_complete (a whole cell, an open one) and variables, answered by their reply frames. */
+async function queries(r: ReturnType<typeof runner>) {
+  r.send(isCompleteRequest('whole', '1 + 1'));
+  r.send(isCompleteRequest('open', 'f(1,'));
+  r.send(variablesRequest('names', 50));
+  await waitFor(() => r.frames.some((f) => f.type === 'variables_reply'), 60_000, 'variables_reply');
+  const replies = r.frames.filter((f) => f.type === 'is_complete_reply');
+  expect(replies).toContainEqual(expect.objectContaining({ id: 'whole', status: 'complete' }));
+  expect(replies).toContainEqual(expect.objectContaining({ id: 'open', status: 'incomplete' }));
+}
+
 describe('message spec: every frame each runner sends is valid', () => {
   it('runner.py', async () => {
     const r = runner('py');
@@ -83,6 +96,7 @@ describe('message spec: every frame each runner sends is valid', () => {
       ['repr', 'class T:\n    def _repr_html_(self):\n        return "<b>t</b>"\ndisplay(T())'],
       ['result', '6 * 7'],
       ['error', '1 / 0'],
+      ['metadata', 'display({"text/plain": "wide"}, raw=True, metadata={"text/plain": {"width": 2}})'],
     ];
     for (const [id, code] of cells) {
       r.send(executeRequest(id, code));
@@ -94,13 +108,21 @@ describe('message spec: every frame each runner sends is valid', () => {
     await r.done('input');
     r.send(completeRequest('complete', 'pri', 3));
     await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 60_000, 'complete_reply');
+    await queries(r);
     r.send({ type: 'bogus' } as unknown as Request); // answered with a ProtocolError frame
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
     expect(invalid(r.lines)).toEqual([]);
     expect(new Set(r.frames.map((f) => f.type))).toEqual(new Set(FRAME_TYPES));
     const fields = fieldsSeen(r.frames);
-    for (const field of ['display.displayId', 'display.update', 'display.plainIsRepr', 'error.traceback'])
+    for (const field of [
+      'display.displayId',
+      'display.update',
+      'display.plainIsRepr',
+      'display.metadata',
+      'error.traceback',
+      'is_complete_reply.indent',
+    ])
       expect(fields).toContain(field);
     expect(r.frames).toContainEqual(
       expect.objectContaining({ type: 'error', id: null, ename: 'ProtocolError' }),
@@ -125,6 +147,7 @@ describe('message spec: every frame each runner sends is valid', () => {
     }
     r.send(completeRequest('complete', 'Mat', 3));
     await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 60_000, 'complete_reply');
+    await queries(r);
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
     expect(invalid(r.lines)).toEqual([]);
@@ -133,7 +156,13 @@ describe('message spec: every frame each runner sends is valid', () => {
       new Set(FRAME_TYPES.filter((t) => t !== 'input_request')),
     );
     const fields = fieldsSeen(r.frames);
-    for (const field of ['display.displayId', 'display.update', 'done.rawSync', 'error.exitCode'])
+    for (const field of [
+      'display.displayId',
+      'display.update',
+      'done.rawSync',
+      'error.exitCode',
+      'is_complete_reply.indent',
+    ])
       expect(fields).toContain(field);
     expect(r.frames).toContainEqual(
       expect.objectContaining({ type: 'error', ename: 'ProcessExit', exitCode: 3 }),
@@ -157,5 +186,10 @@ describe('message spec: every frame each runner sends is valid', () => {
     expect(validateFrame({ type: 'display', id: null, bundle: {}, displayId: 3 })).toMatch(/displayId/);
     expect(validateFrame({ type: 'input_request', id: 'x', prompt: '' })).toMatch(/password/);
     expect(validateFrame({ type: 'toString' })).toMatch(/unknown frame type/);
+    expect(validateFrame({ type: 'display', id: null, bundle: {}, metadata: [] })).toMatch(/metadata/);
+    expect(validateFrame({ type: 'is_complete_reply', id: 'x', status: 'maybe' })).toMatch(/status/);
+    expect(
+      validateFrame({ type: 'variables_reply', id: 'x', variables: [{ name: 'a', type: 'int' }], total: 1 }),
+    ).toMatch(/variables_reply/);
   });
 });

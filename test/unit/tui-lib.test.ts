@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { autoIndent, needsMoreInput } from '../../src/eval/completeness.js';
+import { autoIndent, localCompleteness } from '../../src/eval/completeness.js';
+
+const needsMoreInput = (code: string) => localCompleteness(code).status === 'incomplete';
+
 import { clampLine, hiddenLabel, previewItems } from '../../src/tui/lib/preview.js';
 import { textOutput } from '../../src/tui/state/output.js';
 
@@ -32,7 +35,7 @@ describe('preview and clamp', () => {
   });
 });
 
-describe('needsMoreInput', () => {
+describe('the local completeness rules (while the kernel cannot answer)', () => {
   const more = [
     'for i in range(3):',
     'x = (1,',
@@ -55,6 +58,13 @@ describe('needsMoreInput', () => {
   for (const code of more)
     it(`waits for more after ${JSON.stringify(code)}`, () => expect(needsMoreInput(code)).toBe(true));
   for (const code of done) it(`runs ${JSON.stringify(code)}`, () => expect(needsMoreInput(code)).toBe(false));
+
+  it('says how to indent the next line', () => {
+    expect(localCompleteness('for i in x:')).toEqual({ status: 'incomplete', indent: '    ' });
+    expect(localCompleteness('f(a,')).toEqual({ status: 'incomplete', indent: '' });
+    expect(localCompleteness('if x:\n    y = 1')).toEqual({ status: 'incomplete', indent: '    ' });
+    expect(localCompleteness('1 + 1')).toEqual({ status: 'complete' });
+  });
 
   it('indents after a colon and keeps the indentation otherwise', () => {
     expect(autoIndent('for i in x:')).toBe('    ');

@@ -49,6 +49,7 @@ interface Attempt {
 interface CellContext {
   host: CellRunHost;
   code: string;
+  cellNumber: number | undefined;
   seconds: number | undefined;
   sink: OutputSink;
   collected: Collected;
@@ -79,6 +80,7 @@ export async function runCell(
   const context: CellContext = {
     host,
     code: cell.code,
+    cellNumber: cell.cellNumber,
     seconds: timeoutOf(cell, options, host.defaultTimeout),
     sink: new OutputSink({
       ...options.sinkLimits,
@@ -157,6 +159,7 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
       signal,
       onFrame: frameHandler(c.sink, c.collected, watchdog, c.emit),
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
+      ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),
     });
     const timedOut =
       watchdog.signal.aborted &&

@@ -6,7 +6,7 @@
 
 import { type ImageOutput, renderBundle, type StatusEvent, statusEvent } from '../output/display.js';
 import type { OutputSink } from '../output/outputSink.js';
-import type { Frame } from '../protocol/index.js';
+import type { Frame, MimeBundle } from '../protocol/index.js';
 import type { Watchdog } from './watchdog.js';
 
 /** What a front end sees while a cell runs. */
@@ -30,6 +30,10 @@ export type OutputEvent =
       displayId?: string;
       /** This output replaces the earlier one with the same displayId. */
       update?: boolean;
+      /** The MIME bundle as the kernel sent it (what .ipynb files keep). */
+      bundle: MimeBundle;
+      /** Jupyter's display metadata, per MIME type (an image's width and height). */
+      metadata?: Record<string, unknown>;
     }
   | {
       kind: 'error';
@@ -40,6 +44,10 @@ export type OutputEvent =
       exitCode?: number;
     }
   | { kind: 'status'; event: StatusEvent }
+  /** clear_output(): what the cell showed so far is gone (a waiting clear arrives when due). */
+  | { kind: 'clear_output' }
+  /** set_next_input() and %load: text for the next prompt (a notebook puts it there). */
+  | { kind: 'set_next_input'; text: string; replace: boolean }
   | { kind: 'input_request'; prompt: string; password: boolean }
   | { kind: 'notice'; text: string };
 
@@ -102,17 +110,28 @@ function onBundle(
   if (status) {
     if (status.op === 'timeout-pause') watchdog.pause();
     else if (status.op === 'timeout-resume') watchdog.resume();
-    else collected.statusEvents.push(status);
-    emit({ kind: 'status', event: status });
+    else if (status.op === 'clear_output') {
+      // As in Jupyter, the cell's output is what came after the last clear.
+      sink.clear();
+      collected.images.length = 0;
+      collected.json.length = 0;
+      emit({ kind: 'clear_output' });
+      return;
+    } else collected.statusEvents.push(status);
+    if (status.op === 'set_next_input' && typeof status.text === 'string')
+      emit({ kind: 'set_next_input', text: status.text, replace: status.replace === true });
+    else emit({ kind: 'status', event: status });
     return;
   }
   const out = renderBundle(frame.bundle, { plainIsRepr: frame.plainIsRepr === true });
   collected.images.push(...out.images);
   if (out.json !== undefined) collected.json.push(out.json);
   if (out.text !== undefined) sink.push(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
-  const { displayId } = frame;
+  const { displayId, metadata } = frame;
   emit({
     kind: frame.type,
+    bundle: frame.bundle,
+    ...(metadata ? { metadata } : {}),
     images: out.images,
     mimeTypes: out.mimeTypes,
     ...(out.text !== undefined ? { text: out.text } : {}),

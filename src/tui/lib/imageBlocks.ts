@@ -10,7 +10,7 @@ import { placeholder } from './images.js';
 export async function renderBlocks(image: ImageOutput, width: number, maxRows = 30): Promise<string> {
   try {
     const data = Buffer.from(image.data, 'base64');
-    const columns = Math.max(8, Math.min(width, image.width ?? width));
+    const columns = Math.max(1, Math.min(width, image.width ?? width));
     return await terminalImage.buffer(data, {
       width: columns,
       height: maxRows,

@@ -34,7 +34,8 @@ export function createPrinter({ write, color, imageMode, columns }: PrinterOptio
     // Native image protocols cannot live inside Ink's frame: they follow the cell's text.
     if (imageMode === 'kitty' || imageMode === 'iterm') {
       for (const row of rowsOf(cell.output)) {
-        if (row.kind === 'image') text += `\n${nativeImage(row.image, imageMode, Math.min(width - 2, 80))}`;
+        if (row.kind === 'image')
+          text += `\n${nativeImage(row.image, imageMode, row.columns ?? Math.min(width - 2, 80))}`;
       }
     }
     write(`${text}\n\n`);
