@@ -25,7 +25,7 @@ module.exports = function createVariables({ global, inspect }) {
     if (!before) return true;
     const now = getOwnPropertyDescriptor(global, name);
     if (!now || !('value' in now)) return false;
-    return !('value' in before) || before.value !== now.value;
+    return !('value' in before) || !Object.is(before.value, now.value);
   }
 
   function typeOf(value) {

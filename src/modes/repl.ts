@@ -60,7 +60,14 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
       prompt();
     } else rl.close();
   });
-  const ask = (code: string, lang: CellLanguage) => session.isComplete(code, lang);
+  // The kernel answers only once it runs: it is started with the first line (a kernel that cannot
+  // start leaves the local rules to answer, and its first cell says why).
+  let started: Promise<void> | undefined;
+  const ask = async (code: string, lang: CellLanguage) => {
+    started ??= session.start(language).catch(() => {});
+    await started;
+    return session.isComplete(code, lang);
+  };
   prompt();
   // One line at a time: the answer for the lines so far comes from the kernel, once it is idle.
   for await (const line of rl) {

@@ -165,7 +165,7 @@ export class CellEvents {
   /** An image, drawn at the size its display metadata asks for (within the terminal). */
   private onImage(image: ImageOutput, metadata: Record<string, unknown> | undefined, index?: number) {
     const mode = this.ctx.imageMode;
-    const fit = imageColumns(metadata?.[image.mime], Math.max(10, this.ctx.columns() - 4), IMAGE_ROWS);
+    const fit = imageColumns(image, metadata?.[image.mime], Math.max(10, this.ctx.columns() - 4), IMAGE_ROWS);
     if (mode === 'kitty' || mode === 'iterm') {
       // Drawn through the terminal's own protocol once the cell is printed.
       this.add(() => this.buffer.appendImage(image, undefined, index, fit.columns));

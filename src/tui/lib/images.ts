@@ -17,10 +17,11 @@ const pixels = (value: unknown) => (typeof value === 'number' && value > 0 ? val
 
 /**
  * The cells an image is drawn in: what its display metadata asks for (`{"width": 200}`, in
- * pixels, as Jupyter reads it; the aspect ratio kept when only one is given), else all the room
- * there is; never more than `maxColumns` × `maxRows`.
+ * pixels, as Jupyter reads it; the aspect ratio kept when only one is given), else no more
+ * columns than it has pixels; never more than `maxColumns` × `maxRows`.
  */
 export function imageColumns(
+  image: Pick<ImageOutput, 'width'>,
   metadata: unknown,
   maxColumns: number,
   maxRows: number,
@@ -29,7 +30,10 @@ export function imageColumns(
   const width = pixels(meta.width);
   const height = pixels(meta.height);
   return {
-    columns: width ? Math.min(maxColumns, Math.max(1, Math.round(width / CELL_PX.width))) : maxColumns,
+    columns: Math.max(
+      1,
+      Math.min(maxColumns, width ? Math.round(width / CELL_PX.width) : (image.width ?? maxColumns)),
+    ),
     rows: height ? Math.min(maxRows, Math.max(1, Math.round(height / CELL_PX.height))) : maxRows,
   };
 }
