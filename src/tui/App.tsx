@@ -3,7 +3,7 @@
  * the live region holds the running cell, the queued ones, the prompt (or input line), the
  * completion menu and the status line, sized by liveLayout to stay shorter than the terminal.
  */
-import { Box, Text, useStdout } from 'ink';
+
 import type { ReactNode } from 'react';
 import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import type { NotebookBackend } from './backend.js';
@@ -18,6 +18,7 @@ import { useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
 import { useNextInput } from './hooks/useNextInput.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
+import { Box, Text, useStdout } from './ink.js';
 import { liveLayout } from './layout/liveLayout.js';
 import type { ImageMode } from './lib/images.js';
 import { createPrinter } from './lib/printer.js';

@@ -1,3 +1,4 @@
+import stripAnsi from 'strip-ansi';
 import { describe, expect, it } from 'vitest';
 import { autoIndent, localCompleteness } from '../../src/eval/completeness.js';
 
@@ -129,5 +130,28 @@ describe('asking the terminal for its image protocol', () => {
     expect(written).toEqual([IMAGE_QUERY]);
     expect(stdin.isRaw).toBe(false);
     expect(stdin.listenerCount('readable')).toBe(0);
+  });
+});
+
+describe('highlighting', () => {
+  it('turns highlight.js HTML into ANSI: nested spans, escaped text, one colour run per line', async () => {
+    const { default: chalk } = await import('chalk');
+    const { htmlToAnsi, highlightCode } = await import('../../src/tui/lib/highlight.js');
+    const level = chalk.level;
+    chalk.level = 1;
+    try {
+      const html =
+        '<span class="hljs-string">f&quot;a<span class="hljs-subst">{x}</span>\nb&quot;</span> &lt; 1';
+      const ansi = htmlToAnsi(html);
+      expect(stripAnsi(ansi)).toBe('f"a{x}\nb" < 1');
+      expect(ansi.split('\n')[1]?.startsWith('\x1b[')).toBe(true);
+      const code = 'def f(x):\n    return "<b>" if x else None  # note';
+      expect(stripAnsi(highlightCode(code, true, 'py'))).toBe(code);
+      expect(highlightCode(code, true, 'py')).not.toBe(code);
+      const js = 'const s = `a $' + '{b}` < 2';
+      expect(stripAnsi(highlightCode(js, true, 'js'))).toBe(js);
+    } finally {
+      chalk.level = level;
+    }
   });
 });

@@ -2,10 +2,11 @@
  * Keys: raw input from Ink's stdin, named by parseKey, looked up in the key bindings, and run
  * against the prompt, the input() answer, the search or the completion menu, whichever has them.
  */
-import { useStdin } from 'ink';
+
 import { useEffect, useRef } from 'react';
 import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
+import { useStdin } from '../ink.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';

@@ -5,8 +5,9 @@
  * transcript to the terminal's scroll-back. (Ink's <Static> keeps every byte it printed in
  * memory, for ever.)
  */
-import { renderToString } from 'ink';
+
 import { CellBlock } from '../components/CellBlock.js';
+import { renderToString } from '../ink.js';
 import { rowsOf } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 import { type ImageMode, nativeImage } from './images.js';
