@@ -1,24 +1,57 @@
+/**
+ * Whether code typed in a front end is a whole cell (Enter runs it) or needs more lines. The
+ * answer is the kernel's (`Session.isComplete`: the `is_complete` request, IPython's rules in the
+ * Python kernel, acorn's in the js kernel); the local rules below stand in only while the kernel
+ * cannot answer: it is still starting, or busy running a cell (a kernel reads requests between
+ * cells), or gone.
+ */
 import { createRequire } from 'node:module';
 import type * as Acorn from 'acorn';
+import type { Completeness } from './kernel/types.js';
 import { type CellLanguage, cellLanguage } from './script.js';
 
-// acorn is loaded on the first js cell typed in a front end, not at every start.
+/** The js kernel's own rules (src/js/completeness.cjs) with the host's acorn, loaded on first use. */
+interface JsCompleteness {
+  isComplete(parse: typeof Acorn.parse, code: string): Completeness;
+}
 const require = createRequire(import.meta.url);
-let acorn: typeof Acorn | undefined;
-const parse: typeof Acorn.parse = (source, options) => {
-  acorn ??= require('acorn') as typeof Acorn;
-  return acorn.parse(source, options);
-};
+let jsRules: { rules: JsCompleteness; parse: typeof Acorn.parse } | undefined;
+
+const complete: Completeness = { status: 'complete' };
+const incomplete = (indent: string): Completeness => ({ status: 'incomplete', indent });
 
 /**
- * Whether a front end should run the code it has or wait for more lines, as IPython's terminal
- * decides: more input is
- * needed inside an open bracket or triple-quoted string, after a line ending in `:` or `\`, and
- * while the last line is indented (a block is closed by an empty line).
+ * The local rules, as IPython's terminal reads a cell: more input is needed inside an open
+ * bracket or triple-quoted string, after a line ending in `:` or `\`, after a decorator, and
+ * while the last line of a block is indented (an empty line closes it). js: as the js kernel.
  */
-export function needsMoreInput(code: string, language: CellLanguage = 'py'): boolean {
-  if (!code.trim()) return false;
-  if (language === 'js') return jsNeedsMoreInput(code);
+export function localCompleteness(code: string, language: CellLanguage = 'py'): Completeness {
+  if (!code.trim()) return complete;
+  if (language === 'js') {
+    jsRules ??= {
+      rules: require('../js/completeness.cjs') as JsCompleteness,
+      parse: (require('acorn') as typeof Acorn).parse,
+    };
+    return jsRules.rules.isComplete(jsRules.parse, code);
+  }
+  const lines = code.split('\n');
+  const last = lines.at(-1) ?? '';
+  if (openAtEnd(code)) return incomplete(indentOf(last));
+  if (last.trim() === '') return complete; // an empty line ends the cell
+  if (code.trimStart().startsWith('%%')) return incomplete(''); // a cell magic's body ends with an empty line
+  const codePart = (line: string) => line.replace(/#.*$/, '').trimEnd();
+  const stripped = codePart(last);
+  if (stripped.endsWith(':')) return incomplete(`${indentOf(last)}    `);
+  if (stripped.endsWith('\\') || stripped.trimStart().startsWith('@')) return incomplete(indentOf(last));
+  // Inside a block (some line opened one), an indented last line means the block goes on.
+  const inBlock = lines.some((line) => codePart(line).endsWith(':'));
+  return inBlock && /^\s/.test(last) ? incomplete(indentOf(last)) : complete;
+}
+
+const indentOf = (line: string) => /^\s*/.exec(line)?.[0] ?? '';
+
+/** Python code that ends inside a bracket or a triple-quoted string. */
+function openAtEnd(code: string): boolean {
   let depth = 0;
   let quote: string | undefined;
   for (let i = 0; i < code.length; i++) {
@@ -37,26 +70,16 @@ export function needsMoreInput(code: string, language: CellLanguage = 'py'): boo
     } else if (ch === '(' || ch === '[' || ch === '{') depth++;
     else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
   }
-  if (depth > 0 || quote?.length === 3) return true;
-  const lines = code.split('\n');
-  const last = lines.at(-1) ?? '';
-  if (last.trim() === '') return false; // an empty line ends the cell
-  if (code.trimStart().startsWith('%%')) return true; // a cell magic's body ends with an empty line
-  const codePart = (line: string) => line.replace(/#.*$/, '').trimEnd();
-  const stripped = codePart(last);
-  if (stripped.endsWith(':') || stripped.endsWith('\\')) return true;
-  if (stripped.trimStart().startsWith('@')) return true; // a decorator: its def follows
-  // Inside a block (some line opened one), an indented last line means the block goes on.
-  const inBlock = lines.some((line) => codePart(line).endsWith(':'));
-  return inBlock && /^\s/.test(last);
+  return depth > 0 || quote?.length === 3;
 }
 
 /**
- * The indentation for a new line after `line`: the same, one level more after a `:`, one level
- * less after a statement that ends its block (`pass`, `return`, `break`, `continue`, `raise`).
+ * The indentation for a new line after `line` (Enter inside a cell, where the kernel is not
+ * asked): the same, one level more after a `:`, one level less after a statement that ends its
+ * block (`pass`, `return`, `break`, `continue`, `raise`).
  */
 export function autoIndent(line: string): string {
-  const indent = /^\s*/.exec(line)?.[0] ?? '';
+  const indent = indentOf(line);
   const code = line.replace(/#.*$/, '').trim();
   if (code.endsWith(':')) return `${indent}    `;
   if (/^(pass|break|continue|return\b.*|raise\b.*)$/.test(code))
@@ -64,55 +87,32 @@ export function autoIndent(line: string): string {
   return indent;
 }
 
-/**
- * JavaScript: more input is needed while the code ends inside something still open (a bracket,
- * a template literal, a block comment), which the parser reports as an error at the very end;
- * blank lines inside a function or an object do not end the cell (as in Node's REPL).
- */
-function jsNeedsMoreInput(code: string): boolean {
-  const source = cellLanguage(code, 'js').code;
-  if (!source.trim()) return true; // just the %%js line: the cell follows
-  // Two empty lines run the cell whatever is open (a typo such as `foo(` must not hold it forever).
-  if (/\n[ \t]*\n[ \t]*$/.test(source)) return false;
-  try {
-    parse(source, { ecmaVersion: 'latest', allowAwaitOutsideFunction: true, allowHashBang: true });
-    return false;
-  } catch (err) {
-    const e = err as { pos?: number; message?: string };
-    if (/Unterminated (template|comment)/.test(e.message ?? '')) return true;
-    if (e.pos === undefined || e.pos < source.trimEnd().length) {
-      // Maybe a module (import statements); anything else is an error for the kernel to report.
-      if (/\bimport\b/.test(source)) {
-        try {
-          parse(source, { ecmaVersion: 'latest', sourceType: 'module', allowHashBang: true });
-          return false;
-        } catch (moduleErr) {
-          const m = moduleErr as { pos?: number };
-          return m.pos !== undefined && m.pos >= source.trimEnd().length;
-        }
-      }
-      return false;
-    }
-    return true;
-  }
-}
+/** Asks a kernel of `language` about `code` (a session's isComplete). */
+export type CompletenessOracle = (code: string, language: CellLanguage) => Promise<Completeness>;
 
-/** needsMoreInput for a cell typed in a front end, whose first line may be `%%js` or `%%py`. */
-export function cellNeedsMoreInput(
+/**
+ * Whether a cell typed in a front end, whose first line may be `%%js` or `%%py`, is whole: the
+ * kernel of its language is asked about its body. Read line by line (piped input, `lines`), an
+ * empty line ends a Python cell as it always did (open brackets too: the kernel reports them),
+ * and ends a `%%js` / `%%py` body, like %%bash.
+ */
+export async function cellCompleteness(
   text: string,
   fallback: CellLanguage,
+  ask: CompletenessOracle,
   opts: { lines?: boolean } = {},
-): boolean {
+): Promise<Completeness> {
   const cell = cellLanguage(text, fallback);
   const magic = cell.code !== text;
-  if (magic && !cell.code.trim()) return true; // just the magic line: the body follows
-  // Read line by line (piped input), an empty line ends a Python cell as it always did (open
-  // brackets too) and a `%%js` / `%%py` body, like %%bash; a js cell only while nothing is open.
-  // In the notebook, Enter runs a complete body.
+  if (magic && !cell.code.trim()) return incomplete(''); // just the magic line: the body follows
   if (opts.lines) {
     const endsBlank = text.includes('\n') && (text.split('\n').at(-1) ?? '').trim() === '';
-    if (magic && !endsBlank) return true;
-    if (endsBlank && cell.language === 'py') return false;
+    if (magic && !endsBlank) return incomplete('');
+    if (endsBlank && cell.language === 'py') return complete;
   }
-  return needsMoreInput(cell.code, cell.language);
+  if (!cell.code.trim()) return complete;
+  return ask(cell.code, cell.language);
 }
+
+/** True when Enter should add a line rather than run the cell. */
+export const needsMoreLines = (answer: Completeness) => answer.status === 'incomplete';

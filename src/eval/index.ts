@@ -5,7 +5,13 @@
  * own: Kernel.start; the wire protocol's types, for kernels of other kinds (sandboxed, remote).
  */
 
-export { autoIndent, cellNeedsMoreInput, needsMoreInput } from './completeness.js';
+export {
+  autoIndent,
+  type CompletenessOracle,
+  cellCompleteness,
+  localCompleteness,
+  needsMoreLines,
+} from './completeness.js';
 export { type BridgeCommands, commandBridge, resolveAgentHandle } from './executor/commandBridge.js';
 export type { OutputEvent } from './executor/events.js';
 export { type KernelStateListener, type KernelStatus, LANGUAGES } from './executor/kernelSet.js';
@@ -39,6 +45,7 @@ export {
 export {
   type CellError,
   type CellOutcome,
+  type Completeness,
   type Completion,
   type ExecuteOptions,
   type KernelExit,
@@ -46,6 +53,7 @@ export {
   type KernelOptions,
   KernelStartError,
   LANGUAGE_LABEL,
+  type Variables,
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
@@ -57,7 +65,15 @@ export {
   sanitize,
   type Truncation,
 } from './output/outputSink.js';
-export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
+export type {
+  BridgeHandler,
+  BridgeRequest,
+  CompletenessStatus,
+  Frame,
+  FrameType,
+  MimeBundle,
+  VariableInfo,
+} from './protocol/index.js';
 export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
 export {
   backendAvailability,

@@ -201,7 +201,9 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
       frames.setKey(request.frameKey);
       frameKey = request.frameKey;
     }
-    const filename = storeHistory ? `Cell In[${executionCount}]` : '<omp-eval>';
+    // The number the front end shows for the cell, when it sends one, names it in stacks.
+    const shown = Number.isSafeInteger(request.cellNumber) && request.cellNumber > 0 ? request.cellNumber : 0;
+    const filename = storeHistory ? `Cell In[${shown || executionCount}]` : '<omp-eval>';
     const cell = { id: request.id, filename, allowStdin: request.allowStdin === true, interrupt: null };
     current = cell;
     sigint.takePending(); // one that came between cells is not this cell's

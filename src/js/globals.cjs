@@ -11,6 +11,7 @@ const caps = require('omp:caps');
 const createBindings = require('./bindings.cjs');
 const createModules = require('./modules.cjs');
 const createPrelude = require('./prelude.cjs');
+const createVariables = require('./variables.cjs');
 
 const global = globalThis;
 const proc = process;
@@ -178,7 +179,14 @@ function lastValue(name) {
 const bindings = createBindings(global);
 const modules = createModules({ global, dynamicImport: caps.dynamicImport });
 const prelude = createPrelude({ display, caps });
-const internals = { __omp_bind__: bindings.api, __omp_import__: modules.cellImport, __omp_void__: undefined };
+const variables = createVariables({ global, inspect });
+const internals = {
+  __omp_bind__: bindings.api,
+  __omp_import__: modules.cellImport,
+  __omp_void__: undefined,
+  /** The runner's `variables` request, in a script it can interrupt. */
+  __omp_variables__: variables.list,
+};
 
 function install(drain) {
   internals.__omp_drain__ = drain;
@@ -193,6 +201,7 @@ function install(drain) {
   };
   cellHooks.keepResult = lastValue('_');
   cellHooks.keepError = lastValue('_error');
+  variables.snapshot();
 }
 
 let patched = false;

@@ -15,6 +15,10 @@ const { createBridge } = require('./bridge.cjs');
 const { createBackground } = require('./background.cjs');
 const { installCapture } = require('./capture.cjs');
 const { createSigint } = require('./sigint.cjs');
+const { isComplete } = require('./completeness.cjs');
+
+/** How long listing the cells' names may take (an inspect that never returns) before it stops. */
+const VARIABLES_TIMEOUT_MS = 5_000;
 
 const repr = (value) => (typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value)));
 
@@ -157,6 +161,7 @@ module.exports = function serve(host) {
       }
       return frames.send({ type: 'complete_reply', id, ...complete(code, cursor) });
     }
+    if (kind === 'is_complete' || kind === 'variables') return query(kind, request);
     if (kind !== 'execute')
       return protocolError(`unknown request type ${repr(kind)}`, typeof id === 'string' ? id : null);
     if (typeof id !== 'string' || !id) return protocolError('request needs a non-empty string id');
@@ -178,6 +183,39 @@ module.exports = function serve(host) {
       background.markIdle();
       timers.setImmediate(warmUp);
     }
+  }
+
+  /** is_complete (acorn, loaded on first use) and variables (in the cells' realm, interruptible). */
+  function query(kind, request) {
+    const { id } = request;
+    if (kind === 'is_complete') {
+      if (typeof id !== 'string' || typeof request.code !== 'string')
+        return protocolError('is_complete needs id and code (strings)', typeof id === 'string' ? id : null);
+      const { parse } = require('acorn');
+      return frames.send({ type: 'is_complete_reply', id, ...isComplete(parse, request.code) });
+    }
+    const limit = request.limit ?? 500;
+    if (typeof id !== 'string' || !Number.isSafeInteger(limit))
+      return protocolError(
+        'variables needs id (a string) and limit (an integer)',
+        typeof id === 'string' ? id : null,
+      );
+    let listed = { variables: [], total: 0 };
+    try {
+      hooks.prepare();
+      const script = `__omp_variables__(${Math.max(0, limit)})`;
+      const json = sigint.run(() =>
+        vm.runInThisContext(script, {
+          breakOnSigint: true,
+          timeout: VARIABLES_TIMEOUT_MS,
+          displayErrors: false,
+        }),
+      );
+      listed = JSON.parse(json);
+    } catch {
+      // interrupted or timed out: nothing to list
+    }
+    return frames.send({ type: 'variables_reply', id, ...listed });
   }
 
   let running = false;

@@ -4,6 +4,11 @@
  */
 import type { OutputEvent } from '../eval/index.js';
 
+/** set_next_input() and %load put text into a notebook's next prompt; here there is none. */
+export const NEXT_INPUT_NOTICE = 'set_next_input: ignored here (only the notebook has a next prompt)';
+/** clear_output() in a terminal, as IPython's terminal does it: the current line is erased. */
+const CLEAR_LINE = '\x1b[2K\r';
+
 export interface Streams {
   out: NodeJS.WritableStream;
   err: NodeJS.WritableStream;
@@ -41,6 +46,10 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
       return err.write(`· ${event.event.op}\n`);
     case 'notice':
       return err.write(`[${event.text}]\n`);
+    case 'set_next_input':
+      return err.write(`[${NEXT_INPUT_NOTICE}]\n`);
+    case 'clear_output':
+      return (out as { isTTY?: boolean }).isTTY ? out.write(CLEAR_LINE) : true;
     default:
       return true;
   }

@@ -1,10 +1,11 @@
 /**
- * A line-mode front end: reads cells from stdin and prints what the kernel sends. It stands in for
- * the Ink notebook until that lands, and serves piped input (`echo '1+1' | omp-eval`).
+ * The line mode: reads cells from stdin and prints what the kernel sends. It serves piped input
+ * (`echo '1+1' | omp-eval`). Lines are read one at a time: whether the lines so far make a cell
+ * is the kernel's answer (Session.isComplete), asked once the cell before has run.
  */
 import { createInterface } from 'node:readline';
 import type { Executor, Session } from '../eval/index.js';
-import { type CellLanguage, cellLanguage, cellNeedsMoreInput } from '../eval/index.js';
+import { type CellLanguage, cellCompleteness, cellLanguage, needsMoreLines } from '../eval/index.js';
 import { type Streams, writeEvent } from './output.js';
 
 export interface ReplOptions {
@@ -29,7 +30,6 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   });
   const rl = createInterface({ input, output: interactive ? streams.out : undefined, terminal: interactive });
   let buffer: string[] = [];
-  let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   let exitCode = 0;
   let count = 0;
@@ -39,6 +39,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
     rl.prompt();
   };
   const runCell = async (code: string) => {
+    busy = true;
     const [result] = await session.run([cellLanguage(code, language)], {
       defaultTimeout: opts.timeout ?? null,
       collectOutput: false,
@@ -46,6 +47,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
       retryOnDeath: false,
       onEvent: (_, event) => writeEvent(event, streams),
     });
+    busy = false;
     if (result?.executionCount) count = result.executionCount;
     if (result && result.status !== 'ok') exitCode = 1;
   };
@@ -58,28 +60,29 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
       prompt();
     } else rl.close();
   });
-  rl.on('line', (line) => {
+  // The kernel answers only once it runs: it is started with the first line (a kernel that cannot
+  // start leaves the local rules to answer, and its first cell says why).
+  let started: Promise<void> | undefined;
+  const ask = async (code: string, lang: CellLanguage) => {
+    started ??= session.start(language).catch(() => {});
+    await started;
+    return session.isComplete(code, lang);
+  };
+  prompt();
+  // One line at a time: the answer for the lines so far comes from the kernel, once it is idle.
+  for await (const line of rl) {
     buffer.push(line);
     const code = buffer.join('\n');
-    // An empty line ends a cell unless brackets (or a js template literal) are still open.
-    if (cellNeedsMoreInput(code, language, { lines: true })) return prompt();
+    if (needsMoreLines(await cellCompleteness(code, language, ask, { lines: true }))) {
+      prompt();
+      continue;
+    }
     buffer = [];
-    if (!code.trim()) return prompt();
-    busy = true;
-    rl.pause();
-    running = running
-      .then(() => runCell(code))
-      .finally(() => {
-        busy = false;
-        rl.resume();
-        prompt();
-      });
-  });
-  prompt();
-  await new Promise<void>((resolve) => rl.once('close', resolve));
+    if (code.trim()) await runCell(code);
+    prompt();
+  }
   const rest = buffer.join('\n');
-  if (rest.trim()) running = running.then(() => runCell(rest));
-  await running;
+  if (rest.trim()) await runCell(rest);
   await session.release();
   return exitCode;
 }

@@ -3,7 +3,7 @@
  * the live region holds the running cell, the queued ones, the prompt (or input line), the
  * completion menu and the status line, sized by liveLayout to stay shorter than the terminal.
  */
-import { Box, Text, useStdout } from 'ink';
+
 import type { ReactNode } from 'react';
 import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import type { NotebookBackend } from './backend.js';
@@ -16,7 +16,9 @@ import { useCompletion } from './hooks/useCompletion.js';
 import { useEditorState } from './hooks/useEditorState.js';
 import { useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
+import { useNextInput } from './hooks/useNextInput.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
+import { Box, Text, useStdout } from './ink.js';
 import { liveLayout } from './layout/liveLayout.js';
 import type { ImageMode } from './lib/images.js';
 import { createPrinter } from './lib/printer.js';
@@ -54,13 +56,24 @@ export function App({
     }),
   );
   const startKernel = useKernelStatus(backend, dispatch);
-  const runner = useCellRunner({ backend, state, dispatch, imageMode, color, columns, startKernel, clock });
   const setMessage = useCallback(
     (text?: string) => dispatch({ type: 'message', ...(text ? { text } : {}) }),
     [],
   );
   const printInfo = useCallback((text: string) => dispatch({ type: 'info', text }), []);
   const editing = useEditorState(historyFile, printInfo);
+  const onNextInput = useNextInput(editing, setMessage);
+  const runner = useCellRunner({
+    backend,
+    state,
+    dispatch,
+    imageMode,
+    color,
+    columns,
+    startKernel,
+    clock,
+    onNextInput,
+  });
   const cwd = useRef(state.kernel.cwd);
   cwd.current = state.kernel.cwd;
   const completion = useCompletion({

@@ -5,9 +5,12 @@
 import {
   type CellLanguage,
   type CellResult,
+  type Completeness,
   type Completion,
+  cellCompleteness,
   cellLanguage,
   type Executor,
+  localCompleteness,
   type OutputEvent,
   type Session,
 } from '../eval/index.js';
@@ -15,7 +18,8 @@ import type { KernelStatus } from './state/reducer.js';
 
 export interface CellRun {
   code: string;
-  /** Display and result events may carry the MIME `bundle` they were made from (for /save). */
+  /** The notebook's number for the cell: its tracebacks say `Cell In[n]`. */
+  cellNumber?: number;
   onEvent: (event: OutputEvent) => void;
 }
 
@@ -37,6 +41,8 @@ export interface NotebookBackend {
   interrupt(): void;
   /** Completions for the name before `cursor` (none while a cell runs). */
   complete(code: string, cursor: number): Promise<Completion>;
+  /** Whether the prompt's text is a whole cell (Enter runs it) or needs more lines. */
+  isComplete(text: string): Promise<Completeness>;
   /** Output sent between cells (threads of earlier cells); returns an unsubscribe function. */
   onBackground(listener: (stream: 'stdout' | 'stderr', text: string) => void): () => void;
   /** Calls `listener` with the kernel's state now and at every change; returns an unsubscribe. */
@@ -82,8 +88,8 @@ export async function executorBackend(
         ? { python: session.python.executable, version: session.python.version.join('.') }
         : {}),
     start: () => session.start(language),
-    async runCell({ code: text, onEvent }) {
-      const cell = cellLanguage(text, language);
+    async runCell({ code: text, cellNumber, onEvent }) {
+      const cell = { ...cellLanguage(text, language), ...(cellNumber !== undefined ? { cellNumber } : {}) };
       const [result] = await session.run([cell], {
         allowStdin: true,
         defaultTimeout: timeout ?? null,
@@ -98,6 +104,7 @@ export async function executorBackend(
       const cell = cellLanguage(text, language);
       return session.complete(cell.code, cursor, cell.language);
     },
+    isComplete: (text) => cellCompleteness(text, language, (code, lang) => session.isComplete(code, lang)),
     onBackground: (listener) =>
       session.onBackground((frame) => {
         if (frame.type === 'stdout' || frame.type === 'stderr') listener(frame.type, frame.data);
@@ -167,6 +174,11 @@ export function pendingBackend(
     interrupt: () => backend?.interrupt(),
     complete: async (code, cursor) =>
       backend ? backend.complete(code, cursor) : { matches: [], start: cursor, end: cursor },
+    // Until the session is open no kernel can answer: the local rules do.
+    isComplete: (text) =>
+      backend
+        ? backend.isComplete(text)
+        : cellCompleteness(text, known.language, async (code, lang) => localCompleteness(code, lang)),
     onBackground(listener) {
       let unsubscribe: (() => void) | undefined;
       let done = false;

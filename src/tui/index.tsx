@@ -38,7 +38,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =
     await Promise.all([
       import('chalk'),
-      import('ink'),
+      import('./ink.js'),
       import('react'),
       import('./App.js'),
       import('./lib/images.js'),

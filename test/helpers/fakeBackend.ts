@@ -1,4 +1,10 @@
-import type { CellResult, OutputEvent } from '../../src/eval/index.js';
+import {
+  type CellResult,
+  type Completeness,
+  cellCompleteness,
+  localCompleteness,
+  type OutputEvent,
+} from '../../src/eval/index.js';
 import type { CellRun, NotebookBackend } from '../../src/tui/backend.js';
 import type { KernelStatus } from '../../src/tui/state/reducer.js';
 import { cellResult } from './results.js';
@@ -46,6 +52,7 @@ export class FakeBackend implements NotebookBackend {
 
   async runCell(run: CellRun): Promise<CellResult> {
     this.ran.push(run.code);
+    this.cellNumbers.push(run.cellNumber);
     this.current = run;
     const fixture = this.fixtures[run.code] ?? { events: [{ kind: 'stdout', text: `ran ${run.code}\n` }] };
     this.state = 'busy';
@@ -84,6 +91,29 @@ export class FakeBackend implements NotebookBackend {
       ],
     });
     this.finish({ status: 'cancelled', exitCode: 130 });
+  }
+
+  /** The fake kernel's answers about completeness by code (else the local rules answer). */
+  completeness: Record<string, Completeness> = {};
+  /** Code the notebook asked about, in order. */
+  asked: string[] = [];
+  /** Holds is_complete answers until releaseIsComplete() (a slow kernel). */
+  holdIsComplete = false;
+  private heldAnswers: (() => void)[] = [];
+  /** The cell numbers the notebook sent with each run, in order. */
+  cellNumbers: (number | undefined)[] = [];
+
+  async isComplete(text: string): Promise<Completeness> {
+    return cellCompleteness(text, this.language, async (code, language) => {
+      this.asked.push(code);
+      if (this.holdIsComplete) await new Promise<void>((resolve) => this.heldAnswers.push(resolve));
+      return this.completeness[code] ?? localCompleteness(code, language);
+    });
+  }
+
+  releaseIsComplete() {
+    this.holdIsComplete = false;
+    for (const release of this.heldAnswers.splice(0)) release();
   }
 
   /** Names the fake kernel completes from. */

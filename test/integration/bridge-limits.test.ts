@@ -49,7 +49,7 @@ describe('the size of a bridge call (item 6)', () => {
     expect(r?.error?.evalue).toMatch(/at most 16777216 characters \(16 MiB\)/);
     // The bridge still works after the refused line.
     const [next] = await s.run([py("import json; json.loads(completion('hi'))['prompt']")]);
-    expect(next?.text).toBe("'hi'\n");
+    expect(next?.text).toBe("[completion finished]\n'hi'\n");
   });
 });
 
@@ -70,7 +70,7 @@ describe('concurrent bridge calls (item 7)', () => {
         ].join('\n'),
       ),
     ]);
-    expect(r?.text).toBe('True\n');
+    expect(r?.text).toBe(`${'[completion finished]\n'.repeat(12)}True\n`);
     const peaks = readdirSync(dir)
       .filter((f) => f.startsWith('peak.'))
       .map((f) => Number(readFileSync(join(dir, f), 'utf8')));

@@ -178,7 +178,7 @@ describe('display(): MIME bundles from repr methods', () => {
 });
 
 describe('status events and display ids', () => {
-  it('status bundles become status events and never text', async () => {
+  it('status bundles become status events and short lines of the text, never their text/plain', async () => {
     const { r, events } = await eventsOf(
       [
         '_emit_status("find", count=3)',
@@ -191,7 +191,8 @@ describe('status events and display ids', () => {
       { kind: 'status', event: { op: 'step', n: 1 } },
     ]);
     expect(events.some((e) => e.kind === 'display')).toBe(false);
-    expect(r.text).toBe('visible\n');
+    // (issue 13 item 8: an agent reads the text, so each event is a short line there too)
+    expect(r.text).toBe('[find] {"count":3}\n[step] {"n":1}\nvisible\n');
     expect(r.statusEvents).toEqual([
       { op: 'find', count: 3 },
       { op: 'step', n: 1 },

@@ -148,6 +148,8 @@ describe('output sink failures do not take the host down', () => {
     writeFileSync(join(dir, `omp-eval-artifacts-${uid}`), 'a file where the directory should be');
     const ex = makeExecutor();
     const s = await ex.session();
+    // The kernel starts first (its runner file lives in TMPDIR too); then artifacts cannot be written.
+    await s.run([py('1')]);
     vi.stubEnv('TMPDIR', dir);
     try {
       const [r] = await s.run([py('for i in range(20_000):\n    print("line", i)')]);
@@ -164,6 +166,8 @@ describe('output sink failures do not take the host down', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'omp-tmp-')), 'gone');
     const ex = makeExecutor();
     const s = await ex.session();
+    // The kernel starts first (its runner file lives in TMPDIR too); then artifacts cannot be written.
+    await s.run([py('1')]);
     vi.stubEnv('TMPDIR', dir);
     try {
       const [r] = await s.run([py('for i in range(20_000):\n    print("line", i)')]);

@@ -186,13 +186,13 @@ describe('js kernel: agent() and completion() over the bridge', () => {
   it('resolve to the answers, with status events; a schema parses the output', async () => {
     const s = await bridged().session();
     const [r] = await s.run([js('[await agent("hello"), await completion("abc")]')]);
-    expect(r?.text).toBe("[ 'agent:olleh', 'completion:cba' ]\n");
+    expect(r?.text).toBe("[agent task finished]\n[completion finished]\n[ 'agent:olleh', 'completion:cba' ]\n");
     const ops = r?.statusEvents.map((e) => `${e.op}:${(e as { state?: string }).state}`);
     expect(ops).toEqual(['agent:started', 'agent:finished', 'completion:started', 'completion:finished']);
     const [ok] = await s.run([
       js('await agent(\'json:{"name": "x"}\', { schema: { type: "object", required: ["name"] } })'),
     ]);
-    expect(ok?.text).toBe("{ name: 'x' }\n");
+    expect(ok?.text).toBe("[agent task finished]\n{ name: 'x' }\n");
     const [bad] = await s.run([js('await agent(\'json:{"n": 2}\', { schema: { required: ["name"] } })')]);
     expect(bad?.error?.evalue).toBe('agent output does not match the schema: missing name');
   });
@@ -202,7 +202,8 @@ describe('js kernel: agent() and completion() over the bridge', () => {
     const [r] = await s.run([
       js('const node = await agent("abc", { handle: true, label: "first" }); node.handle'),
     ]);
-    const uri = (r?.text ?? '').trim().replace(/'/g, '');
+    expect(r?.text).toMatch(/^\[agent first finished\]\n/);
+    const uri = (r?.text ?? '').trim().split('\n').at(-1)?.replace(/'/g, '') ?? '';
     expect(uri).toMatch(/^agent:\/\/[\w-]+$/);
     const transcript = JSON.parse(readFileSync(resolveAgentHandle(uri), 'utf8'));
     expect(transcript).toMatchObject({ output: 'agent:cba', request: { prompt: 'abc', label: 'first' } });

@@ -101,7 +101,8 @@ describe('kernel: environment', () => {
       k,
       'import os\n[os.environ.get(k) for k in ("OPENAI_API_KEY", "PI_VISIBLE", "RANDOM_HOST_VAR", "INJECTED", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "MPLBACKEND")]',
     );
-    expect(result?.['text/plain']).toBe("[None, 'yes', None, 'by init', '1', 'utf-8', 'Agg']");
+    // (issue 14 item 15: no PI_* name passes but the engine's own switches)
+    expect(result?.['text/plain']).toBe("[None, None, None, 'by init', '1', 'utf-8', 'Agg']");
   });
 
   it('starts in the working directory with it on sys.path', async () => {

@@ -19,9 +19,11 @@ import {
   type Frame,
   initRequest,
   inputReply,
+  isCompleteRequest,
   LineSplitter,
   type Request,
   validateFrame,
+  variablesRequest,
 } from '../../src/eval/protocol/index.js';
 import { waitFor } from '../helpers/kernel.js';
 
@@ -96,6 +98,17 @@ const invalid = (lines: unknown[]) =>
 const fieldsSeen = (frames: Frame[]) =>
   new Set(frames.flatMap((f) => Object.keys(f).map((key) => `${f.type}.${key}`)));
 
+/** is_complete (a whole cell, an open one) and variables, answered by their reply frames. */
+async function queries(r: ReturnType<typeof runner>) {
+  r.send(isCompleteRequest('whole', '1 + 1'));
+  r.send(isCompleteRequest('open', 'f(1,'));
+  r.send(variablesRequest('names', 50));
+  await waitFor(() => r.frames.some((f) => f.type === 'variables_reply'), 60_000, 'variables_reply');
+  const replies = r.frames.filter((f) => f.type === 'is_complete_reply');
+  expect(replies).toContainEqual(expect.objectContaining({ id: 'whole', status: 'complete' }));
+  expect(replies).toContainEqual(expect.objectContaining({ id: 'open', status: 'incomplete' }));
+}
+
 describe('message spec: every frame each runner sends is valid', () => {
   it('runner.py', async () => {
     const r = runner('py');
@@ -107,6 +120,7 @@ describe('message spec: every frame each runner sends is valid', () => {
       ['repr', 'class T:\n    def _repr_html_(self):\n        return "<b>t</b>"\ndisplay(T())'],
       ['result', '6 * 7'],
       ['error', '1 / 0'],
+      ['metadata', 'display({"text/plain": "wide"}, raw=True, metadata={"text/plain": {"width": 2}})'],
     ];
     for (const [id, code] of cells) {
       r.send(executeRequest(id, code));
@@ -118,6 +132,7 @@ describe('message spec: every frame each runner sends is valid', () => {
     await r.done('input');
     r.send(completeRequest('complete', 'pri', 3));
     await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 60_000, 'complete_reply');
+    await queries(r);
     r.send({ type: 'bogus' } as unknown as Request); // answered with a ProtocolError frame
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
@@ -131,7 +146,9 @@ describe('message spec: every frame each runner sends is valid', () => {
       'display.displayId',
       'display.update',
       'display.plainIsRepr',
+      'display.metadata',
       'error.traceback',
+      'is_complete_reply.indent',
       'started.sync',
       'done.sync',
     ])
@@ -162,6 +179,7 @@ describe('message spec: every frame each runner sends is valid', () => {
     }
     r.send(completeRequest('complete', 'Mat', 3));
     await waitFor(() => r.frames.some((f) => f.type === 'complete_reply'), 60_000, 'complete_reply');
+    await queries(r);
     r.send(exitRequest());
     expect(await r.exited).toBe(0);
     expect(invalid(r.lines)).toEqual([]);
@@ -170,7 +188,14 @@ describe('message spec: every frame each runner sends is valid', () => {
       new Set(FRAME_TYPES.filter((t) => t !== 'input_request')),
     );
     const fields = fieldsSeen(r.frames);
-    for (const field of ['display.displayId', 'display.update', 'done.sync', 'started.sync', 'error.exitCode'])
+    for (const field of [
+      'display.displayId',
+      'display.update',
+      'done.sync',
+      'started.sync',
+      'error.exitCode',
+      'is_complete_reply.indent',
+    ])
       expect(fields).toContain(field);
     checkBarriers(r);
     expect(r.frames).toContainEqual(
@@ -196,5 +221,10 @@ describe('message spec: every frame each runner sends is valid', () => {
     expect(validateFrame({ type: 'display', id: null, bundle: {}, displayId: 3 })).toMatch(/displayId/);
     expect(validateFrame({ type: 'input_request', id: 'x', prompt: '' })).toMatch(/password/);
     expect(validateFrame({ type: 'toString' })).toMatch(/unknown frame type/);
+    expect(validateFrame({ type: 'display', id: null, bundle: {}, metadata: [] })).toMatch(/metadata/);
+    expect(validateFrame({ type: 'is_complete_reply', id: 'x', status: 'maybe' })).toMatch(/status/);
+    expect(
+      validateFrame({ type: 'variables_reply', id: 'x', variables: [{ name: 'a', type: 'int' }], total: 1 }),
+    ).toMatch(/variables_reply/);
   });
 });

@@ -5,6 +5,7 @@ import codecs
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -27,10 +28,14 @@ class Kernel(object):
     Its three output pipes are merged at the runner's barriers as the host merges them
     (src/eval/kernel/rawDemux.ts): `frames()` yields frames and raw output in order."""
 
-    def __init__(self, cwd=None, env=None, bridge=False, prelude=True):
+    def __init__(self, cwd=None, env=None, bridge=False, prelude=True, python=None):
         self.cwd = cwd or tempfile.mkdtemp(prefix="omp-kernel-test-")
         environ = dict(os.environ)
-        environ.update(env or {})
+        for name, value in (env or {}).items():
+            if value is None:
+                environ.pop(name, None)  # (None: not in the kernel's environment)
+            else:
+                environ[name] = value
         environ["MPLBACKEND"] = "Agg"
         frames_r, frames_w = os.pipe()
         requests_r, requests_w = os.pipe()
@@ -39,11 +44,12 @@ class Kernel(object):
         if bridge:
             kernel_end, self.bridge_end = socket.socketpair()
             environ["OMP_BRIDGE_FD"] = "5"
-        command = [sys.executable, "-u", RUNNER]
+        python = python or sys.executable
+        command = [python, "-u", RUNNER]
         if "coverage" in sys.modules:
             # The kernel changes its cwd: its data file and source are given as absolute paths.
             environ["COVERAGE_FILE"] = os.path.join(ROOT, ".coverage")
-            command = [sys.executable, "-m", "coverage", "run", "--parallel-mode", "--rcfile", os.path.join(ROOT, ".coveragerc")]
+            command = [python, "-m", "coverage", "run", "--parallel-mode", "--rcfile", os.path.join(ROOT, ".coveragerc")]
             command += ["--source", os.path.join(ROOT, "src", "py"), RUNNER]
         moves = [(frames_w, 3), (requests_r, 4)] + ([(kernel_end.fileno(), 5)] if bridge else [])
 
@@ -161,15 +167,23 @@ class Kernel(object):
         return frames[-1]
 
     def close(self):
-        if self.proc.poll() is None:
+        """Asks the kernel to exit, then kills what is left of its group. The group is killed while
+        the kernel is a zombie, not yet reaped: its pid (the group's id) cannot be another
+        kernel's yet, as it could once reaped (tests start kernels from several threads)."""
+        pid = self.proc.pid
+        if self.proc.returncode is None:
             try:
                 self.send({"type": "exit"})
-                self.proc.wait(timeout=LIMIT)
-            except (OSError, subprocess.TimeoutExpired, ValueError):
+            except OSError:
                 pass
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            deadline = time.monotonic() + LIMIT
+            while not self._exited_unreaped(pid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass  # the group is empty
+        self.proc.wait()
         for fd, name in list(self._pipes.items()) + [(self._requests, "requests")]:
             if name in ("frames", "requests"):
                 os.close(fd)  # (the frames pipe is closed already if it ended)
@@ -178,6 +192,13 @@ class Kernel(object):
         self._pipes = {}
         if self.bridge_end is not None:
             self.bridge_end.close()
+
+    @staticmethod
+    def _exited_unreaped(pid):
+        try:
+            return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
 
 
 class Merge(object):

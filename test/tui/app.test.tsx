@@ -10,7 +10,9 @@ afterEach(() => {
 
 describe('notebook screen', () => {
   it('shows a finished cell with counter, status, code and result', async () => {
-    const { h } = start({ '1+1': { events: [{ kind: 'result', text: '2', images: [] }] } });
+    const { h } = start({
+      '1+1': { events: [{ kind: 'result', text: '2', images: [], bundle: { 'text/plain': '2' } }] },
+    });
     await h.waitFor((f) => f.includes('In [1]:'));
     await run(h, '1+1');
     const frame = await h.waitFor((f) => f.includes('Out[1]: 2') && f.includes('In [2]:'));
@@ -132,7 +134,13 @@ describe('notebook screen', () => {
   it('shows an image as a placeholder line when images are off', async () => {
     const { h } = start({
       plot: {
-        events: [{ kind: 'display', images: [{ mime: 'image/png', data: 'AAAA', width: 640, height: 480 }] }],
+        events: [
+          {
+            kind: 'display',
+            images: [{ mime: 'image/png', data: 'AAAA', width: 640, height: 480 }],
+            bundle: { 'image/png': 'AAAA' },
+          },
+        ],
       },
     });
     await run(h, 'plot');
@@ -234,7 +242,11 @@ describe('native image protocols', () => {
     const backend = new FakeBackend({
       plot: {
         events: [
-          { kind: 'display', images: [{ mime: 'image/png', data: 'iVBORw0KGgo=', width: 4, height: 4 }] },
+          {
+            kind: 'display',
+            images: [{ mime: 'image/png', data: 'iVBORw0KGgo=', width: 4, height: 4 }],
+            bundle: { 'image/png': 'iVBORw0KGgo=' },
+          },
         ],
       },
     });
@@ -252,7 +264,15 @@ describe('rich text', () => {
   it('renders markdown output (a table) for the terminal', async () => {
     const { h } = start({
       frame: {
-        events: [{ kind: 'result', images: [], text: 'df', markdown: '| a | b |\n|---|---|\n| 1 | 2 |\n' }],
+        events: [
+          {
+            kind: 'result',
+            images: [],
+            text: 'df',
+            markdown: '| a | b |\n|---|---|\n| 1 | 2 |\n',
+            bundle: { 'text/markdown': '| a | b |\n|---|---|\n| 1 | 2 |\n', 'text/plain': 'df' },
+          },
+        ],
       },
     });
     await run(h, 'frame');
@@ -319,7 +339,18 @@ describe('fixes from trying it out', () => {
   });
 
   it('puts Out[n]: on its own line above a result of several rows', async () => {
-    const { h } = start({ table: { events: [{ kind: 'result', images: [], text: 'row one\nrow two' }] } });
+    const { h } = start({
+      table: {
+        events: [
+          {
+            kind: 'result',
+            images: [],
+            text: 'row one\nrow two',
+            bundle: { 'text/plain': 'row one\nrow two' },
+          },
+        ],
+      },
+    });
     await run(h, 'table');
     const frame = await h.waitFor((f) => f.includes('row two'));
     expect(frame).toContain('Out[1]:\nrow one\nrow two');
@@ -403,7 +434,15 @@ describe('coloured tracebacks', () => {
 describe('notebook: JavaScript results', () => {
   const fixture: Record<string, Fixture> = {
     '%%js\n[1]': {
-      events: [{ kind: 'result', text: '[ 1 ]', ansi: '[ \u001b[33m1\u001b[39m ]', images: [] }],
+      events: [
+        {
+          kind: 'result',
+          text: '[ 1 ]',
+          ansi: '[ \u001b[33m1\u001b[39m ]',
+          images: [],
+          bundle: { 'text/plain': '[ 1 ]', 'application/x-omp-ansi': '[ \u001b[33m1\u001b[39m ]' },
+        },
+      ],
     },
   };
 

@@ -36,7 +36,8 @@ function open(opts: { rawSyncMs?: number } = {}) {
       rawOwner: () => (started ? 'c1' : null),
       onProtocolError: () => {},
     },
-    { name: 'k', label: 'Python', logger, trace: false, ...opts },
+    // (text goes out once the turn's reads are done, as after a quiet spell: no throttle)
+    { name: 'k', label: 'Python', logger, trace: false, rawIntervalMs: 0, ...opts },
   );
   return { ...fake, channel, frames, warnings };
 }

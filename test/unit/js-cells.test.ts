@@ -1,6 +1,12 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { cellNeedsMoreInput } from '../../src/eval/completeness.js';
+import { cellCompleteness, localCompleteness, needsMoreLines } from '../../src/eval/completeness.js';
+import type { CellLanguage } from '../../src/eval/script.js';
+
+/** Whether a typed cell needs more lines, by the local rules (the js kernel's own file). */
+const cellNeedsMoreInput = async (text: string, fallback: CellLanguage, opts: { lines?: boolean } = {}) =>
+  needsMoreLines(await cellCompleteness(text, fallback, async (c, l) => localCompleteness(c, l), opts));
+
 import { renderBundle } from '../../src/eval/output/display.js';
 import { cellLanguage, splitCells } from '../../src/eval/script.js';
 
@@ -47,36 +53,36 @@ describe('splitCells for JavaScript', () => {
   });
 });
 
-describe('cellNeedsMoreInput for JavaScript', () => {
+describe('completeness of JavaScript cells (the local rules, shared with the js kernel)', async () => {
   const more = (code: string) => cellNeedsMoreInput(code, 'js');
-  it('waits while a bracket, template literal or block comment is open', () => {
-    expect(more('function f() {')).toBe(true);
-    expect(more('const a = [1,')).toBe(true);
-    expect(more('const s = `line')).toBe(true);
-    expect(more('/* note')).toBe(true);
-    expect(more('%%js')).toBe(true);
-    expect(cellNeedsMoreInput('%%js', 'py')).toBe(true);
+  it('waits while a bracket, template literal or block comment is open', async () => {
+    expect(await more('function f() {')).toBe(true);
+    expect(await more('const a = [1,')).toBe(true);
+    expect(await more('const s = `line')).toBe(true);
+    expect(await more('/* note')).toBe(true);
+    expect(await more('%%js')).toBe(true);
+    expect(await cellNeedsMoreInput('%%js', 'py')).toBe(true);
   });
-  it('runs complete code, code with errors in the middle, and anything ending in an empty line', () => {
-    expect(more('const a = 1')).toBe(false);
-    expect(more('await fetchIt()')).toBe(false);
-    expect(more('import x from "y"')).toBe(false);
-    expect(more('let = = 1;\nok()')).toBe(false);
-    expect(more('%%js\nfunction f() {\n  return 1\n}')).toBe(false);
-    expect(cellNeedsMoreInput('%%js\nif (x) {', 'py')).toBe(true);
+  it('runs complete code, code with errors in the middle, and anything ending in an empty line', async () => {
+    expect(await more('const a = 1')).toBe(false);
+    expect(await more('await fetchIt()')).toBe(false);
+    expect(await more('import x from "y"')).toBe(false);
+    expect(await more('let = = 1;\nok()')).toBe(false);
+    expect(await more('%%js\nfunction f() {\n  return 1\n}')).toBe(false);
+    expect(await cellNeedsMoreInput('%%js\nif (x) {', 'py')).toBe(true);
     // Blank lines inside open code do not end it; read line by line, a %%js body ends with one.
-    expect(more('function f() {\n  const a = 1\n')).toBe(true);
-    expect(cellNeedsMoreInput('%%js\nconst a = 1', 'py', { lines: true })).toBe(true);
-    expect(cellNeedsMoreInput('%%js\nconst a = 1\n', 'py', { lines: true })).toBe(false);
-    expect(cellNeedsMoreInput('%%js\nf(\n', 'py', { lines: true })).toBe(true);
+    expect(await more('function f() {\n  const a = 1\n')).toBe(true);
+    expect(await cellNeedsMoreInput('%%js\nconst a = 1', 'py', { lines: true })).toBe(true);
+    expect(await cellNeedsMoreInput('%%js\nconst a = 1\n', 'py', { lines: true })).toBe(false);
+    expect(await cellNeedsMoreInput('%%js\nf(\n', 'py', { lines: true })).toBe(true);
     // Two empty lines run whatever is open (a typo must not hold the cell forever).
-    expect(more('foo(\n\n')).toBe(false);
-    expect(more('const x')).toBe(true);
-    expect(more('const x\n\n')).toBe(false);
+    expect(await more('foo(\n\n')).toBe(false);
+    expect(await more('const x')).toBe(true);
+    expect(await more('const x\n\n')).toBe(false);
     // Read line by line, an empty line ends a Python cell even inside brackets, as before.
-    expect(cellNeedsMoreInput('print(1\n', 'py', { lines: true })).toBe(false);
-    expect(cellNeedsMoreInput('%%bash\necho \\(\n', 'py', { lines: true })).toBe(false);
-    expect(cellNeedsMoreInput('print(1\n', 'py')).toBe(true);
+    expect(await cellNeedsMoreInput('print(1\n', 'py', { lines: true })).toBe(false);
+    expect(await cellNeedsMoreInput('%%bash\necho \\(\n', 'py', { lines: true })).toBe(false);
+    expect(await cellNeedsMoreInput('print(1\n', 'py')).toBe(true);
   });
 });
 

@@ -1,5 +1,9 @@
+import stripAnsi from 'strip-ansi';
 import { describe, expect, it } from 'vitest';
-import { autoIndent, needsMoreInput } from '../../src/eval/completeness.js';
+import { autoIndent, localCompleteness } from '../../src/eval/completeness.js';
+
+const needsMoreInput = (code: string) => localCompleteness(code).status === 'incomplete';
+
 import { clampLine, hiddenLabel, previewItems } from '../../src/tui/lib/preview.js';
 import { textOutput } from '../../src/tui/state/output.js';
 
@@ -32,7 +36,7 @@ describe('preview and clamp', () => {
   });
 });
 
-describe('needsMoreInput', () => {
+describe('the local completeness rules (while the kernel cannot answer)', () => {
   const more = [
     'for i in range(3):',
     'x = (1,',
@@ -55,6 +59,13 @@ describe('needsMoreInput', () => {
   for (const code of more)
     it(`waits for more after ${JSON.stringify(code)}`, () => expect(needsMoreInput(code)).toBe(true));
   for (const code of done) it(`runs ${JSON.stringify(code)}`, () => expect(needsMoreInput(code)).toBe(false));
+
+  it('says how to indent the next line', () => {
+    expect(localCompleteness('for i in x:')).toEqual({ status: 'incomplete', indent: '    ' });
+    expect(localCompleteness('f(a,')).toEqual({ status: 'incomplete', indent: '' });
+    expect(localCompleteness('if x:\n    y = 1')).toEqual({ status: 'incomplete', indent: '    ' });
+    expect(localCompleteness('1 + 1')).toEqual({ status: 'complete' });
+  });
 
   it('indents after a colon and keeps the indentation otherwise', () => {
     expect(autoIndent('for i in x:')).toBe('    ');
@@ -119,5 +130,28 @@ describe('asking the terminal for its image protocol', () => {
     expect(written).toEqual([IMAGE_QUERY]);
     expect(stdin.isRaw).toBe(false);
     expect(stdin.listenerCount('readable')).toBe(0);
+  });
+});
+
+describe('highlighting', () => {
+  it('turns highlight.js HTML into ANSI: nested spans, escaped text, one colour run per line', async () => {
+    const { default: chalk } = await import('chalk');
+    const { htmlToAnsi, highlightCode } = await import('../../src/tui/lib/highlight.js');
+    const level = chalk.level;
+    chalk.level = 1;
+    try {
+      const html =
+        '<span class="hljs-string">f&quot;a<span class="hljs-subst">{x}</span>\nb&quot;</span> &lt; 1';
+      const ansi = htmlToAnsi(html);
+      expect(stripAnsi(ansi)).toBe('f"a{x}\nb" < 1');
+      expect(ansi.split('\n')[1]?.startsWith('\x1b[')).toBe(true);
+      const code = 'def f(x):\n    return "<b>" if x else None  # note';
+      expect(stripAnsi(highlightCode(code, true, 'py'))).toBe(code);
+      expect(highlightCode(code, true, 'py')).not.toBe(code);
+      const js = 'const s = `a $' + '{b}` < 2';
+      expect(stripAnsi(highlightCode(js, true, 'js'))).toBe(js);
+    } finally {
+      chalk.level = level;
+    }
   });
 });

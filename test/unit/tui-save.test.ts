@@ -21,6 +21,7 @@ async function outputOf(events: Parameters<CellEvents['onEvent']>[0][]): Promise
       restarting: () => false,
       onInput: () => {},
       onCd: () => {},
+      onNextInput: () => {},
     },
     () => ({ push() {}, end() {}, where: {} }),
   );
@@ -56,6 +57,7 @@ async function session(): Promise<CellView[]> {
           images: [{ mime: 'image/png', data: PNG, width: 1, height: 1 }],
           text: '<Figure size 640x480 with 1 Axes>',
           mimeTypes: ['image/png', 'text/plain'],
+          bundle: { 'image/png': PNG, 'text/plain': '<Figure size 640x480 with 1 Axes>' },
         },
       ]),
     },
@@ -63,14 +65,29 @@ async function session(): Promise<CellView[]> {
       code: 'Markdown("# Title")',
       status: 'ok',
       output: await outputOf([
-        { kind: 'result', images: [], text: '# Title', markdown: '# Title', mimeTypes: ['text/markdown'] },
+        {
+          kind: 'result',
+          images: [],
+          text: '# Title',
+          markdown: '# Title',
+          mimeTypes: ['text/markdown'],
+          bundle: { 'text/markdown': '# Title' },
+        },
       ]),
     },
     {
       code: '%%js\n[1, 2].map((x) => x * 2)',
       language: 'js',
       status: 'ok',
-      output: await outputOf([{ kind: 'result', images: [], text: '[ 2, 4 ]', mimeTypes: ['text/plain'] }]),
+      output: await outputOf([
+        {
+          kind: 'result',
+          images: [],
+          text: '[ 2, 4 ]',
+          mimeTypes: ['text/plain'],
+          bundle: { 'text/plain': '[ 2, 4 ]' },
+        },
+      ]),
     },
     {
       code: '1/0',

@@ -62,6 +62,7 @@ interface Attempt {
 interface CellContext {
   host: CellRunHost;
   code: string;
+  cellNumber: number | undefined;
   seconds: number | undefined;
   sink: OutputSink;
   collector: ResultCollector;
@@ -92,6 +93,7 @@ export async function runCell(
   const context: CellContext = {
     host,
     code: cell.code,
+    cellNumber: cell.cellNumber,
     seconds: timeoutOf(cell, options, host.defaultTimeout),
     sink: new OutputSink({
       ...options.sinkLimits,
@@ -183,6 +185,7 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
       signal,
       onFrame: frameHandler({ sink: c.sink, collector: c.collector, bridge, emit: c.emit }),
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
+      ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),
     });
     // The timeout fired: the cell timed out, whatever it did with the interrupt (a cell that
     // caught KeyboardInterrupt and ended normally still ran past its budget).

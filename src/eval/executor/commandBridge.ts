@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { guardGroup } from '../kernel/hostGuard.js';
+import { guardGroup, readyHostGuard } from '../kernel/hostGuard.js';
 import { signalGroup } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/outputSink.js';
 import type { BridgeHandler } from '../protocol/index.js';
@@ -34,6 +34,7 @@ export function resolveAgentHandle(uri: string): string {
 export async function runCommand(command: string, input: string, signal: AbortSignal): Promise<string> {
   const { execa } = await import('execa');
   if (signal.aborted) throw new Error(CANCELLED);
+  readyHostGuard();
   const child = execa('/bin/sh', ['-c', command], {
     input,
     detached: true, // a group of its own: an interrupt kills everything the command started

@@ -14,7 +14,7 @@ import {
   statusLine,
 } from '../output/display.js';
 import type { OutputSink } from '../output/outputSink.js';
-import type { Frame } from '../protocol/index.js';
+import type { Frame, MimeBundle } from '../protocol/index.js';
 import type { CellBridgeWatch } from './bridgeActivity.js';
 
 /** What a front end sees while a cell runs. */
@@ -38,6 +38,10 @@ export type OutputEvent =
       displayId?: string;
       /** This output replaces the earlier one with the same displayId. */
       update?: boolean;
+      /** The MIME bundle as the kernel sent it (what .ipynb files keep). */
+      bundle: MimeBundle;
+      /** Jupyter's display metadata, per MIME type (an image's width and height). */
+      metadata?: Record<string, unknown>;
     }
   | {
       kind: 'error';
@@ -48,6 +52,10 @@ export type OutputEvent =
       exitCode?: number;
     }
   | { kind: 'status'; event: StatusEvent }
+  /** clear_output(): what the cell showed so far is gone (a waiting clear arrives when due). */
+  | { kind: 'clear_output' }
+  /** set_next_input() and %load: text for the next prompt (a notebook puts it there). */
+  | { kind: 'set_next_input'; text: string; replace: boolean }
   | { kind: 'input_request'; prompt: string; password: boolean }
   | { kind: 'notice'; text: string };
 
@@ -106,19 +114,30 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
     // on is heard, since the host's command may run on after it.
     if (status.op === 'timeout-resume') targets.bridge.kernelEnded();
     if (BOOKKEEPING_OPS.has(status.op)) return;
+    if (status.op === 'clear_output') {
+      // As in Jupyter, the cell's output is what came after the last clear.
+      sink.clear();
+      collector.clearDisplays();
+      emit({ kind: 'clear_output' });
+      return;
+    }
     collector.addStatus(status);
     const line = statusLine(status);
     if (line !== undefined) sink.push(`${line}\n`);
-    emit({ kind: 'status', event: status });
+    if (status.op === 'set_next_input' && typeof status.text === 'string')
+      emit({ kind: 'set_next_input', text: status.text, replace: status.replace === true });
+    else emit({ kind: 'status', event: status });
     return;
   }
   const out = renderBundle(frame.bundle, { plainIsRepr: frame.plainIsRepr === true });
   for (const image of [...out.images, ...out.tooLarge]) collector.addImage(image);
   if (out.json !== undefined) collector.addJson(out.json);
   if (out.text !== undefined) sink.push(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
-  const { displayId } = frame;
+  const { displayId, metadata } = frame;
   emit({
     kind: frame.type,
+    bundle: frame.bundle,
+    ...(metadata ? { metadata } : {}),
     images: out.images,
     mimeTypes: out.mimeTypes,
     ...(out.text !== undefined ? { text: out.text } : {}),

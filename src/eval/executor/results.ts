@@ -13,6 +13,8 @@ export interface CellRequest {
   timeout?: number;
   /** Restart this cell's runtime (the kernel of its language) before it runs. */
   reset?: boolean;
+  /** The number a front end shows for the cell (`In [n]`): its tracebacks say `Cell In[n]`. */
+  cellNumber?: number;
 }
 
 export type CellStatus = 'ok' | 'error' | 'cancelled' | 'skipped';

@@ -2,9 +2,10 @@
  * A session: one owner of the kernels of a key. Its runs queue on the key (a promise chain), so
  * the cells of two calls never interleave; it interrupts, restarts and completes.
  */
+import { localCompleteness } from '../completeness.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { ResolvedPython } from '../kernel/python.js';
-import type { Completion, KernelLanguage as Language } from '../kernel/types.js';
+import type { Completeness, Completion, KernelLanguage as Language } from '../kernel/types.js';
 import type { Frame } from '../protocol/index.js';
 import type { KernelMode } from '../settings.js';
 import type { BridgeActivity } from './bridgeActivity.js';
@@ -24,6 +25,9 @@ export interface SessionHost {
   kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel>;
   release(set: KernelSet): Promise<void>;
 }
+
+/** How long Enter waits for the kernel's answer (then the local rules decide). */
+const IS_COMPLETE_TIMEOUT_MS = 1_000;
 
 export class Session {
   private released = false;
@@ -77,6 +81,17 @@ export class Session {
       this.set.get(language)?.complete(code, cursor) ??
       Promise.resolve({ matches: [], start: cursor, end: cursor })
     );
+  }
+
+  /**
+   * Whether `code` is a whole cell or needs more lines: the kernel's answer (the `is_complete`
+   * request), or the local rules while it cannot answer (not started, starting, running a cell).
+   */
+  async isComplete(code: string, language: Language = 'py'): Promise<Completeness> {
+    const kernel = this.set.get(language);
+    const answer =
+      kernel?.state === 'idle' ? await kernel.isComplete(code, IS_COMPLETE_TIMEOUT_MS) : undefined;
+    return answer && answer.status !== 'unknown' ? answer : localCompleteness(code, language);
   }
 
   /** Answers the running cell's input() request. */

@@ -28,6 +28,8 @@ const EXIT_DRAIN_MS = 250;
 const RAW_SYNC_MS = 1_000;
 /** Raw text batched into one frame at most (the rest goes on in the next). */
 const RAW_BATCH_CHARS = 1 << 20;
+/** Raw text of a stream that keeps coming goes out at most this often (ms). */
+const RAW_INTERVAL_MS = 20;
 
 export interface ChannelOptions {
   /** The kernel's name and label, for logs. */
@@ -38,6 +40,8 @@ export interface ChannelOptions {
   bridge?: BridgeHandler;
   /** How long a barrier waits for its other parts (default 1 s). */
   rawSyncMs?: number;
+  /** Raw text of a stream that keeps coming goes out at most this often (default 20 ms). */
+  rawIntervalMs?: number;
 }
 
 export interface ChannelHandlers {
@@ -71,7 +75,9 @@ export class KernelChannel {
   private syncTimer?: NodeJS.Timeout;
   /** Raw text of one stream and owner, passed on as one frame once this turn's reads are done. */
   private pendingRaw?: { stream: RawStream; id: string | null; parts: string[]; chars: number };
-  private rawFlush?: NodeJS.Immediate;
+  private cancelRawFlush?: () => void;
+  /** When raw text last went out (performance.now()). */
+  private lastRawFlush = -Infinity;
   private readonly keyInTrace: RegExp;
   private pauses = 0;
 
@@ -250,7 +256,17 @@ export class KernelChannel {
     if (pending && (pending.stream !== stream || pending.id !== id)) this.flushRaw();
     if (!this.pendingRaw) {
       this.pendingRaw = { stream, id, parts: [], chars: 0 };
-      this.rawFlush = setImmediate(() => this.flushRaw());
+      // The first text after a quiet spell goes out once this turn's reads are done; a stream
+      // that keeps coming goes out at most every RAW_INTERVAL_MS (a print loop: a few frames,
+      // not one per pipe read).
+      const wait = this.lastRawFlush + (this.opts.rawIntervalMs ?? RAW_INTERVAL_MS) - performance.now();
+      if (wait > 0) {
+        const timer = setTimeout(() => this.flushRaw(), wait);
+        this.cancelRawFlush = () => clearTimeout(timer);
+      } else {
+        const immediate = setImmediate(() => this.flushRaw());
+        this.cancelRawFlush = () => clearImmediate(immediate);
+      }
     }
     const batch = this.pendingRaw as NonNullable<typeof this.pendingRaw>;
     batch.parts.push(data);
@@ -262,7 +278,8 @@ export class KernelChannel {
     const batch = this.pendingRaw;
     if (!batch) return;
     this.pendingRaw = undefined;
-    clearImmediate(this.rawFlush);
+    this.cancelRawFlush?.();
+    this.lastRawFlush = performance.now();
     this.handlers.onFrame({ type: batch.stream, id: batch.id, data: batch.parts.join('') });
   }
 

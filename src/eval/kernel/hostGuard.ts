@@ -114,6 +114,14 @@ function ensureGuard(): Guard | undefined {
   return current;
 }
 
+/**
+ * Starts the guard ahead of a process it will guard: a host killed between that process's spawn
+ * and the guard's own would leave the process unguarded. Cheap once the guard runs.
+ */
+export function readyHostGuard(): void {
+  ensureGuard();
+}
+
 /** What guarding one process group gives back: release it once the group has ended. */
 export interface GuardedGroup {
   readonly pgid: number;

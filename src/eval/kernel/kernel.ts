@@ -7,18 +7,24 @@
  */
 import { type Logger, silentLogger } from '../logger.js';
 import {
+  type CompletenessStatus,
+  type CompleteReplyFrame,
   completeRequest,
   type ExecuteRequest,
   executeRequest,
   type Frame,
+  type IsCompleteReplyFrame,
   initRequest,
   inputReply,
+  isCompleteRequest,
+  type VariablesReplyFrame,
+  variablesRequest,
 } from '../protocol/index.js';
 import { KernelChannel, type ProcessEnd } from './channel.js';
-import { CompletionRequests } from './completions.js';
 import { endProcess, reapGroup } from './lifetime.js';
 import { type Cell, cancelledOutcome, cellErrorOf, deadOutcome, exitOutcome } from './outcomes.js';
 import type { ResolvedPython } from './python.js';
+import { PendingReplies } from './replies.js';
 import { getPreludeSource } from './runnerFile.js';
 import { spawnKernel } from './spawn.js';
 import { awaitInit, checkDirectory } from './startup.js';
@@ -26,6 +32,7 @@ import { type KernelState, KernelStateMachine, type StateListener } from './stat
 import {
   type CellOutcome,
   COMPLETE_TIMEOUT_MS,
+  type Completeness,
   type Completion,
   type ExecuteOptions,
   INTERRUPT_ESCALATION_MS,
@@ -37,6 +44,8 @@ import {
   LANGUAGE_LABEL,
   SHUTDOWN_GRACE_MS,
   START_TIMEOUT_MS,
+  VARIABLES_TIMEOUT_MS,
+  type Variables,
 } from './types.js';
 
 let nextKernelId = 1;
@@ -65,7 +74,7 @@ export class Kernel {
   private lastExecutionCount = 0;
   private escalation?: NodeJS.Timeout;
   private reinterrupt?: NodeJS.Timeout;
-  private readonly completions = new CompletionRequests();
+  private readonly replies = new PendingReplies();
   private readonly backgroundListeners = new Set<(frame: Frame) => void>();
 
   private constructor(private readonly opts: KernelOptions) {
@@ -184,8 +193,12 @@ export class Kernel {
   }
 
   private onFrame(frame: Frame) {
-    if (frame.type === 'complete_reply') {
-      this.completions.answer(frame);
+    if (
+      frame.type === 'complete_reply' ||
+      frame.type === 'is_complete_reply' ||
+      frame.type === 'variables_reply'
+    ) {
+      this.replies.answer(frame);
       return;
     }
     const cell = this.current;
@@ -227,7 +240,8 @@ export class Kernel {
 
   /** Runs `code` as a cell. Never rejects: errors, cancellation and kernel death are outcomes. */
   execute(code: string, options: ExecuteOptions = {}): Promise<CellOutcome> {
-    return this.enqueue(executeRequest(`${this.name}-c${++this.cellSeq}`, code, options), options);
+    const id = `${this.name}-c${++this.cellSeq}`;
+    return this.enqueue(executeRequest(id, code, options), options);
   }
 
   private enqueue(request: ExecuteRequest, options: ExecuteOptions): Promise<CellOutcome> {
@@ -293,12 +307,59 @@ export class Kernel {
   complete(code: string, cursor: number, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<Completion> {
     if (this.state !== 'idle') return Promise.resolve({ matches: [], start: cursor, end: cursor });
     const id = `${this.name}-complete${++this.cellSeq}`;
-    const send = () => this.write(completeRequest(id, code, cursor));
-    // User code (a slow __dir__) holds the kernel: interrupt the completion, not a cell.
-    const onTimeout = () => {
-      if (!this.current?.started) this.channel?.signalRunner('SIGINT');
-    };
-    return this.completions.request(id, cursor, timeoutMs, send, onTimeout);
+    const none = { matches: [], start: cursor, end: cursor };
+    return this.replies.request(id, {
+      timeoutMs,
+      send: () => this.write(completeRequest(id, code, cursor)),
+      read: ({ matches, start, end }: CompleteReplyFrame) => ({ matches, start, end }),
+      fallback: () => none,
+      // User code (a slow __dir__) holds the kernel: interrupt the completion, not a cell.
+      onTimeout: () => this.interruptQuery(),
+    });
+  }
+
+  private interruptQuery() {
+    if (!this.current?.started) this.channel?.signalRunner('SIGINT');
+  }
+
+  /**
+   * Whether `code` is a whole cell or needs more lines, as the kernel's language reads it. Only an
+   * idle kernel answers (cells run on the same thread); otherwise the status is `unknown`.
+   */
+  isComplete(code: string, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<Completeness> {
+    const unknown = { status: 'unknown' as CompletenessStatus };
+    if (this.state !== 'idle') return Promise.resolve(unknown);
+    const id = `${this.name}-is-complete${++this.cellSeq}`;
+    return this.replies.request(id, {
+      timeoutMs,
+      send: () => this.write(isCompleteRequest(id, code)),
+      read: ({ status, indent }: IsCompleteReplyFrame) => ({
+        status,
+        ...(indent !== undefined ? { indent } : {}),
+      }),
+      fallback: () => unknown,
+    });
+  }
+
+  /**
+   * The names the user defined (at most `limit` described), once the running cell is over. User
+   * code runs here (a __str__): after `timeoutMs` the listing is interrupted and an error given.
+   */
+  async variables(limit: number, timeoutMs = VARIABLES_TIMEOUT_MS): Promise<Variables> {
+    const deadline = Date.now() + timeoutMs;
+    const failed = (error: string) => ({ variables: [], total: 0, error });
+    if (!(await this.machine.idleBy(deadline)))
+      return failed(
+        this.state === 'dead' ? `the ${this.label} kernel is not running` : 'the kernel stayed busy',
+      );
+    const id = `${this.name}-variables${++this.cellSeq}`;
+    return this.replies.request(id, {
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      send: () => this.write(variablesRequest(id, limit)),
+      read: ({ variables, total }: VariablesReplyFrame) => ({ variables, total }),
+      fallback: () => failed('it took too long and was interrupted'),
+      onTimeout: () => this.interruptQuery(),
+    });
   }
 
   /** Answers the running cell's input_request. */

@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { filterEnv } from './env.js';
-import { guardGroup } from './hostGuard.js';
+import { guardGroup, readyHostGuard } from './hostGuard.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
 import { signalGroup } from './processGroup.js';
 
@@ -99,6 +99,7 @@ const probes = new Map<string, Promise<Probe>>();
  */
 async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Probe> {
   const { execa } = await import('execa');
+  readyHostGuard();
   const child = execa(path, ['-c', PROBE], {
     env,
     extendEnv: false,

@@ -19,6 +19,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { filterEnv, kernelEnv } from './env.js';
+import { readyHostGuard } from './hostGuard.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile } from './runnerFile.js';
 import type { KernelLanguage, KernelOptions } from './types.js';
@@ -71,6 +72,7 @@ function spawnWithChannels(
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): KernelProcess {
+  readyHostGuard(); // (before the kernel: a host killed in between leaves nothing unguarded)
   const child = spawn(executable, args, {
     cwd,
     env: { ...env, OMP_BRIDGE_FD: String(BRIDGE_FD) },

@@ -62,6 +62,26 @@ export class KernelStateMachine {
     return true;
   }
 
+  /** True once the state is idle (now, or before `deadline`); false if it ends or the time is up. */
+  idleBy(deadline: number): Promise<boolean> {
+    const settled = (state: KernelState) =>
+      state === 'idle' ? true : state === 'stopping' || state === 'dead' ? false : undefined;
+    const now = settled(this.current);
+    if (now !== undefined) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(false), Math.max(0, deadline - Date.now()));
+      const unsubscribe = this.onState((state) => {
+        const answer = settled(state);
+        if (answer !== undefined) finish(answer);
+      });
+      const finish = (answer: boolean) => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(answer);
+      };
+    });
+  }
+
   /** Calls `listener` on every change of state; returns the function that unsubscribes it. */
   onState(listener: StateListener): () => void {
     this.listeners.add(listener);

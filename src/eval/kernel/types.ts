@@ -1,6 +1,6 @@
 /** The kernel client's public types. */
 import type { Logger } from '../logger.js';
-import type { BridgeHandler, Frame } from '../protocol/index.js';
+import type { BridgeHandler, CompletenessStatus, Frame, VariableInfo } from '../protocol/index.js';
 import type { ResolvedPython } from './python.js';
 
 export type KernelLanguage = 'py' | 'js';
@@ -13,6 +13,8 @@ export const SHUTDOWN_GRACE_MS = 1_000;
 export const START_TIMEOUT_MS = 20_000;
 /** How long an idle kernel may take to answer a completion request. */
 export const COMPLETE_TIMEOUT_MS = 2_000;
+/** How long listing the user's names may take (a __str__ that hangs) before it is interrupted. */
+export const VARIABLES_TIMEOUT_MS = 10_000;
 
 export interface KernelOptions {
   /** The kernel's language (default py). */
@@ -53,6 +55,8 @@ export interface ExecuteOptions {
   onFrame?: (frame: Frame) => void;
   /** Aborting interrupts the running cell, or drops it from the queue. */
   signal?: AbortSignal;
+  /** The number the front end shows for the cell: its tracebacks say `Cell In[n]`. */
+  cellNumber?: number;
 }
 
 export type KernelExitReason = 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error';
@@ -71,6 +75,19 @@ export interface Completion {
   /** The text from start to end (the name before the cursor) is what a match replaces. */
   start: number;
   end: number;
+}
+
+/** Whether code typed so far is a whole cell; `indent` for the next line when it is not. */
+export interface Completeness {
+  status: CompletenessStatus;
+  indent?: string;
+}
+
+/** The user's names in a kernel, or why they could not be listed. */
+export interface Variables {
+  variables: VariableInfo[];
+  total: number;
+  error?: string;
 }
 
 export interface CellError {

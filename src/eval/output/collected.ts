@@ -84,6 +84,14 @@ export class ResultCollector {
     if (typeof this.jsonFile !== 'string') this.jsonFile.write(`${text}\n`);
   }
 
+  /** Forgets the images and JSON kept so far (clear_output: what came before is not the result). */
+  clearDisplays(): void {
+    this.images.length = 0;
+    this.json.length = 0;
+    this.imageChars = 0;
+    this.jsonChars = 0;
+  }
+
   addStatus(event: StatusEvent): void {
     if (this.statusEvents.length >= this.limits.statusEvents) {
       this.dropped.status++;

@@ -284,6 +284,21 @@ export class OutputSink {
     artifact.write(more);
   }
 
+  /**
+   * clear_output(): the text so far is no longer shown (Jupyter keeps only what follows a clear);
+   * an artifact already begun keeps all of it, but the text no longer points to it.
+   */
+  clear(): void {
+    this.head = '';
+    this.headFull = false;
+    this.tail = [];
+    this.tailLength = 0;
+    this.line = '';
+    this.carry = '';
+    this.droppedChars = 0;
+    this.droppedLines = 0;
+  }
+
   /** Flushes the open line and closes the artifact. Idempotent. */
   end(): void {
     if (this.carry) {

@@ -28,6 +28,8 @@ export interface DisplayFrame {
   update?: boolean;
   /** text/plain is only the object's default repr(), and it offers a richer form. */
   plainIsRepr?: boolean;
+  /** Per MIME type (Jupyter's display metadata), e.g. `{"image/png": {"width": 200}}`. */
+  metadata?: Record<string, unknown>;
 }
 export interface ErrorFrame {
   type: 'error';
@@ -51,6 +53,31 @@ export interface CompleteReplyFrame {
   start: number;
   end: number;
 }
+/** How the kernel reads code typed so far: run it (complete) or wait for more lines. */
+export type CompletenessStatus = 'complete' | 'incomplete' | 'invalid' | 'unknown';
+export interface IsCompleteReplyFrame {
+  type: 'is_complete_reply';
+  id: string;
+  status: CompletenessStatus;
+  /** (incomplete) The next line's indentation. */
+  indent?: string;
+}
+/** A name the user defined, as %whos lists it. */
+export interface VariableInfo {
+  name: string;
+  type: string;
+  /** %whos's Data/Info: `n=len` for containers, else str() cut in the middle past 50 characters. */
+  summary: string;
+  shape?: number[];
+}
+export interface VariablesReplyFrame {
+  type: 'variables_reply';
+  id: string;
+  /** Sorted by name, at most the request's limit. */
+  variables: VariableInfo[];
+  /** How many names there are in all. */
+  total: number;
+}
 export interface DoneFrame {
   type: 'done';
   id: string;
@@ -72,6 +99,8 @@ export type Frame = (
   | ErrorFrame
   | InputRequestFrame
   | CompleteReplyFrame
+  | IsCompleteReplyFrame
+  | VariablesReplyFrame
   | DoneFrame
 ) &
   FrameCommon;
@@ -88,6 +117,14 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const optional = (v: unknown, test: (v: unknown) => boolean) => v === undefined || test(v);
 const isBoolean = (v: unknown) => typeof v === 'boolean';
 const isSyncNumber = (v: unknown) => isInt(v) && (v as number) >= 0;
+
+const COMPLETENESS: CompletenessStatus[] = ['complete', 'incomplete', 'invalid', 'unknown'];
+const isVariable = (v: unknown) =>
+  isObject(v) &&
+  isString(v.name) &&
+  isString(v.type) &&
+  isString(v.summary) &&
+  optional(v.shape, (s) => Array.isArray(s) && s.every(isInt));
 
 /** Each frame type's rule: undefined when the frame is well formed, else what is wrong. */
 const FRAME_RULES: Record<FrameType, Check> = {
@@ -113,6 +150,14 @@ const FRAME_RULES: Record<FrameType, Check> = {
     isString(v.id) && Array.isArray(v.matches) && v.matches.every(isString) && isInt(v.start) && isInt(v.end)
       ? undefined
       : 'complete_reply frame needs id, matches, start and end',
+  is_complete_reply: (v) =>
+    isString(v.id) && COMPLETENESS.includes(v.status as CompletenessStatus) && optional(v.indent, isString)
+      ? undefined
+      : 'is_complete_reply frame needs id and status (complete, incomplete, invalid or unknown), indent a string',
+  variables_reply: (v) =>
+    isString(v.id) && Array.isArray(v.variables) && v.variables.every(isVariable) && isInt(v.total)
+      ? undefined
+      : 'variables_reply frame needs id, variables (name, type, summary, shape) and total',
   done: (v) =>
     isString(v.id) &&
     (v.status === 'ok' || v.status === 'error') &&
@@ -127,6 +172,7 @@ function displayProblem(v: Record<string, unknown>): string | undefined {
   if (!optional(v.displayId, isString)) return 'displayId must be a string';
   if (!optional(v.update, isBoolean) || !optional(v.plainIsRepr, isBoolean))
     return 'update and plainIsRepr must be booleans';
+  if (!optional(v.metadata, isObject)) return 'metadata must be an object';
   return undefined;
 }
 

@@ -17,6 +17,11 @@ export interface ExecuteRequest {
   init?: boolean;
   /** (init only) The key the runner puts on every frame; the host drops frames without it. */
   frameKey?: string;
+  /**
+   * The number the front end shows for this cell (`In [n]`): the runner names the cell's code
+   * `Cell In[n]` in tracebacks after it instead of its own count (kept when absent).
+   */
+  cellNumber?: number;
 }
 export interface ExitRequest {
   type: 'exit';
@@ -32,12 +37,31 @@ export interface CompleteRequest {
   code: string;
   cursor: number;
 }
-export type Request = ExecuteRequest | ExitRequest | InputReplyRequest | CompleteRequest;
+/** Whether `code` is a whole cell (Enter runs it) or needs more lines; answered by is_complete_reply. */
+export interface IsCompleteRequest {
+  type: 'is_complete';
+  id: string;
+  code: string;
+}
+/** The names the user defined (as %whos); answered by variables_reply. */
+export interface VariablesRequest {
+  type: 'variables';
+  id: string;
+  /** At most this many names are described (all are counted). */
+  limit: number;
+}
+export type Request =
+  | ExecuteRequest
+  | ExitRequest
+  | InputReplyRequest
+  | CompleteRequest
+  | IsCompleteRequest
+  | VariablesRequest;
 
 export function executeRequest(
   id: string,
   code: string,
-  options: { silent?: boolean; storeHistory?: boolean; allowStdin?: boolean } = {},
+  options: { silent?: boolean; storeHistory?: boolean; allowStdin?: boolean; cellNumber?: number } = {},
 ): ExecuteRequest {
   const silent = options.silent ?? false;
   return {
@@ -47,6 +71,7 @@ export function executeRequest(
     silent,
     storeHistory: options.storeHistory ?? !silent,
     ...(options.allowStdin ? { allowStdin: true } : {}),
+    ...(options.cellNumber !== undefined ? { cellNumber: options.cellNumber } : {}),
   };
 }
 
@@ -84,6 +109,18 @@ export const completeRequest = (id: string, code: string, cursor: number): Compl
   id,
   code,
   cursor,
+});
+
+export const isCompleteRequest = (id: string, code: string): IsCompleteRequest => ({
+  type: 'is_complete',
+  id,
+  code,
+});
+
+export const variablesRequest = (id: string, limit: number): VariablesRequest => ({
+  type: 'variables',
+  id,
+  limit,
 });
 
 export function encodeRequest(request: Request): string {

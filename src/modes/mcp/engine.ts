@@ -30,5 +30,6 @@ export {
   SettingsError,
   type StatusEvent,
   ToolInputError,
+  type VariableInfo,
   validateToolInput,
 } from '../../eval/index.js';

@@ -4,11 +4,17 @@ import re
 
 _TOKEN = re.compile(r"[\w.]*$")
 _INDENT = re.compile(r"^[ \t]+")
+# `expr[` then, maybe, the start of a string key: d["al, obj.attr['x, d[b"k
+_KEY = re.compile(r"""(?P<expr>[^\W\d][\w.]*)\s*\[\s*(?P<prefix>[bB]?)(?P<quote>['"]?)(?P<typed>[^'"\]]*)$""")
 
 
 def completions(code, cursor, namespace):
-    """(matches, start): jedi when it is installed, else rlcompleter over the namespace. Only
-    names that extend what was typed, without duplicates."""
+    """(matches, start): the keys of a mapping inside `d["…` (as IPython's dict-key completer),
+    else jedi when it is installed, else rlcompleter over the namespace. Only names that extend
+    what was typed, without duplicates."""
+    keys = key_completions(code, cursor, namespace)
+    if keys is not None:
+        return keys
     before = code[:cursor]
     token = _TOKEN.search(before).group(0)
     try:
@@ -26,6 +32,56 @@ def completions(code, cursor, namespace):
     seen = set()
     unique = [m for m in matches if m.startswith(token) and not (m in seen or seen.add(m))]
     return unique[:200], cursor - len(token)
+
+
+def _lookup(expr, namespace):
+    """The value a dotted name has in the namespace (attributes read with getattr), or raise."""
+    head, _, rest = expr.partition(".")
+    value = namespace[head] if head in namespace else getattr(__import__("builtins"), head)
+    for part in rest.split(".") if rest else ():
+        value = getattr(value, part)
+    return value
+
+
+def _escaped(key, quote):
+    """The key as it is written inside `quote`s, escaped as IPython escapes it (repr's escapes;
+    a quote of either kind gets a backslash)."""
+    text = repr(key + (b'"' if isinstance(key, bytes) else '"'))
+    text = text[text.index("'") + 1 : -2]
+    return text.replace('"', '\\"') if quote == '"' else text
+
+
+def key_completions(code, cursor, namespace):
+    """(matches, start) for the key typed after `mapping[`, or None when the cursor is not there.
+    As IPython: string (and bytes, after b") keys that start with what was typed, with the closing
+    quote and bracket added unless they follow the cursor already; right after the bracket, every
+    string and bytes key as repr()."""
+    match = _KEY.search(code[:cursor])
+    if match is None or (not match.group("quote") and (match.group("typed") or match.group("prefix"))):
+        return None  # d[na: a name, not a key
+    try:
+        keys = list(_lookup(match.group("expr"), namespace).keys())
+    except Exception:
+        return None
+    quote, typed = match.group("quote"), match.group("typed")
+    rest = code[cursor:]
+    if quote and rest.startswith(quote):
+        rest, quote_after = rest[1:], ""
+    else:
+        quote_after = quote
+    closing = quote_after + ("" if rest.lstrip().startswith("]") else "]")
+    matches = set()
+    for key in keys:
+        if not quote:
+            if isinstance(key, (str, bytes)):
+                matches.add(repr(key) + closing)
+            continue
+        if not isinstance(key, bytes if match.group("prefix") else str):
+            continue
+        text = _escaped(key, quote)
+        if text.startswith(typed):
+            matches.add(text + closing)
+    return sorted(matches)[:200], cursor - len(typed)
 
 
 def _rlcompleter(namespace, token):

@@ -261,7 +261,7 @@ class Executor(object):
         if init:
             filename = PRELUDE_FILENAME
         elif store:
-            filename = cell_filename(self.count)
+            filename = cell_filename(_cell_number(request) or self.count)
         else:
             filename = "<omp-internal-%s>" % request_id
         status, cancelled = "ok", False
@@ -324,6 +324,12 @@ class Executor(object):
                     os.environ.pop(str(key), None)
                 else:
                     os.environ[str(key)] = str(value)
+
+
+def _cell_number(request):
+    """The number the front end shows for the cell (tracebacks name it), when it sends one."""
+    number = request.get("cellNumber")
+    return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
 
 
 def _new_warning_registry():

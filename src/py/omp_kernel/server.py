@@ -233,6 +233,7 @@ class Kernel(object):
             "input_reply": lambda request: None,  # a reply that arrived after its cell ended
             "complete": self.complete,
             "is_complete": self.is_complete,
+            "variables": self.variables,
             "execute": self.execute,
         }
 
@@ -301,6 +302,27 @@ class Kernel(object):
         if status == "incomplete":
             reply["indent"] = " " * (indent or 0)
         self.channel.send(reply)
+
+    def variables(self, request):
+        """The user's names with type, summary and shape, as %whos. User code runs here (__str__),
+        so an interrupt stops it like a cell: the names described so far are sent."""
+        from .variables import list_variables
+
+        request_id = request.get("id")
+        limit = request.get("limit", 500)
+        if not isinstance(request_id, str) or not isinstance(limit, int) or isinstance(limit, bool):
+            known_id = request_id if isinstance(request_id, str) else None
+            self.channel.protocol_error("variables needs id (a string) and limit (an integer)", known_id)
+            return
+        described, total = [], 0
+        self.interrupts.start_cell()
+        try:
+            described, total = list_variables(self.executor.user_ns, self.executor.hidden, limit)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.interrupts.in_cell = False
+        self.channel.send({"type": "variables_reply", "id": request_id, "variables": described, "total": total})
 
     def exit(self):
         self.capture.drain(limit=0.5)

@@ -3,8 +3,9 @@
  * code, and the output: collapsed to its first and last lines when printed, everything kept when
  * expanded (Ctrl-O), and in the live region what fits in its rows.
  */
-import { Box, Text } from 'ink';
+
 import type { ReactNode } from 'react';
+import { Box, Text } from '../ink.js';
 import { highlightCode } from '../lib/highlight.js';
 import { hiddenLabel, type PreviewItem, previewItems } from '../lib/preview.js';
 import { type Row, rowsOf, spillNote } from '../state/output.js';

@@ -1,8 +1,8 @@
 /** The prompt: the editor's lines with IPython's `In [n]:` and `...:` prefixes and a cursor. */
 
-import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { type CellLanguage, cellLanguage } from '../../eval/index.js';
+import { Box, Text } from '../ink.js';
 import type { EditorState } from '../lib/editor.js';
 import { graphemeCells } from '../lib/graphemes.js';
 import { highlightCode } from '../lib/highlight.js';

@@ -1,6 +1,7 @@
 /** One row of a cell's output: text coloured by stream (tracebacks as IPython colours them), or an image. */
-import { Text } from 'ink';
+
 import type { ReactNode } from 'react';
+import { Text } from '../ink.js';
 import { placeholder } from '../lib/images.js';
 import { clampLine } from '../lib/preview.js';
 import type { Row, Stream } from '../state/output.js';

@@ -1,8 +1,8 @@
 /** The bottom line: kernel state, interpreter, working directory, mode, execution count, hints. */
 import { homedir } from 'node:os';
-import { Text } from 'ink';
 import type { ReactNode } from 'react';
 import stringWidth from 'string-width';
+import { Text } from '../ink.js';
 import type { KernelInfo } from '../state/reducer.js';
 
 const STATE_COLOR: Record<string, string> = {

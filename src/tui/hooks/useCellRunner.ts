@@ -30,6 +30,8 @@ export interface RunnerOptions {
   columns: number;
   startKernel: () => void;
   clock: () => number;
+  /** set_next_input() / %load in a cell: its text for the prompt, given once the cell has ended. */
+  onNextInput: (text: string) => void;
 }
 
 export interface CellRunner {
@@ -58,6 +60,9 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
     async (cell: CellView) => {
       const { id } = cell;
       dispatch({ type: 'start', id, at: clock() });
+      // The count this cell gets if it starts (cells run one at a time): tracebacks name it.
+      const cellNumber = settings.current.state.counter + 1;
+      let nextInput: string | undefined;
       let started = false;
       const events = new CellEvents(
         {
@@ -67,6 +72,9 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
           restarting: () => restarting.current,
           onInput: (prompt) => dispatch({ type: 'input', id, prompt }),
           onCd: (path) => dispatch({ type: 'kernel', info: { cwd: path } }),
+          onNextInput: (text) => {
+            nextInput = text;
+          },
         },
         openSpill,
       );
@@ -82,6 +90,7 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
       const result = await backend
         .runCell({
           code: cell.code,
+          cellNumber,
           onEvent: (event) => {
             if (event.kind === 'started') started = true;
             events.onEvent(event);
@@ -109,6 +118,7 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
         counted: started,
       });
       if (status !== 'ok') dispatch({ type: 'skipRest', afterId: id });
+      if (nextInput !== undefined) settings.current.onNextInput(nextInput);
       const died = status === 'killed' || result.error?.ename === 'KernelDied';
       if (died && !restarting.current) settings.current.startKernel();
       busy.current = false;

@@ -2,13 +2,14 @@
  * Keys: raw input from Ink's stdin, named by parseKey, looked up in the key bindings, and run
  * against the prompt, the input() answer, the search or the completion menu, whichever has them.
  */
-import { useStdin } from 'ink';
+
 import { useEffect, useRef } from 'react';
-import { cellNeedsMoreInput, hasCellMarkers, splitCells } from '../../eval/index.js';
+import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
+import { useStdin } from '../ink.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
-import { keyEvents } from '../keys/parseKey.js';
+import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
 import { type Action, type CellView, runningCell, type State } from '../state/reducer.js';
 import type { CellRunner } from './useCellRunner.js';
@@ -49,9 +50,14 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
+/** A `/` command line: runs without asking the kernel whether it is complete. */
+const COMMAND_LINE = /^\/[\w?]*(\s|$)/;
 
 export function useKeys(opts: KeysOptions): void {
   const pasting = useRef(false);
+  /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
+  const deciding = useRef(false);
+  const held = useRef<KeyEvent[]>([]);
   const armedAt = useRef<number | undefined>(undefined);
   const disarm = useRef<NodeJS.Timeout | undefined>(undefined);
   const latest = useRef(opts);
@@ -64,7 +70,7 @@ export function useKeys(opts: KeysOptions): void {
       if (!code.trim()) return;
       editing.remember(code);
       editing.setEditor(ed.emptyEditor());
-      if (/^\/[\w?]*(\s|$)/.test(code) && !code.includes('\n')) {
+      if (COMMAND_LINE.test(code) && !code.includes('\n')) {
         runCommand(code);
         return;
       }
@@ -168,14 +174,8 @@ export function useKeys(opts: KeysOptions): void {
       const edit = EDITS[command];
       if (edit) return editing.setEditor(edit(editor));
       switch (command) {
-        case 'submit': {
-          const text = ed.editorText(editor);
-          const onLastLine = editor.row === editor.lines.length - 1;
-          if (!onLastLine || cellNeedsMoreInput(text, o.backend.language))
-            editing.setEditor(ed.newline(editor));
-          else this.submit(text);
-          return;
-        }
+        case 'submit':
+          return this.enter(editor);
         case 'deleteOrExit':
           if (!ed.editorText(editor)) return o.onExit();
           return editing.setEditor(ed.deleteForward(editor));
@@ -199,6 +199,39 @@ export function useKeys(opts: KeysOptions): void {
           return o.clearScreen();
         default:
           return;
+      }
+    },
+
+    /**
+     * Enter at the end of the prompt: the kernel says whether the cell is whole (run it) or needs
+     * more lines (a new line, indented as it says). Inside the text it always adds a line.
+     */
+    enter(editor: ed.EditorState) {
+      const { editing, backend } = latest.current;
+      const text = ed.editorText(editor);
+      if (editor.row !== editor.lines.length - 1) return editing.setEditor(ed.newline(editor));
+      if (!text.trim() || (COMMAND_LINE.test(text) && !text.includes('\n'))) return this.submit(text);
+      deciding.current = true;
+      void backend
+        .isComplete(text)
+        .catch((): Completeness => ({ status: 'complete' }))
+        .then((answer) => {
+          deciding.current = false;
+          if (needsMoreLines(answer)) editing.setEditor(ed.insert(editor, `\n${answer.indent ?? ''}`));
+          else this.submit(text);
+          this.events(held.current.splice(0));
+        });
+    },
+
+    /** Key and text events in order; those that come while Enter waits are held until it is done. */
+    events(list: KeyEvent[]) {
+      for (const [i, event] of list.entries()) {
+        if (deciding.current) {
+          held.current.push(...list.slice(i));
+          return;
+        }
+        if ('key' in event) this.key(event.key);
+        else this.text(event.text);
       }
     },
 
@@ -230,13 +263,10 @@ export function useKeys(opts: KeysOptions): void {
       if (pasting.current) {
         // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
         const text = raw.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
-        if (text) this.text(text);
+        if (text) this.events([{ text }]);
         return;
       }
-      for (const event of keyEvents(raw)) {
-        if ('key' in event) this.key(event.key);
-        else this.text(event.text);
-      }
+      this.events(keyEvents(raw));
     },
   });
 

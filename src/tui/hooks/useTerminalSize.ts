@@ -1,5 +1,5 @@
-import { useStdout } from 'ink';
 import { useEffect, useState } from 'react';
+import { useStdout } from '../ink.js';
 import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
 
 /**

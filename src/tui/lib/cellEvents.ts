@@ -1,10 +1,11 @@
 /**
  * One cell's events into its bounded output, in order: text at once, markdown and images once
- * rendered (asynchronously, loading their libraries on first use), bundles kept for saving.
+ * rendered (asynchronously, loading their libraries on first use), bundles and their metadata
+ * kept for saving; clear_output() clears the output at its place in that order.
  */
-import type { OutputEvent } from '../../eval/index.js';
+import type { ImageOutput, OutputEvent } from '../../eval/index.js';
 import { OutputBuffer, type RichOutput, type Spill, type Stream } from '../state/output.js';
-import { type ImageMode, placeholder } from './images.js';
+import { type ImageMode, imageColumns, placeholder } from './images.js';
 import { notebookNotice, withoutEchoWarning } from './messages.js';
 
 /** Images get at most this many rows (two pixels each) of the terminal. */
@@ -26,6 +27,8 @@ export interface EventContext {
   restarting: () => boolean;
   onInput: (prompt: { prompt: string; password: boolean }) => void;
   onCd: (path: string) => void;
+  /** set_next_input() / %load: text for the next prompt. */
+  onNextInput: (text: string) => void;
 }
 
 function statusText(event: { op: string; [key: string]: unknown }): string {
@@ -36,20 +39,6 @@ function statusText(event: { op: string; [key: string]: unknown }): string {
 }
 
 type RichEvent = Extract<OutputEvent, { kind: 'display' | 'result' }>;
-
-/** The MIME bundle of a display or result: as sent when the engine passes it, else rebuilt. */
-export function bundleOf(event: RichEvent): Record<string, unknown> {
-  const sent = (event as { bundle?: unknown }).bundle;
-  if (sent && typeof sent === 'object') return sent as Record<string, unknown>;
-  const bundle: Record<string, unknown> = {};
-  if (event.markdown !== undefined) bundle['text/markdown'] = event.markdown;
-  else if (event.text !== undefined) bundle['text/plain'] = event.text;
-  for (const image of event.images) bundle[image.mime] = image.data;
-  if (event.json !== undefined) bundle['application/json'] = event.json;
-  if (!('text/plain' in bundle) && event.images.length && event.text !== undefined)
-    bundle['text/plain'] = event.text;
-  return bundle;
-}
 
 let markdownModule: Promise<typeof import('../../render/markdown.js')> | undefined;
 let imageModule: Promise<typeof import('./imageBlocks.js')> | undefined;
@@ -126,13 +115,23 @@ export class CellEvents {
       case 'input_request':
         this.add(() => this.ctx.onInput({ prompt: event.prompt, password: event.password }));
         break;
+      case 'clear_output':
+        this.add(() => this.buffer.clear());
+        break;
+      case 'set_next_input':
+        this.ctx.onNextInput(event.text);
+        break;
       default:
         break;
     }
   }
 
   private onRich(event: RichEvent) {
-    const rich: RichOutput = { kind: event.kind, bundle: bundleOf(event) };
+    const rich: RichOutput = {
+      kind: event.kind,
+      bundle: event.bundle,
+      ...(event.metadata ? { metadata: event.metadata } : {}),
+    };
     const stream: Stream = event.kind === 'result' ? 'result' : 'display';
     let index: number | undefined;
     this.add(() => {
@@ -160,23 +159,27 @@ export class CellEvents {
       if (body !== undefined && !reprOnly)
         this.add(() => this.buffer.appendText(stream, withNewline(body), index));
     }
-    for (const image of event.images) {
-      if (this.ctx.imageMode === 'kitty' || this.ctx.imageMode === 'iterm') {
-        // Drawn through the terminal's own protocol once the cell is printed.
-        this.add(() => this.buffer.appendImage(image, undefined, index));
-      } else if (this.ctx.imageMode === 'blocks') {
-        imageModule ??= import('./imageBlocks.js');
-        const columns = Math.max(10, this.ctx.columns() - 4);
-        this.add(
-          imageModule
-            .then(({ renderBlocks }) => renderBlocks(image, columns, IMAGE_ROWS))
-            .then(
-              (ansi) => () => this.buffer.appendImage(image, ansi, index),
-              () => () => this.buffer.appendImage(image, undefined, index),
-            ),
-        );
-      } else this.add(() => this.buffer.appendText('display', `${placeholder(image)}\n`, index));
-    }
+    for (const image of event.images) this.onImage(image, event.metadata, index);
+  }
+
+  /** An image, drawn at the size its display metadata asks for (within the terminal). */
+  private onImage(image: ImageOutput, metadata: Record<string, unknown> | undefined, index?: number) {
+    const mode = this.ctx.imageMode;
+    const fit = imageColumns(image, metadata?.[image.mime], Math.max(10, this.ctx.columns() - 4), IMAGE_ROWS);
+    if (mode === 'kitty' || mode === 'iterm') {
+      // Drawn through the terminal's own protocol once the cell is printed.
+      this.add(() => this.buffer.appendImage(image, undefined, index, fit.columns));
+    } else if (mode === 'blocks') {
+      imageModule ??= import('./imageBlocks.js');
+      this.add(
+        imageModule
+          .then(({ renderBlocks }) => renderBlocks(image, fit.columns, fit.rows))
+          .then(
+            (ansi) => () => this.buffer.appendImage(image, ansi, index, fit.columns),
+            () => () => this.buffer.appendImage(image, undefined, index, fit.columns),
+          ),
+      );
+    } else this.add(() => this.buffer.appendText('display', `${placeholder(image)}\n`, index));
   }
 }
 

@@ -1,15 +1,16 @@
 /**
- * Syntax highlighting of cell code with lowlight (highlight.js 11), which registers only the two
- * languages cells are written in; the tree it returns is turned into ANSI colours here.
+ * Syntax highlighting of cell code with highlight.js 11's core, which registers only the two
+ * languages cells are written in (the full highlight.js, or lowlight's index, would load some
+ * 190 grammars at start); the HTML it makes (nested spans, escaped text) becomes ANSI colours here.
  */
 import chalk, { type ChalkInstance } from 'chalk';
-import type { Element, Root, RootContent } from 'hast';
+import hljs from 'highlight.js/lib/core';
 import javascript from 'highlight.js/lib/languages/javascript';
 import python from 'highlight.js/lib/languages/python';
-import { createLowlight } from 'lowlight';
 import type { CellLanguage } from '../../eval/index.js';
 
-const lowlight = createLowlight({ python, javascript });
+hljs.registerLanguage('python', python);
+hljs.registerLanguage('javascript', javascript);
 const LANGUAGE: Record<CellLanguage, string> = { py: 'python', js: 'javascript' };
 
 /** highlight.js scopes → colours (IPython's defaults, roughly). */
@@ -33,31 +34,43 @@ const THEME: Record<string, ChalkInstance> = {
   symbol: chalk.magenta,
 };
 
-function styleOf(node: Element): ChalkInstance | undefined {
-  const classes = node.properties?.className;
-  if (!Array.isArray(classes)) return undefined;
-  for (const name of classes) {
-    const scope = String(name).replace(/^hljs-/, '');
+function styleOf(classes: string): ChalkInstance | undefined {
+  for (const name of classes.split(' ')) {
+    const scope = name.replace(/^hljs-/, '').replace(/_+$/, '');
     const style = THEME[scope] ?? THEME[scope.split('.')[0] as string];
     if (style) return style;
   }
   return undefined;
 }
 
-function toAnsi(nodes: readonly RootContent[]): string {
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#x27;': "'",
+};
+const unescapeHtml = (text: string) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (e) => ENTITIES[e] ?? e);
+/** highlight.js's HTML: opening spans with classes, closing spans, and escaped text between. */
+const PIECE = /<span class="([^"]*)">|<\/span>|[^<]+/g;
+
+/** The HTML as ANSI: each run of text in the innermost styled span's colour, line by line. */
+export function htmlToAnsi(html: string): string {
+  const styles: (ChalkInstance | undefined)[] = [];
   let out = '';
-  for (const node of nodes) {
-    if (node.type === 'text') out += node.value;
-    else if (node.type === 'element') {
-      const inner = toAnsi(node.children);
-      const style = styleOf(node);
+  for (const [piece, classes] of html.matchAll(PIECE)) {
+    if (classes !== undefined) styles.push(styleOf(classes) ?? styles.at(-1));
+    else if (piece === '</span>') styles.pop();
+    else {
+      const text = unescapeHtml(piece);
+      const style = styles.at(-1);
       // Colour each line apart: a styled span across a newline would colour the prompt prefix.
       out += style
-        ? inner
+        ? text
             .split('\n')
             .map((line) => (line ? style(line) : line))
             .join('\n')
-        : inner;
+        : text;
     }
   }
   return out;
@@ -71,8 +84,7 @@ export function highlightCode(code: string, color: boolean, language: CellLangua
   let out = cache.get(key);
   if (out === undefined) {
     try {
-      const tree: Root = lowlight.highlight(LANGUAGE[language], code);
-      out = toAnsi(tree.children);
+      out = htmlToAnsi(hljs.highlight(code, { language: LANGUAGE[language], ignoreIllegals: true }).value);
     } catch {
       out = code;
     }

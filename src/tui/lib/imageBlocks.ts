@@ -6,11 +6,10 @@ import terminalImage from 'terminal-image';
 import type { ImageOutput } from '../../eval/index.js';
 import { placeholder } from './images.js';
 
-/** The image as half-block rows at most `width` columns wide (and 2 × `maxRows` pixels high). */
-export async function renderBlocks(image: ImageOutput, width: number, maxRows = 30): Promise<string> {
+/** The image as half-block rows `columns` wide at most (and 2 × `maxRows` pixels high). */
+export async function renderBlocks(image: ImageOutput, columns: number, maxRows = 30): Promise<string> {
   try {
     const data = Buffer.from(image.data, 'base64');
-    const columns = Math.max(8, Math.min(width, image.width ?? width));
     return await terminalImage.buffer(data, {
       width: columns,
       height: maxRows,

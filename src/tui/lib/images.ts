@@ -10,6 +10,34 @@ export function placeholder(image: ImageOutput): string {
   return `[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice('image/'.length)}]`;
 }
 
+/** Pixels of a terminal cell, roughly: a display's width and height metadata are in pixels. */
+export const CELL_PX = { width: 8, height: 16 };
+
+const pixels = (value: unknown) => (typeof value === 'number' && value > 0 ? value : undefined);
+
+/**
+ * The cells an image is drawn in: what its display metadata asks for (`{"width": 200}`, in
+ * pixels, as Jupyter reads it; the aspect ratio kept when only one is given), else no more
+ * columns than it has pixels; never more than `maxColumns` × `maxRows`.
+ */
+export function imageColumns(
+  image: Pick<ImageOutput, 'width'>,
+  metadata: unknown,
+  maxColumns: number,
+  maxRows: number,
+): { columns: number; rows: number } {
+  const meta = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>) : {};
+  const width = pixels(meta.width);
+  const height = pixels(meta.height);
+  return {
+    columns: Math.max(
+      1,
+      Math.min(maxColumns, width ? Math.round(width / CELL_PX.width) : (image.width ?? maxColumns)),
+    ),
+    rows: height ? Math.min(maxRows, Math.max(1, Math.round(height / CELL_PX.height))) : maxRows,
+  };
+}
+
 /** What `auto` means in this terminal. Native protocols are used only where they are known to work. */
 export function resolveImageMode(mode: ImageMode, env: NodeJS.ProcessEnv, color: boolean): ImageMode {
   if (mode !== 'auto') return color || mode === 'off' ? mode : 'off';

@@ -11,6 +11,7 @@
  */
 import stringWidth from 'string-width';
 import stripAnsi from 'strip-ansi';
+import { inkInstances } from '../ink.js';
 
 type LogUpdate = ((output: string) => boolean) & { clear?: () => void; sync?: (output: string) => void };
 
@@ -24,15 +25,7 @@ interface InkInternals {
 }
 
 async function inkInstance(stdout: NodeJS.WriteStream): Promise<InkInternals | undefined> {
-  try {
-    const entry = import.meta.resolve('ink');
-    const { default: instances } = (await import(new URL('./instances.js', entry).href)) as {
-      default: WeakMap<object, InkInternals>;
-    };
-    return instances.get(stdout);
-  } catch {
-    return undefined;
-  }
+  return (await inkInstances())?.get(stdout) as InkInternals | undefined;
 }
 
 /** Rows a frame takes once the terminal has reflowed it to `columns`. */

@@ -5,8 +5,9 @@
  * transcript to the terminal's scroll-back. (Ink's <Static> keeps every byte it printed in
  * memory, for ever.)
  */
-import { renderToString } from 'ink';
+
 import { CellBlock } from '../components/CellBlock.js';
+import { renderToString } from '../ink.js';
 import { rowsOf } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 import { type ImageMode, nativeImage } from './images.js';
@@ -34,7 +35,8 @@ export function createPrinter({ write, color, imageMode, columns }: PrinterOptio
     // Native image protocols cannot live inside Ink's frame: they follow the cell's text.
     if (imageMode === 'kitty' || imageMode === 'iterm') {
       for (const row of rowsOf(cell.output)) {
-        if (row.kind === 'image') text += `\n${nativeImage(row.image, imageMode, Math.min(width - 2, 80))}`;
+        if (row.kind === 'image')
+          text += `\n${nativeImage(row.image, imageMode, row.columns ?? Math.min(width - 2, 80))}`;
       }
     }
     write(`${text}\n\n`);

@@ -50,15 +50,16 @@ function mimeData(bundle: Record<string, unknown>): Record<string, unknown> {
 }
 
 function richOutput(rich: RichOutput, count: number | undefined): unknown {
+  const metadata = rich.metadata ?? {};
   if (rich.kind === 'result') {
     return {
       output_type: 'execute_result',
       execution_count: count ?? null,
       data: mimeData(rich.bundle),
-      metadata: {},
+      metadata,
     };
   }
-  return { output_type: 'display_data', data: mimeData(rich.bundle), metadata: {} };
+  return { output_type: 'display_data', data: mimeData(rich.bundle), metadata };
 }
 
 /** The cell's outputs in order: neighbouring stream rows joined, each rich output once. */

@@ -27,6 +27,8 @@ export interface ImageRow {
   image: ImageOutput;
   /** Half-block rendering, made when the image arrived. */
   ansi?: string;
+  /** Terminal columns to draw it in, from the display's width metadata. */
+  columns?: number;
   rich?: number;
 }
 
@@ -36,6 +38,8 @@ export type Row = TextRow | ImageRow;
 export interface RichOutput {
   kind: 'display' | 'result';
   bundle: Record<string, unknown>;
+  /** Jupyter's display metadata (an image's width and height), saved with the bundle. */
+  metadata?: Record<string, unknown>;
 }
 
 export interface Output {
@@ -99,14 +103,32 @@ export class OutputBuffer {
     }
   }
 
-  appendImage(image: ImageOutput, ansi?: string, rich?: number): void {
+  appendImage(image: ImageOutput, ansi?: string, rich?: number, columns?: number): void {
     this.version++;
     this.push({
       kind: 'image',
       image,
       ...(ansi !== undefined ? { ansi } : {}),
+      ...(columns !== undefined ? { columns } : {}),
       ...(rich !== undefined ? { rich } : {}),
     });
+  }
+
+  /**
+   * clear_output(): everything shown so far goes, as in Jupyter (saved notebooks keep only what
+   * follows). A spill file begun before is closed; it is no longer named.
+   */
+  clear(): void {
+    this.version++;
+    this.head = [];
+    this.tail = [];
+    this.tailStart = 0;
+    this.keptChars = 0;
+    this.omitted = 0;
+    this.rich = [];
+    this.spill?.end();
+    this.spill = undefined;
+    this.unspilled = [];
   }
 
   /** Keeps a bundle for saving; returns its index (undefined once RICH_LIMIT are kept). */

@@ -3,16 +3,14 @@ to over its NDJSON protocol as the host does (init request with the prelude, the
 request per cell, input requests answered), and records the same observations as ipython_side."""
 import json
 import os
-import select
 import signal
-import subprocess
-import time
+import sys
 
 from harvest import substitute
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-RUNNER = os.path.join(ROOT, "src", "py", "runner.py")
-PRELUDE = os.path.join(ROOT, "src", "py", "prelude.py")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from kernel_process import Kernel as Process  # noqa: E402  (test/py, beside this folder)
+
 CELL_LIMIT = 30
 
 # Printed by a silent cell after the case: the user's names as ipython_side describes them.
@@ -44,53 +42,16 @@ del __omp_oracle_ns
 
 
 class Kernel(object):
-    """One runner process in `casedir`."""
+    """One runner process in `casedir`, with the host's descriptors (test/py/kernel_process.py)."""
 
     def __init__(self, python, casedir):
-        env = dict(os.environ)
-        env["MPLBACKEND"] = "Agg"
-        env.pop("PYTHONPATH", None)
-        self.proc = subprocess.Popen(
-            [python, "-u", RUNNER],
-            cwd=casedir,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            start_new_session=True,
-        )
-        self.buf = b""
+        self.k = Process(cwd=casedir, python=python, env={"MPLBACKEND": "Agg", "PYTHONPATH": None})
         self.ids = 0
-        with open(PRELUDE, encoding="utf-8") as handle:
-            prelude = handle.read()
-        self.request({"id": "init", "code": prelude, "silent": True, "storeHistory": False, "init": True, "cwd": casedir})
-        self.collect("init")
-
-    def request(self, message):
-        self.proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
-        self.proc.stdin.flush()
-
-    def frames(self, deadline):
-        while True:
-            if b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                yield json.loads(line)
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError()
-            ready, _, _ = select.select([self.proc.stdout], [], [], remaining)
-            if ready:
-                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
-                if not chunk:
-                    raise EOFError("the kernel exited")
-                self.buf += chunk
 
     def collect(self, request_id, interrupted=False):
         obs = {"stdout": "", "stderr": "", "result": None, "displays": [], "error": None, "prompts": []}
-        deadline = time.monotonic() + CELL_LIMIT
         try:
-            for frame in self.frames(deadline):
+            for frame in self.k.frames(CELL_LIMIT):
                 kind = frame.get("type")
                 if kind in ("stdout", "stderr") and frame.get("id") in (request_id, None):
                     obs[kind] += frame["data"]
@@ -111,17 +72,20 @@ class Kernel(object):
                     obs["error"] = frame.get("ename")
                 elif kind == "input_request":
                     obs["prompts"].append(frame.get("prompt", ""))
-                    self.request({"type": "input_reply", "id": request_id, "value": "y"})
+                    self.k.send({"type": "input_reply", "id": request_id, "value": "y"})
                 elif kind == "done" and frame.get("id") == request_id:
                     return obs
         except TimeoutError:
             if interrupted:
                 raise
-            os.killpg(self.proc.pid, signal.SIGINT)
+            os.killpg(self.k.proc.pid, signal.SIGINT)
             later = self.collect(request_id, interrupted=True)
             later["error"] = "Timeout"
             return later
         return obs
+
+    def request(self, message):
+        self.k.send(message)
 
     def run(self, code, store):
         self.ids += 1
@@ -134,7 +98,7 @@ class Kernel(object):
         request_id = "q%d" % self.ids
         self.request({"type": "is_complete", "id": request_id, "code": code})
         try:
-            for frame in self.frames(time.monotonic() + CELL_LIMIT):
+            for frame in self.k.frames(CELL_LIMIT):
                 if frame.get("type") == "is_complete_reply" and frame.get("id") == request_id:
                     return [frame.get("status"), frame.get("indent")]
                 if frame.get("type") == "error" and frame.get("id") in (request_id, None):
@@ -153,18 +117,7 @@ class Kernel(object):
         return {"?": out[-300:]}
 
     def close(self):
-        try:
-            self.request({"type": "exit"})
-            self.proc.wait(timeout=5)
-        except Exception:
-            pass
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            stream.close()
+        self.k.close()  # (it kills the kernel's group before the kernel's pid can be used again)
 
 
 def run_case(case, casedir, python):

@@ -1,0 +1,36 @@
+// Replaces dist/src/tui/ink.js (the notebook's door to Ink) with Ink bundled into one module.
+// Ink's own files are some 480 modules (es-toolkit's index alone 415), and loading them was most of
+// the notebook's start-up. React stays outside (the notebook's components use the same React);
+// Ink's development tools, only loaded with DEV=true, stay outside too.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+// (build/index.js: Ink's package exports nothing else, not even its package.json)
+const inkDir = dirname(dirname(fileURLToPath(import.meta.resolve('ink'))));
+const source = readFileSync('src/tui/ink.ts', 'utf8');
+const names = /export \{([^}]*)\} from 'ink';/.exec(source)?.[1];
+if (!names) throw new Error("bundle-ink: src/tui/ink.ts has no `export { ... } from 'ink'`");
+
+const entry = `
+export {${names}} from ${JSON.stringify(join(inkDir, 'build/index.js'))};
+import instances from ${JSON.stringify(join(inkDir, 'build/instances.js'))};
+export async function inkInstances() { return instances; }
+`;
+
+await build({
+  stdin: { contents: entry, resolveDir: process.cwd(), loader: 'js', sourcefile: 'ink-entry.js' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: 'dist/src/tui/ink.js',
+  external: ['react', './devtools.js'],
+  // CommonJS inside the bundle (react-reconciler) requires React from node_modules.
+  banner: {
+    js: "import { createRequire as __ompRequire } from 'node:module'; const require = __ompRequire(import.meta.url);",
+  },
+  legalComments: 'none',
+  logLevel: 'warning',
+});

@@ -1,0 +1,23 @@
+/**
+ * The notebook's one door to Ink. At build time (scripts/bundle-ink.mjs) the compiled form of this
+ * file is replaced by Ink bundled into one module, React left outside: Ink loads some 480 files
+ * (es-toolkit's index alone 415), which took most of the notebook's start-up; one file loads in a
+ * quarter of the time. Tests run this file as it is, against Ink's own files.
+ */
+export { Box, render, renderToString, Text, useStdin, useStdout } from 'ink';
+
+/**
+ * Ink's instances by stdout, which Ink 6.8 does not export (lib/inkTerminal.ts needs them),
+ * reached by file; the bundle returns its own.
+ */
+export async function inkInstances(): Promise<WeakMap<object, unknown> | undefined> {
+  try {
+    const entry = import.meta.resolve('ink');
+    const module = (await import(new URL('./instances.js', entry).href)) as {
+      default: WeakMap<object, unknown>;
+    };
+    return module.default;
+  } catch {
+    return undefined;
+  }
+}

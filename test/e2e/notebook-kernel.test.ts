@@ -1,0 +1,81 @@
+/**
+ * The notebook in a real terminal with its real kernels: Enter follows the kernel's completeness
+ * answer, dictionary keys complete inside strings, tracebacks name the notebook's own count, and
+ * %load fills the next prompt.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openNotebook, type Screen } from '../helpers/pty.js';
+
+const open: Screen[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.kill();
+});
+
+async function start(args: string[] = []) {
+  const s = openNotebook(args);
+  open.push(s);
+  await s.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
+  return s;
+}
+
+describe('the notebook asks its kernel', () => {
+  it('Enter: the kernel says whether the cell is whole and how to indent the next line', async () => {
+    const s = await start();
+    // The local rules would wait for `)(` to be closed; IPython's rules run it.
+    await s.run(')(');
+    await s.waitFor((t) => t.includes('SyntaxError') && t.includes('In [2]:'), 'the syntax error');
+    await s.run('for i in range(2):');
+    // (the prompt `   ...: `, four spaces, the cursor)
+    await s.waitFor((t) => /\.\.\.: {5} ?$/m.test(t), 'a line indented by four');
+    await s.run('print("row", i)');
+    await s.waitFor((t) => /\.\.\.: {5} ?$/m.test(t.split('print("row", i)')[1] ?? ''), 'the block going on');
+    s.write('\r');
+    await s.waitFor((t) => t.includes('row 1') && t.includes('In [3]:'), 'the loop run');
+  });
+
+  it('Tab inside d["al offers the keys in the menu', async () => {
+    const s = await start();
+    await s.run('d = {"alpha": 1, "alpine": 2, "beta": 3}');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    s.write('d["al');
+    await s.waitFor((t) => t.includes('In [2]: d["al'));
+    s.write('\t');
+    const menu = await s.waitFor((t) => t.includes('alpha"]') && t.includes('alpine"]'), 'the key menu');
+    expect(menu).not.toContain('beta"]');
+    s.write('\t');
+    await s.waitFor((t) => t.includes('In [2]: d["alpha"]'), 'the first key');
+    s.write('\r'); // keeps the choice
+    await s.waitFor((t) => !t.includes('alpine"]'));
+    s.write('\r');
+    await s.waitFor((t) => t.includes('Out[2]: 1'), 'the value');
+  });
+
+  it('tracebacks say the In [n] of the notebook, whichever language ran before', async () => {
+    const s = await start();
+    await s.run('%%js\n1');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('1 / 0');
+    await s.waitFor((t) => t.includes('ZeroDivisionError') && t.includes('In [3]:'));
+    expect(s.text()).toContain('Cell In[2], line 1'); // the Python kernel's own count is 1
+    s.write('%%js\nnull.x');
+    await s.waitFor((t) => t.includes('null.x'));
+    s.write('\r');
+    await s.waitFor((t) => t.includes('TypeError') && t.includes('In [4]:'));
+    expect(s.text()).toMatch(/at Cell In\[3\]:\d+:\d+/);
+  });
+
+  it('%load puts the file into the next prompt', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-load-'));
+    writeFileSync(join(dir, 'snippet.py'), 'loaded = 6 * 7\n');
+    const s = await start(['--cwd', dir]);
+    await s.run('%load snippet.py');
+    await s.waitFor((t) => /In \[2\]: # %load snippet\.py\n\s+\.\.\.: loaded = 6 \* 7/.test(t), 'the file');
+    s.write('\r');
+    await s.waitFor((t) => t.includes('In [3]:'));
+    await s.run('loaded');
+    await s.waitFor((t) => t.includes('Out[3]: 42'));
+  });
+});

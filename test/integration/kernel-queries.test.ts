@@ -1,0 +1,158 @@
+/**
+ * What the engine asks a kernel between cells and what new kinds of output it passes on, against
+ * the real runners: completeness (the kernel's answer, the local rules only while it cannot
+ * answer), the user's names, the front end's cell number in tracebacks, display bundles with their
+ * metadata, clear_output and set_next_input.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { OutputEvent } from '../../src/eval/index.js';
+import { localCompleteness } from '../../src/eval/index.js';
+import { runEvalTool } from '../../src/eval/tool.js';
+import { makeExecutor } from '../helpers/executor.js';
+import { startKernel, waitFor } from '../helpers/kernel.js';
+
+describe('completeness: one answer, the kernel’s', () => {
+  it('the Python kernel answers as IPython does, where the local rules would not', async () => {
+    const s = await makeExecutor().session();
+    await s.start('py');
+    // IPython runs `)(` (invalid: more lines cannot fix it); the local rules see an open bracket.
+    expect(localCompleteness(')(')).toMatchObject({ status: 'incomplete' });
+    expect(await s.isComplete(')(')).toEqual({ status: 'invalid' });
+    // A line magic's argument is not a block.
+    expect(localCompleteness('%time for i in range(3):')).toMatchObject({ status: 'incomplete' });
+    expect(await s.isComplete('%time for i in range(3):')).toEqual({ status: 'complete' });
+    expect(await s.isComplete('for i in range(3):')).toEqual({ status: 'incomplete', indent: '    ' });
+    expect(await s.isComplete('for i in range(3):\n    print(i)\n')).toEqual({ status: 'complete' });
+    expect(await s.isComplete('%%bash\necho hi')).toMatchObject({ status: 'incomplete' });
+  });
+
+  it('the js kernel answers the same request by its parser', async () => {
+    const s = await makeExecutor().session();
+    await s.start('js');
+    expect(await s.isComplete('if (x) {', 'js')).toEqual({ status: 'incomplete', indent: '  ' });
+    expect(await s.isComplete('x = ;', 'js')).toEqual({ status: 'invalid' });
+    expect(await s.isComplete('const a = [1, 2]', 'js')).toEqual({ status: 'complete' });
+  });
+
+  it('while the kernel is starting or running a cell, the local rules answer at once', async () => {
+    const s = await makeExecutor().session();
+    expect(await s.isComplete(')(')).toMatchObject({ status: 'incomplete' }); // no kernel yet
+    let printed = false;
+    const running = s.run([{ code: 'import time\nprint("ready", flush=True)\ntime.sleep(30)' }], {
+      onEvent: (_, e) => {
+        if (e.kind === 'stdout') printed = true;
+      },
+    });
+    await waitFor(() => printed, 60_000, 'the cell to run');
+    expect(await s.isComplete(')(')).toMatchObject({ status: 'incomplete' });
+    s.interrupt();
+    await running;
+    expect(await s.isComplete(')(')).toEqual({ status: 'invalid' });
+  });
+});
+
+describe('variables: the user’s names, by request', () => {
+  it('Python: names, types, summaries and shapes; nothing left behind', async () => {
+    const k = await startKernel();
+    await k.execute('class M:\n    shape = (2, 3)\nm = M()\nrows = [1, 2, 3]\n_private = 1');
+    const listed = await k.variables(10);
+    expect(listed.variables.map((v) => `${v.name}:${v.type}`)).toEqual(['M:type', 'm:M', 'rows:list']);
+    expect(listed.variables.find((v) => v.name === 'm')?.shape).toEqual([2, 3]);
+    expect(listed.variables.find((v) => v.name === 'rows')?.summary).toBe('n=3');
+    expect((await k.variables(1)).variables).toHaveLength(1);
+    expect((await k.variables(1)).total).toBe(3);
+    expect(k.executionCount).toBe(1);
+  });
+
+  it('Python: a __str__ that never returns is interrupted and the kernel serves on', async () => {
+    const k = await startKernel();
+    await k.execute('class Slow:\n    def __str__(self):\n        while True: pass\nslow = Slow()');
+    const listed = await k.variables(10, 1_000);
+    expect(listed.error).toMatch(/took too long/);
+    const after = await k.execute('1 + 1');
+    expect(after.status).toBe('ok');
+  });
+
+  it('js: what cells defined, not the kernel’s helpers; a reassigned built-in name is the user’s', async () => {
+    const k = await startKernel({ language: 'js' });
+    await k.execute('const items = [1, 2, 3]; total = 6; let label = "x"; fs = 5');
+    const listed = await k.variables(50);
+    expect(listed.variables.map((v) => `${v.name}:${v.type}:${v.summary}`)).toEqual([
+      'fs:number:5',
+      'items:Array:n=3',
+      "label:string:'x'",
+      'total:number:6',
+    ]);
+  });
+
+  it('waits for a running cell, then answers', async () => {
+    const k = await startKernel();
+    const running = k.execute('import time\ntime.sleep(0.5)\nlate = 1');
+    const listed = await k.variables(10);
+    await running;
+    expect(listed.variables.map((v) => v.name)).toContain('late');
+  });
+});
+
+describe('what the engine passes on', () => {
+  it('the front end’s number names the cell in tracebacks, in both languages', async () => {
+    const s = await makeExecutor().session();
+    const [py] = await s.run([{ code: '1 / 0', cellNumber: 7 }]);
+    expect(py?.error?.traceback.join('\n')).toContain('Cell In[7], line 1');
+    const [js] = await s.run([{ language: 'js', code: 'null.x', cellNumber: 8 }]);
+    expect(js?.error?.traceback.join('\n')).toContain('Cell In[8]:1');
+    const [own] = await s.run([{ code: '1 / 0' }]);
+    expect(own?.error?.traceback.join('\n')).toContain('Cell In[2], line 1');
+  });
+
+  it('display and result events carry the bundle and its metadata', async () => {
+    const s = await makeExecutor().session();
+    const events: OutputEvent[] = [];
+    await s.run(
+      [
+        {
+          code: 'display({"text/html": "<b>x</b>", "text/plain": "x"}, raw=True, metadata={"text/html": {"isolated": True}})',
+        },
+      ],
+      { onEvent: (_, e) => events.push(e) },
+    );
+    const shown = events.find((e) => e.kind === 'display');
+    expect(shown).toMatchObject({
+      bundle: { 'text/html': '<b>x</b>', 'text/plain': 'x' },
+      metadata: { 'text/html': { isolated: true } },
+    });
+  });
+
+  it('clear_output: the notebook hears it; the tool keeps only what follows it, as Jupyter', async () => {
+    const ex = makeExecutor();
+    const s = await ex.session();
+    const events: OutputEvent[] = [];
+    const code = 'print("before")\nclear_output()\nprint("after")';
+    const [r] = await s.run([{ code }], { onEvent: (_, e) => events.push(e) });
+    expect(events.map((e) => e.kind)).toEqual(['started', 'stdout', 'clear_output', 'stdout']);
+    expect(r?.text).toBe('after\n');
+    const tool = await runEvalTool({ cells: [{ language: 'py', code }] }, { executor: ex, id: 'agent' });
+    expect(tool.text).toContain('after');
+    expect(tool.text).not.toContain('before');
+  });
+
+  it('%load and set_next_input give text for the next prompt', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-load-'));
+    writeFileSync(join(dir, 'snippet.py'), 'x = 1\nprint(x)\n');
+    const s = await makeExecutor().session({ cwd: dir });
+    const events: OutputEvent[] = [];
+    // (in a cell that can ask the front end, as the notebook's; elsewhere %load runs the file)
+    await s.run([{ code: '%load snippet.py' }, { code: 'get_ipython().set_next_input("y = 2")' }], {
+      allowStdin: true,
+      onEvent: (_, e) => events.push(e),
+    });
+    const next = events.filter((e) => e.kind === 'set_next_input');
+    expect(next).toEqual([
+      { kind: 'set_next_input', text: '# %load snippet.py\nx = 1\nprint(x)\n', replace: true },
+      { kind: 'set_next_input', text: 'y = 2', replace: false },
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+"""Queries the host makes between cells: dictionary keys in completions (against IPython's own
+completer where IPython is installed), the `variables` request, and the front end's cell number
+in tracebacks."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "py"))
+from kernel_process import Kernel  # noqa: E402
+from omp_kernel import complete, variables  # noqa: E402
+
+NAMESPACE = {"d": {"alpha": 1, "alpine": 2, "beta": 3, 5: 0, b"by": 1, "it's": 4}, "n": 1}
+CASES = ['d["al', 'd["', "d[", "d['al", 'x = d["al', 'd[b"b', 'd["it', "d['it", 'print(d["be']
+
+
+def full(code):
+    matches, start = complete.completions(code, len(code), dict(NAMESPACE))
+    return sorted(code[:start] + m for m in matches)
+
+
+class KeyCompletion(unittest.TestCase):
+    def test_keys_inside_a_string_with_the_closing_quote_and_bracket(self):
+        self.assertEqual(full('d["al'), ['d["alpha"]', 'd["alpine"]'])
+        self.assertEqual(full("d['it"), ["d['it\\'s']"])
+        self.assertEqual(full('d[b"b'), ['d[b"by"]'])
+        self.assertEqual(full("d["), ['d["it\'s"]', "d['alpha']", "d['alpine']", "d['beta']", "d[b'by']"])
+
+    def test_what_follows_the_cursor_is_not_typed_again(self):
+        code = 'd["al"]'
+        self.assertEqual(complete.completions(code, 5, dict(NAMESPACE)), (["alpha", "alpine"], 3))
+        self.assertEqual(complete.completions('d["al]', 5, dict(NAMESPACE))[0], ['alpha"', 'alpine"'])
+
+    def test_not_a_key_when_no_string_is_open_or_the_value_has_no_keys(self):
+        self.assertIsNone(complete.key_completions("d[al", 4, NAMESPACE))
+        self.assertIsNone(complete.key_completions('n["a', 4, NAMESPACE))
+        self.assertIsNone(complete.key_completions('missing["a', 10, NAMESPACE))
+
+    def test_agrees_with_ipythons_completer(self):
+        try:
+            from IPython.core.interactiveshell import InteractiveShell
+        except ImportError:
+            self.skipTest("IPython is not installed in this Python")
+        shell = InteractiveShell.instance()
+        shell.user_ns.update(NAMESPACE)
+        for code in CASES:
+            self.assertEqual(full(code), sorted(shell.complete(code)[1]), code)
+
+
+class Variables(unittest.TestCase):
+    def test_names_types_summaries_and_shapes_as_whos(self):
+        class Matrix(object):
+            shape = (2, 3)
+
+            def __str__(self):
+                return "matrix"
+
+        class Broken(object):
+            def __str__(self):
+                raise ValueError("no")
+
+        ns = {"a": [1, 2], "m": Matrix(), "s": "x" * 80, "b": Broken(), "_private": 1, "hidden": 2}
+        described, total = variables.list_variables(ns, {"hidden"}, 10)
+        self.assertEqual(total, 4)
+        by_name = {v["name"]: v for v in described}
+        self.assertEqual(sorted(by_name), ["a", "b", "m", "s"])
+        self.assertEqual(by_name["a"], {"name": "a", "type": "list", "summary": "n=2"})
+        self.assertEqual(by_name["m"]["shape"], [2, 3])
+        self.assertEqual(by_name["s"]["summary"], "x" * 25 + "<...>" + "x" * 25)
+        self.assertIn("str() failed", by_name["b"]["summary"])
+        self.assertEqual(len(variables.list_variables(ns, set(), 2)[0]), 2)
+
+    def test_the_request_lists_the_users_names_and_leaves_no_trace(self):
+        k = Kernel()
+        self.addCleanup(k.close)
+        k.run("import json\ndata = {'a': [1, 2, 3]}\nn = 41")
+        reply = k.request({"type": "variables", "id": "v", "limit": 50}, "variables_reply")
+        names = ["%s:%s:%s" % (v["name"], v["type"], v["summary"]) for v in reply["variables"]]
+        self.assertEqual([names[0], names[2]], ["data:dict:n=1", "n:int:41"])
+        self.assertTrue(names[1].startswith("json:module:<module 'json'"))
+        self.assertEqual(k.run("_i").plain, "\"import json\\ndata = {'a': [1, 2, 3]}\\nn = 41\"")
+        bad = k.request({"type": "variables", "id": "w", "limit": "all"}, "variables_reply")
+        self.assertEqual(bad["ename"], "ProtocolError")
+
+
+class CellNumber(unittest.TestCase):
+    def test_tracebacks_name_the_front_ends_number(self):
+        k = Kernel()
+        self.addCleanup(k.close)
+        cell = k.run("1/0", cellNumber=7)
+        self.assertTrue(any("Cell In[7], line 1" in line for line in cell.error["traceback"]))
+        cell = k.run("1/0")
+        self.assertTrue(any("Cell In[2], line 1" in line for line in cell.error["traceback"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
