@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { guardGroup, readyHostGuard } from '../kernel/hostGuard.js';
+import { gated, openGate, readyHostGuard } from '../kernel/hostGuard.js';
 import { signalGroup } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/outputSink.js';
 import type { BridgeHandler } from '../protocol/index.js';
@@ -35,8 +35,8 @@ export async function runCommand(command: string, input: string, signal: AbortSi
   const { execa } = await import('execa');
   if (signal.aborted) throw new Error(CANCELLED);
   readyHostGuard();
-  const child = execa('/bin/sh', ['-c', command], {
-    input,
+  const { file, args } = gated('/bin/sh', ['-c', command]);
+  const child = execa(file, args, {
     detached: true, // a group of its own: an interrupt kills everything the command started
     reject: false,
     stripFinalNewline: false,
@@ -44,8 +44,8 @@ export async function runCommand(command: string, input: string, signal: AbortSi
     cancelSignal: signal,
     killSignal: 'SIGKILL',
   });
-  // The command and what it starts die with the host, as kernels do.
-  const guarded = guardGroup(child.pid);
+  // The command and what it starts die with the host, as kernels do: it starts once guarded.
+  const guarded = openGate(child.pid, child.stdin, input);
   const killTree = () => {
     if (child.pid) signalGroup(child.pid, 'SIGKILL');
   };

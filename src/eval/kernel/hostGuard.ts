@@ -122,6 +122,37 @@ export function readyHostGuard(): void {
   ensureGuard();
 }
 
+/** The gate's program: the first line of stdin must be `go`, the rest is the command's stdin. */
+const GATE_SCRIPT = 'IFS= read -r go && [ "$go" = go ] || exit 125; exec "$@"';
+/** What opens the gate (written first on the gated command's stdin). */
+const GATE_OPEN = 'go\n';
+
+/**
+ * `file args` behind a gate: the command starts only once the host has told the guard about its
+ * group and then says go on its stdin, so a host killed in between (a library such as execa does
+ * much between the spawn and its return) leaves nothing running that the guard does not know
+ * of. The host's death before go is end of file: the gate exits and the command never runs.
+ * Open it with openGate(). (Not on Windows, which has no guard.)
+ */
+export function gated(file: string, args: string[]): { file: string; args: string[] } {
+  if (process.platform === 'win32') return { file, args };
+  return { file: '/bin/sh', args: ['-c', GATE_SCRIPT, 'omp-eval-gate', file, ...args] };
+}
+
+/** Guards the gated process's group, then lets it start, with `input` (if any) as its stdin. */
+export function openGate(
+  pid: number | undefined,
+  stdin: Writable | null | undefined,
+  input?: string,
+): GuardedGroup | undefined {
+  const guarded = guardGroup(pid);
+  if (!stdin) return guarded;
+  stdin.on('error', () => {}); // EPIPE: it died; its result says so
+  const open = process.platform === 'win32' ? '' : GATE_OPEN;
+  stdin.end(`${open}${input ?? ''}`);
+  return guarded;
+}
+
 /** What guarding one process group gives back: release it once the group has ended. */
 export interface GuardedGroup {
   readonly pgid: number;

@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { filterEnv } from './env.js';
-import { guardGroup, readyHostGuard } from './hostGuard.js';
+import { gated, openGate, readyHostGuard } from './hostGuard.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
 import { signalGroup } from './processGroup.js';
 
@@ -100,15 +100,15 @@ const probes = new Map<string, Promise<Probe>>();
 async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Probe> {
   const { execa } = await import('execa');
   readyHostGuard();
-  const child = execa(path, ['-c', PROBE], {
+  const { file, args } = gated(path, ['-c', PROBE]);
+  const child = execa(file, args, {
     env,
     extendEnv: false,
     detached: true,
     maxBuffer: 64 * 1024,
     reject: false,
-    stdin: 'ignore',
   });
-  const guarded = guardGroup(child.pid);
+  const guarded = openGate(child.pid, child.stdin); // (it starts once guarded; its stdin is then empty)
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
