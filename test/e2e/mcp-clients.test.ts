@@ -37,7 +37,7 @@ describe('completion() through MCP sampling', { timeout: 60_000 }, () => {
       server.client,
       'answer = completion("hello", system="be brief", model="small", schema={"type": "object", "required": ["echo"]})\nanswer["echo"]',
     );
-    expect(textOf(result)).toBe("'hello'");
+    expect(textOf(result)).toBe("[completion finished]\n'hello'");
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({
       messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
@@ -66,7 +66,7 @@ describe('completion() through MCP sampling', { timeout: 60_000 }, () => {
     server.client.setRequestHandler(CreateMessageRequestSchema, () => {
       throw new Error('sampling must not be used');
     });
-    expect(textOf(await evalCell(server.client, 'completion("abc")'))).toBe("'completion:cba'");
+    expect(textOf(await evalCell(server.client, 'completion("abc")'))).toBe("[completion finished]\n'completion:cba'");
   });
 });
 

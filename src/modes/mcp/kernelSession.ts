@@ -119,7 +119,8 @@ export class KernelSession {
       const label = LABEL[cell.language];
       if (cell.kernelKilled) {
         this.notices.push(
-          `The previous eval call was cancelled and its cell ${cell.index + 1} did not respond to the interrupt, so the ${label} kernel was killed: all earlier ${label} state is lost, and this call runs in a new kernel.`,
+          // (the engine's own notice on this call's cell says that a new kernel runs it)
+          `The previous eval call was cancelled and its cell ${cell.index + 1} did not respond to the interrupt, so the ${label} kernel was killed.`,
         );
       } else if (cell.status === 'cancelled') {
         this.notices.push(
