@@ -51,6 +51,15 @@ export { type Logger, silentLogger, streamLogger } from './logger.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
 export { OutputSink, resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
 export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
+export { checkSandbox, findBwrap, sandboxProblem } from './sandbox/bwrap.js';
+export {
+  describeSandbox,
+  SANDBOX_MODES,
+  SandboxError,
+  type SandboxMode,
+  type SandboxSettings,
+  sandboxOf,
+} from './sandbox/settings.js';
 export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
 export {
   backendAvailability,

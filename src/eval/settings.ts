@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
+import type { SandboxMode } from './sandbox/settings.js';
 import { settingsProblems } from './schemas/index.js';
 
 export type KernelMode = 'session' | 'per-call';
@@ -23,6 +24,13 @@ export interface Settings {
   'bridge.agentCommand'?: string;
   /** The command that answers completion() calls. */
   'bridge.completionCommand'?: string;
+  /** The kernels' sandbox; unset: $OMP_EVAL_SANDBOX, else the front end's default. */
+  'sandbox.mode'?: SandboxMode;
+  'sandbox.allowNetwork': boolean;
+  /** Directories sandboxed kernels may write to besides the cwd and their temp dir. */
+  'sandbox.writableRoots': string[];
+  /** Memory of a kernel and its processes in MB (0: none; sandboxed kernels default to 2048). */
+  'sandbox.memoryLimitMb'?: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -31,6 +39,8 @@ export const DEFAULT_SETTINGS: Settings = {
   'eval.js': true,
   'eval.timeout': DEFAULT_TIMEOUT_S,
   'env.pass': [],
+  'sandbox.allowNetwork': false,
+  'sandbox.writableRoots': [],
 };
 
 export class SettingsError extends Error {
@@ -68,6 +78,10 @@ const RULES: Record<keyof Settings, string> = {
   'env.pass': 'must be a list of environment variable names',
   'bridge.agentCommand': 'must be a shell command',
   'bridge.completionCommand': 'must be a shell command',
+  'sandbox.mode': 'must be "off", "read-only" or "workspace-write"',
+  'sandbox.allowNetwork': 'must be true or false (or 1/0, yes/no, on/off)',
+  'sandbox.writableRoots': 'must be a list of directories',
+  'sandbox.memoryLimitMb': 'must be a whole number of MB (0 for no limit)',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */
@@ -75,7 +89,12 @@ function convert(key: keyof Settings, value: unknown): unknown {
   switch (key) {
     case 'eval.py':
     case 'eval.js':
+    case 'sandbox.allowNetwork':
       return typeof value === 'string' ? parseBooleanFlag(value, key) : value;
+    case 'sandbox.memoryLimitMb':
+      return Number(value);
+    case 'sandbox.writableRoots':
+      return typeof value === 'string' ? [value] : value;
     case 'eval.timeout':
       return clampTimeout(Number(value));
     case 'env.pass':
@@ -147,6 +166,8 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   const settings = { ...DEFAULT_SETTINGS, ...file, ...fromFlags };
   // Names to pass add up: the file's and the flags'.
   settings['env.pass'] = [...new Set([...(file['env.pass'] ?? []), ...(fromFlags['env.pass'] ?? [])])];
+  const roots = [...(file['sandbox.writableRoots'] ?? []), ...(fromFlags['sandbox.writableRoots'] ?? [])];
+  settings['sandbox.writableRoots'] = [...new Set(roots)];
   return settings;
 }
 

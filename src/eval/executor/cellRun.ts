@@ -191,7 +191,7 @@ function resultOf(
   c.sink.end();
   const status: CellStatus = o.status === 'ok' ? 'ok' : o.cancelled || interrupted ? 'cancelled' : 'error';
   const exitCode =
-    exit?.reason === 'died' && !interrupted
+    (exit?.reason === 'died' || exit?.reason === 'memory-limit') && !interrupted
       ? exitCodeOf(exit)
       : status === 'ok'
         ? 0

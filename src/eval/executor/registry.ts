@@ -12,6 +12,8 @@ import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../kern
 import { describeExit, type KernelLanguage as Language } from '../kernel/types.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { BridgeHandler } from '../protocol/index.js';
+import { assertSandboxAvailable } from '../sandbox/bwrap.js';
+import { type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { commandBridge } from './commandBridge.js';
 import { KernelSet } from './kernelSet.js';
@@ -35,6 +37,8 @@ export function checkCwd(cwd: string): string {
 export class Executor implements SessionHost {
   readonly settings: Settings;
   readonly logger: Logger;
+  /** The kernels' sandbox (settings, else $OMP_EVAL_SANDBOX, else off). */
+  readonly sandbox: SandboxSettings;
   private readonly sets = new Map<string, KernelSet>();
   /** Sessions the executor itself owns for the eval tool, by key: they live until dispose(). */
   private readonly retained = new Map<string, Session>();
@@ -45,6 +49,8 @@ export class Executor implements SessionHost {
   constructor(private readonly opts: ExecutorOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.logger = opts.logger ?? silentLogger;
+    this.sandbox = sandboxOf(this.settings);
+    assertSandboxAvailable(this.sandbox); // a sandbox that cannot be had fails now, never silently
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];
     this.bridge =
@@ -143,6 +149,7 @@ export class Executor implements SessionHost {
       passEnv: this.settings['env.pass'],
       bridge: this.bridge,
       logger: this.logger,
+      sandbox: this.sandbox,
       ...(this.opts.kernelEnv ? { env: this.opts.kernelEnv } : {}),
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),

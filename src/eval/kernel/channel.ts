@@ -137,9 +137,16 @@ export class KernelChannel {
     return rawStdout ? [frames, rawStdout, stderr] : [frames];
   }
 
+  /** The runner's pid on the host (in a sandbox, bwrap's pid is not the runner's). */
+  private get runnerPid(): number | undefined {
+    return this.proc.sandbox ? this.proc.sandbox.runnerPid(this.pid) : this.pid;
+  }
+
   signalRunner(signal: NodeJS.Signals): void {
+    const pid = this.runnerPid;
     try {
-      this.proc.child.kill(signal);
+      if (pid !== undefined && pid !== this.pid) process.kill(pid, signal);
+      else this.proc.child.kill(signal);
     } catch {
       // already gone
     }
@@ -147,7 +154,7 @@ export class KernelChannel {
 
   /** Signals the runner's live descendants (a js runner blocked in execSync() waits for them). */
   signalDescendants(signal: NodeJS.Signals): void {
-    const pid = this.pid;
+    const pid = this.runnerPid;
     if (pid) signalDescendants(pid, signal);
   }
 

@@ -182,7 +182,10 @@ export class Kernel {
     void this.stop('protocol-error', { kill: true });
   }
 
-  private onFrame(frame: Frame) {
+  private onFrame(received: Frame) {
+    const sandbox = this.channel?.proc.sandbox;
+    // An error the sandbox caused (network off, a read-only place, the memory limit) says so.
+    const frame = received.type === 'error' && sandbox ? sandbox.annotate(received) : received;
     if (frame.type === 'complete_reply') {
       this.completions.answer(frame);
       return;
@@ -340,9 +343,19 @@ export class Kernel {
   }
 
   private onClose({ code, signal }: ProcessEnd): KernelExit {
-    const reason: KernelExitReason = this.state === 'stopping' ? this.stopReason : 'died';
+    let reason: KernelExitReason = this.state === 'stopping' ? this.stopReason : 'died';
     const stderrTail = (this.channel?.stderrTail ?? '').split('\n').slice(-40).join('\n');
-    const exit: KernelExit = { code, signal, reason, stderrTail };
+    const sandbox = this.channel?.proc.sandbox;
+    const memoryLimitMb =
+      reason === 'died' ? sandbox?.memoryExceeded({ code, signal }, stderrTail) : undefined;
+    if (memoryLimitMb) reason = 'memory-limit';
+    const exit: KernelExit = {
+      code,
+      signal,
+      reason,
+      stderrTail,
+      ...(memoryLimitMb ? { memoryLimitMb } : {}),
+    };
     this.exitInfo = exit;
     this.machine.fire('exited');
     // Every pipe is drained now: held-back output and a held `done` reach their cell first.
@@ -366,7 +379,11 @@ export class Kernel {
     for (const cell of this.queue.splice(0))
       this.finish(cell, exitOutcome({ id: cell.request.id }, false, exit, context));
     // A kernel that died on its own may leave its cells' children behind.
-    if (reason === 'died') void reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+    const reaped =
+      reason === 'died' || reason === 'memory-limit'
+        ? reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS)
+        : Promise.resolve();
+    void reaped.then(() => sandbox?.dispose());
     return exit;
   }
 

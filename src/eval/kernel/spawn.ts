@@ -7,11 +7,12 @@
  * cell's raw output. Its frames carry a per-kernel key (sent in the init request, never in the
  * environment, which a cell can read from /proc), so a frame a cell writes to fd 3 is not taken.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
+import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
 import { filterEnv, kernelEnv } from './env.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile } from './runnerFile.js';
@@ -37,6 +38,8 @@ export interface KernelProcess {
   syncToken?: string;
   /** js: the key on every frame; a frame without it was not written by the runner. */
   frameKey?: string;
+  /** The kernel's sandbox (bwrap, memory limit), when it runs in one. */
+  sandbox?: KernelSandbox;
 }
 
 export async function spawnKernel(
@@ -52,7 +55,7 @@ async function spawnPython(cwd: string, opts: KernelOptions, logger: Logger): Pr
   const hostEnv = opts.hostEnv ?? process.env;
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
-  const child = spawn(python.executable, ['-u', runner], {
+  const { child, sandbox } = await spawnInSandbox(opts.sandbox, python.executable, ['-u', runner], {
     cwd,
     env: { ...kernelEnv(hostEnv, python, opts.passEnv), OMP_BRIDGE_FD: '3' },
     detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
@@ -62,6 +65,7 @@ async function spawnPython(cwd: string, opts: KernelOptions, logger: Logger): Pr
   });
   return {
     child,
+    ...(sandbox ? { sandbox } : {}),
     executable: python.executable,
     python,
     requests: child.stdin as Writable,
@@ -71,14 +75,14 @@ async function spawnPython(cwd: string, opts: KernelOptions, logger: Logger): Pr
   };
 }
 
-function spawnNode(cwd: string, opts: KernelOptions): KernelProcess {
+async function spawnNode(cwd: string, opts: KernelOptions): Promise<KernelProcess> {
   // One secret serves as the frame key and in the end-of-cell markers.
   const key = randomBytes(16).toString('hex');
   const env = {
     ...filterEnv(opts.hostEnv ?? process.env, ['NODE_PATH', ...(opts.passEnv ?? [])]),
     OMP_BRIDGE_FD: '5',
   };
-  const child = spawn(process.execPath, [JS_RUNNER], {
+  const { child, sandbox } = await spawnInSandbox(opts.sandbox, process.execPath, [JS_RUNNER], {
     cwd,
     env,
     detached: true,
@@ -88,6 +92,7 @@ function spawnNode(cwd: string, opts: KernelOptions): KernelProcess {
   });
   return {
     child,
+    ...(sandbox ? { sandbox } : {}),
     executable: process.execPath,
     requests: child.stdio[4] as Writable,
     frames: child.stdio[3] as Readable,

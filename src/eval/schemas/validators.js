@@ -194,13 +194,15 @@ return errors === 0;
 }
 
 export const settings = validate11;
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
 const schema13 = {"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]};
 const schema15 = {"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"};
+const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("\\S", "u");
 const pattern1 = new RegExp("^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$", "u");
 const pattern3 = new RegExp("^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$", "u");
 const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern11 = new RegExp("^\\s*\\d+\\s*$", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="settings" */;
@@ -208,7 +210,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!((((((((key0 === "python.interpreter") || (key0 === "python.kernelMode")) || (key0 === "eval.py")) || (key0 === "eval.js")) || (key0 === "eval.timeout")) || (key0 === "env.pass")) || (key0 === "bridge.agentCommand")) || (key0 === "bridge.completionCommand"))){
+if(!(func2.call(schema12.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -611,9 +613,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data["sandbox.mode"] !== undefined){
+let data9 = data["sandbox.mode"];
+if(!(((data9 === "off") || (data9 === "read-only")) || (data9 === "workspace-write"))){
+const err27 = {instancePath:instancePath+"/sandbox.mode",schemaPath:"#/properties/sandbox.mode/enum",keyword:"enum",params:{allowedValues: schema12.properties["sandbox.mode"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -622,12 +625,262 @@ vErrors.push(err27);
 }
 errors++;
 }
+}
+if(data["sandbox.allowNetwork"] !== undefined){
+let data10 = data["sandbox.allowNetwork"];
+const _errs42 = errors;
+let valid12 = false;
+const _errs43 = errors;
+if(typeof data10 !== "boolean"){
+const err28 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+var _valid4 = _errs43 === errors;
+valid12 = valid12 || _valid4;
+if(!valid12){
+const _errs45 = errors;
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+const err29 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid4 = _errs45 === errors;
+valid12 = valid12 || _valid4;
+}
+if(!valid12){
+const err31 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+else {
+errors = _errs42;
+if(vErrors !== null){
+if(_errs42){
+vErrors.length = _errs42;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.writableRoots"] !== undefined){
+let data11 = data["sandbox.writableRoots"];
+const _errs48 = errors;
+let valid13 = false;
+const _errs49 = errors;
+if(typeof data11 === "string"){
+if(!pattern0.test(data11)){
+const err32 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+var _valid5 = _errs49 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs51 = errors;
+if(Array.isArray(data11)){
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
+if(typeof data12 === "string"){
+if(!pattern0.test(data12)){
+const err34 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid5 = _errs51 === errors;
+valid13 = valid13 || _valid5;
+}
+if(!valid13){
+const err37 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+else {
+errors = _errs48;
+if(vErrors !== null){
+if(_errs48){
+vErrors.length = _errs48;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.memoryLimitMb"] !== undefined){
+let data13 = data["sandbox.memoryLimitMb"];
+const _errs56 = errors;
+let valid16 = false;
+const _errs57 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err38 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 0 || isNaN(data13)){
+const err39 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+var _valid6 = _errs57 === errors;
+valid16 = valid16 || _valid6;
+if(!valid16){
+const _errs59 = errors;
+if(typeof data13 === "string"){
+if(!pattern11.test(data13)){
+const err40 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*\\d+\\s*$"},message:"must match pattern \""+"^\\s*\\d+\\s*$"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid6 = _errs59 === errors;
+valid16 = valid16 || _valid6;
+}
+if(!valid16){
+const err42 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+errors = _errs56;
+if(vErrors !== null){
+if(_errs56){
+vErrors.length = _errs56;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
 validate11.errors = vErrors;
 return errors === 0;
 }
 
 export const bridgeCall = validate12;
-const schema17 = {"type":"object","required":["id","kind","cell","payload"],"properties":{"id":{"type":"integer"},"kind":{"type":"string","pattern":"\\S"},"cell":{"type":["string","null"]},"payload":{"type":"object"}},"$id":"bridgeCall"};
+const schema18 = {"type":"object","required":["id","kind","cell","payload"],"properties":{"id":{"type":"integer"},"kind":{"type":"string","pattern":"\\S"},"cell":{"type":["string","null"]},"payload":{"type":"object"}},"$id":"bridgeCall"};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="bridgeCall" */;
@@ -715,7 +968,7 @@ errors++;
 if(data.cell !== undefined){
 let data2 = data.cell;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/cell",schemaPath:"#/properties/cell/type",keyword:"type",params:{type: schema17.properties.cell.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/cell",schemaPath:"#/properties/cell/type",keyword:"type",params:{type: schema18.properties.cell.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -754,7 +1007,7 @@ return errors === 0;
 }
 
 export const agentPayload = validate13;
-const schema18 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
+const schema19 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="agentPayload" */;
@@ -798,7 +1051,7 @@ errors++;
 if(data.model !== undefined){
 let data2 = data.model;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema18.properties.model.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema19.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -811,7 +1064,7 @@ errors++;
 if(data.label !== undefined){
 let data3 = data.label;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema18.properties.label.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema19.properties.label.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -824,7 +1077,7 @@ errors++;
 if(data.schema !== undefined){
 let data4 = data.schema;
 if(((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (typeof data4 !== "boolean")) && (data4 !== null)){
-const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema18.properties.schema.type},message:"must be object,boolean,null"};
+const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema19.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -850,7 +1103,7 @@ return errors === 0;
 }
 
 export const completionPayload = validate14;
-const schema19 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
+const schema20 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="completionPayload" */;
@@ -882,7 +1135,7 @@ errors++;
 if(data.model !== undefined){
 let data1 = data.model;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema19.properties.model.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema20.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -895,7 +1148,7 @@ errors++;
 if(data.system !== undefined){
 let data2 = data.system;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema19.properties.system.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema20.properties.system.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -908,7 +1161,7 @@ errors++;
 if(data.schema !== undefined){
 let data3 = data.schema;
 if(((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (typeof data3 !== "boolean")) && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema19.properties.schema.type},message:"must be object,boolean,null"};
+const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema20.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
