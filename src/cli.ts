@@ -72,11 +72,8 @@ program
   .configureHelp({ showGlobalOptions: true });
 addSandboxOptions(program);
 
-/** The settings of defaults, config file and flags; `sandbox` is the command's default sandbox. */
-async function settingsFrom(
-  flags: GlobalFlags,
-  sandbox: 'off' | 'workspace-write' = 'off',
-): Promise<Settings> {
+/** The settings of defaults, config file and flags; `sandbox`: the command's default sandbox mode. */
+async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write'): Promise<Settings> {
   const { loadSettings, sandboxOf } = await import('./eval/index.js');
   const overrides: Partial<Settings> = {};
   if (flags.python) overrides['python.interpreter'] = flags.python;
@@ -86,7 +83,7 @@ async function settingsFrom(
   if (flags.agentCommand) overrides['bridge.agentCommand'] = flags.agentCommand;
   if (flags.completionCommand) overrides['bridge.completionCommand'] = flags.completionCommand;
   const settings = loadSettings({ ...overrides, ...sandboxOverrides(flags) });
-  settings['sandbox.mode'] = sandboxOf(settings, process.env, sandbox).mode;
+  if (sandbox) settings['sandbox.mode'] = sandboxOf(settings, process.env, sandbox).mode;
   return settings;
 }
 
@@ -246,10 +243,13 @@ setup
       const { checkPython } = await import('./modes/setup.js');
       const { checkCwd } = await import('./eval/index.js');
       const settings = await settingsFrom(flags);
-      process.exitCode = await checkPython(
+      const streams = { out: process.stdout, err: process.stderr };
+      const python = await checkPython(
         { interpreter: settings['python.interpreter'], cwd: checkCwd(flags.cwd) },
-        { out: process.stdout, err: process.stderr },
+        streams,
       );
+      const { checkSandboxSetup } = await import('./modes/sandboxCheck.js');
+      process.exitCode = Math.max(python, await checkSandboxSetup(settings, streams));
     } catch (err) {
       process.stderr.write(`omp-eval: ${(err as Error).message}\n`);
       process.exitCode = 2;

@@ -52,8 +52,10 @@ export type { ImageOutput, StatusEvent } from './output/display.js';
 export { OutputSink, resolveArtifact, sanitize, type Truncation } from './output/outputSink.js';
 export type { BridgeHandler, BridgeRequest, Frame, FrameType, MimeBundle } from './protocol/index.js';
 export { checkSandbox, findBwrap, sandboxProblem } from './sandbox/bwrap.js';
+export { memoryMethodHere } from './sandbox/cgroup.js';
 export {
   describeSandbox,
+  memoryLimitOf,
   SANDBOX_MODES,
   SandboxError,
   type SandboxMode,

@@ -82,7 +82,9 @@ export class KernelChannel {
     this.untrack = trackLive(this);
     this.guard = startHostGuard(child.pid);
     this.closed = new Promise<ProcessEnd>((resolve) => {
-      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('close', (code, signal) =>
+        resolve(proc.sandbox?.processEnd(code, signal) ?? { code, signal }),
+      );
       // 'close' waits for every copy of the pipes; a process the kernel forked may hold them
       // long after the kernel died. Give the pipes a moment to drain, then stop waiting.
       child.once('exit', () => {
@@ -138,7 +140,7 @@ export class KernelChannel {
   }
 
   /** The runner's pid on the host (in a sandbox, bwrap's pid is not the runner's). */
-  private get runnerPid(): number | undefined {
+  get runnerPid(): number | undefined {
     return this.proc.sandbox ? this.proc.sandbox.runnerPid(this.pid) : this.pid;
   }
 

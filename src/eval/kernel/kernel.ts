@@ -87,6 +87,10 @@ export class Kernel {
   get pid(): number | undefined {
     return this.channel?.pid;
   }
+  /** The runner's pid on the host: `pid` is the spawned process's, bwrap's in a sandbox. */
+  get runnerPid(): number | undefined {
+    return this.channel?.runnerPid;
+  }
   get executionCount(): number {
     return this.lastExecutionCount;
   }

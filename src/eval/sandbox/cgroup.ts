@@ -146,3 +146,11 @@ export async function removeCgroup(cgroup: MemoryCgroup, ms = 2_000): Promise<vo
   const until = Date.now() + ms;
   while (!removeCgroupSync(cgroup) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
 }
+
+/** How a memory limit would be enforced here: a cgroup can be made (and is removed again), or not. */
+export function memoryMethodHere(): 'cgroup' | 'rlimit' {
+  const probe = createMemoryCgroup(64 * 1024 * 1024);
+  if (!probe) return 'rlimit';
+  removeCgroupSync(probe);
+  return 'cgroup';
+}

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ErrorFrame } from '../protocol/index.js';
 import { assertSandboxAvailable, bwrapArgs, findBwrap, probeBwrap } from './bwrap.js';
@@ -34,6 +34,11 @@ export interface KernelSandbox {
   readonly memory?: { limitMb: number; method: 'cgroup' | 'rlimit' };
   /** The runner's pid on the host, given the pid of the spawned process (bwrap's). */
   runnerPid(spawnedPid: number | undefined): number | undefined;
+  /**
+   * How the kernel ended, from how the spawned process did: bwrap exits with 128 + n when the
+   * runner was killed by signal n, and that is reported as the signal (as without a sandbox).
+   */
+  processEnd(code: number | null, signal: NodeJS.Signals | null): ProcessEnd;
   /** The limit in MB when the memory limit is what ended the kernel; else undefined. */
   memoryExceeded(
     end: { code: number | null; signal: NodeJS.Signals | null },
@@ -43,6 +48,11 @@ export interface KernelSandbox {
   annotate(frame: ErrorFrame): ErrorFrame;
   /** Removes the temp dir and the cgroup (once the kernel's processes are gone). Idempotent. */
   dispose(): Promise<void>;
+}
+
+export interface ProcessEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 export interface SandboxedCommand {
@@ -223,11 +233,17 @@ class Sandbox implements KernelSandbox {
     return this.runner ?? spawnedPid;
   }
 
-  memoryExceeded(end: { code: number | null; signal: NodeJS.Signals | null }, stderrTail: string) {
+  processEnd(code: number | null, signal: NodeJS.Signals | null): ProcessEnd {
+    if (!this.places || signal !== null || code === null || code <= 128) return { code, signal };
+    const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+    return name ? { code: null, signal: name as NodeJS.Signals } : { code, signal };
+  }
+
+  memoryExceeded(end: ProcessEnd, stderrTail: string) {
     const wrap = this.wrap;
     if (!wrap) return undefined;
     if (wrap.cgroup) {
-      const killed = end.signal === 'SIGKILL' || end.code === 137; // bwrap reports 128 + signal
+      const killed = end.signal === 'SIGKILL';
       return killed && oomKills(wrap.cgroup) > 0 ? wrap.limitMb : undefined;
     }
     // RLIMIT_DATA: Node aborts when an allocation fails; Python raises MemoryError (and lives).
