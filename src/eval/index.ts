@@ -56,6 +56,7 @@ export { memoryMethodHere } from './sandbox/cgroup.js';
 export {
   describeSandbox,
   memoryLimitOf,
+  sandboxLabel,
   SANDBOX_MODES,
   SandboxError,
   type SandboxMode,

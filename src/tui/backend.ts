@@ -10,6 +10,7 @@ import {
   type Executor,
   type OutputEvent,
   type Session,
+  sandboxLabel,
 } from '../eval/index.js';
 import type { KernelStatus } from './state/reducer.js';
 
@@ -22,6 +23,8 @@ export interface CellRun {
 export interface NotebookBackend {
   readonly cwd: string;
   readonly mode: string;
+  /** The kernels' sandbox for the status line; unset when there is none. */
+  readonly sandbox?: string;
   /** The interpreter and its version, once known. */
   readonly python?: string;
   readonly version?: string;
@@ -74,6 +77,7 @@ export async function executorBackend(
   return {
     cwd: session.cwd,
     mode: session.mode,
+    ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
     language,
     nodeVersion: process.versions.node,
     ...(js
@@ -130,7 +134,7 @@ export async function executorBackend(
  */
 export function pendingBackend(
   ready: Promise<NotebookBackend>,
-  known: { cwd: string; language: CellLanguage; mode: string },
+  known: { cwd: string; language: CellLanguage; mode: string; sandbox?: string },
 ): NotebookBackend {
   let backend: NotebookBackend | undefined;
   let failure: Error | undefined;
@@ -151,6 +155,9 @@ export function pendingBackend(
     },
     get mode() {
       return backend?.mode ?? known.mode;
+    },
+    get sandbox() {
+      return backend?.sandbox ?? known.sandbox;
     },
     get python() {
       return backend?.python;

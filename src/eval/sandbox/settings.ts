@@ -98,3 +98,9 @@ export function sandboxOf(
     ...(limit !== undefined ? { memoryLimitMb: limit } : {}),
   };
 }
+
+/** The status line's word on the sandbox: "sandbox workspace-write" (+network); none when off. */
+export function sandboxLabel(s: SandboxSettings): string | undefined {
+  if (s.mode === 'off') return undefined;
+  return `sandbox ${s.mode}${s.allowNetwork ? ' +network' : ''}`;
+}
