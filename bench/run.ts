@@ -11,6 +11,7 @@ import { displayBench } from './display.js';
 import { durationBench } from './durations.js';
 import { jsBench } from './js.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
+import { sandboxBench } from './sandbox.js';
 
 /** Spawns a process, discards its stdout, resolves on exit. */
 function spawnAndDrain(cmd: string, args: string[]): Promise<void> {
@@ -163,6 +164,7 @@ async function main() {
   rows.push(...(await durationBench(python)));
   rows.push(...(await displayBench()));
   rows.push(...(await jsBench()));
+  rows.push(...(await sandboxBench(python)));
 
   const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
   const head: BenchRow = {

@@ -56,11 +56,11 @@ export { memoryMethodHere } from './sandbox/cgroup.js';
 export {
   describeSandbox,
   memoryLimitOf,
-  sandboxLabel,
   SANDBOX_MODES,
   SandboxError,
   type SandboxMode,
   type SandboxSettings,
+  sandboxLabel,
   sandboxOf,
 } from './sandbox/settings.js';
 export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
