@@ -62,6 +62,7 @@ export {
   type SandboxSettings,
   sandboxLabel,
   sandboxOf,
+  sandboxSummary,
 } from './sandbox/settings.js';
 export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
 export {

@@ -120,8 +120,15 @@ describe('sandbox: front ends', () => {
     const boxed = await startStdio({ env, cwd: freshDir('mcp') });
     const text = textOf(await evalCell(boxed.client, `${pid1}\nopen("/etc/omp-sbx-x", "w")`));
     expect(text).toMatch(/bwrap\n[\s\S]*Read-only file system[\s\S]*sandbox \(workspace-write\)/);
+    const description = (await boxed.client.listTools()).tools.find((t) => t.name === 'eval')?.description;
+    expect(description).toMatch(
+      /Sandbox \(workspace-write\): .* write only in the working directory, \$TMPDIR .*the network is off/,
+    );
     const off = await startStdio({ args: ['--sandbox', 'off', 'mcp'], env, cwd: freshDir('mcpoff') });
     expect(textOf(await evalCell(off.client, pid1))).not.toMatch(/bwrap/);
+    expect((await off.client.listTools()).tools.find((t) => t.name === 'eval')?.description).not.toContain(
+      'Sandbox',
+    );
   });
 
   it('setup python --check says which sandbox each command uses', async () => {

@@ -104,3 +104,22 @@ export function sandboxLabel(s: SandboxSettings): string | undefined {
   if (s.mode === 'off') return undefined;
   return `sandbox ${s.mode}${s.allowNetwork ? ' +network' : ''}`;
 }
+
+/** What code in the sandbox may do, in a sentence or two (an agent's tool description). */
+export function sandboxSummary(s: SandboxSettings): string | undefined {
+  if (s.mode === 'off') return undefined;
+  const places = [
+    ...(s.mode === 'workspace-write' ? ['the working directory'] : []),
+    '$TMPDIR (a temp directory of its own)',
+    ...s.writableRoots,
+  ];
+  const limit = memoryLimitOf(s);
+  return [
+    `Sandbox (${s.mode}): cells and the processes they start can write only in ${places.join(', ')};`,
+    s.allowNetwork ? 'the network is on;' : 'the network is off (no connections, no name lookups);',
+    limit
+      ? `the kernel and its processes may use ${limit} MB, beyond which the kernel is stopped and its state lost.`
+      : 'memory is not limited.',
+    'Errors caused by the sandbox say so. Only the user can change it.',
+  ].join(' ');
+}

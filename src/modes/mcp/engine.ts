@@ -32,6 +32,7 @@ export {
   SettingsError,
   type StatusEvent,
   sandboxOf,
+  sandboxSummary,
   ToolInputError,
   validateToolInput,
 } from '../../eval/index.js';
