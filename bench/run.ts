@@ -12,6 +12,7 @@ import { durationBench } from './durations.js';
 import { jsBench } from './js.js';
 import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
 import { resultsBench } from './results.js';
+import { sandboxBench } from './sandbox.js';
 
 /** Spawns a process, discards its stdout, resolves on exit. */
 function spawnAndDrain(cmd: string, args: string[]): Promise<void> {
@@ -165,6 +166,7 @@ async function main() {
   rows.push(...(await displayBench()));
   rows.push(...(await jsBench()));
   rows.push(...(await resultsBench()));
+  rows.push(...(await sandboxBench(python)));
 
   const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
   const head: BenchRow = {

@@ -7,9 +7,10 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
 import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
 import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
+import { addSandboxOptions, type SandboxFlags, sandboxOverrides } from './modes/sandboxFlags.js';
 import type { ImageMode } from './tui/lib/images.js';
 
-interface GlobalFlags {
+interface GlobalFlags extends SandboxFlags {
   python?: string;
   cwd: string;
   kernelMode?: 'session' | 'per-call';
@@ -69,9 +70,11 @@ program
   // Global flags are taken before or after a command (`omp-eval run f.js --timeout 5`).
   .showHelpAfterError()
   .configureHelp({ showGlobalOptions: true });
+addSandboxOptions(program);
 
-async function settingsFrom(flags: GlobalFlags): Promise<Settings> {
-  const { loadSettings } = await import('./eval/index.js');
+/** The settings of defaults, config file and flags; `sandbox`: the command's default sandbox mode. */
+async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write'): Promise<Settings> {
+  const { loadSettings, sandboxOf } = await import('./eval/index.js');
   const overrides: Partial<Settings> = {};
   if (flags.python) overrides['python.interpreter'] = flags.python;
   if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
@@ -79,15 +82,17 @@ async function settingsFrom(flags: GlobalFlags): Promise<Settings> {
   if (flags.passEnv?.length) overrides['env.pass'] = flags.passEnv;
   if (flags.agentCommand) overrides['bridge.agentCommand'] = flags.agentCommand;
   if (flags.completionCommand) overrides['bridge.completionCommand'] = flags.completionCommand;
-  return loadSettings(overrides);
+  const settings = loadSettings({ ...overrides, ...sandboxOverrides(flags) });
+  if (sandbox) settings['sandbox.mode'] = sandboxOf(settings, process.env, sandbox).mode;
+  return settings;
 }
 
 /** Whether an error is one a user can cause (a clear one-line message, no stack). */
 async function knownError(err: unknown): Promise<boolean> {
-  const { ExecutorError, KernelStartError, PythonNotFoundError, SettingsError } = await import(
+  const { ExecutorError, KernelStartError, PythonNotFoundError, SandboxError, SettingsError } = await import(
     './eval/index.js'
   );
-  return [SettingsError, ExecutorError, PythonNotFoundError, KernelStartError].some(
+  return [SettingsError, ExecutorError, PythonNotFoundError, KernelStartError, SandboxError].some(
     (type) => err instanceof type,
   );
 }
@@ -231,7 +236,8 @@ program
   .action(async (opts: { http?: string; idleTimeout?: number; printConfig?: McpClientName }) => {
     const flags = program.opts<GlobalFlags>();
     const { runMcpCommand } = await import('./modes/mcp/command.js');
-    process.exitCode = await runMcpCommand({ ...opts, settings: () => settingsFrom(flags), cwd: flags.cwd });
+    const settings = () => settingsFrom(flags, 'workspace-write'); // agents' code runs sandboxed
+    process.exitCode = await runMcpCommand({ ...opts, settings, cwd: flags.cwd });
   });
 
 const setup = program.command('setup').description('check or prepare a runtime');
@@ -245,10 +251,13 @@ setup
       const { checkPython } = await import('./modes/setup.js');
       const { checkCwd } = await import('./eval/index.js');
       const settings = await settingsFrom(flags);
-      process.exitCode = await checkPython(
+      const streams = { out: process.stdout, err: process.stderr };
+      const python = await checkPython(
         { interpreter: settings['python.interpreter'], cwd: checkCwd(flags.cwd) },
-        { out: process.stdout, err: process.stderr },
+        streams,
       );
+      const { checkSandboxSetup } = await import('./modes/sandboxCheck.js');
+      process.exitCode = Math.max(python, await checkSandboxSetup(settings, streams));
     } catch (err) {
       process.stderr.write(`omp-eval: ${(err as Error).message}\n`);
       process.exitCode = 2;

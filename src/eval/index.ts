@@ -74,6 +74,19 @@ export type {
   MimeBundle,
   VariableInfo,
 } from './protocol/index.js';
+export { checkSandbox, findBwrap, sandboxProblem } from './sandbox/bwrap.js';
+export { memoryMethodHere } from './sandbox/cgroup.js';
+export {
+  describeSandbox,
+  memoryLimitOf,
+  SANDBOX_MODES,
+  SandboxError,
+  type SandboxMode,
+  type SandboxSettings,
+  sandboxLabel,
+  sandboxOf,
+  sandboxSummary,
+} from './sandbox/settings.js';
 export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
 export {
   backendAvailability,

@@ -6,6 +6,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
+import type { SandboxMode } from './sandbox/settings.js';
 import { settingsProblems } from './schemas/index.js';
 
 export type KernelMode = 'session' | 'per-call';
@@ -29,6 +30,13 @@ export interface Settings {
   'artifacts.maxTotalMB': number;
   /** How many agent()/completion() calls run at once (over all kernels); the rest wait. */
   'bridge.maxConcurrent': number;
+  /** The kernels' sandbox; unset: $OMP_EVAL_SANDBOX, else the front end's default. */
+  'sandbox.mode'?: SandboxMode;
+  'sandbox.allowNetwork': boolean;
+  /** Directories sandboxed kernels may write to besides the cwd and their temp dir. */
+  'sandbox.writableRoots': string[];
+  /** Memory of a kernel and its processes in MB (0: none; sandboxed kernels default to 2048). */
+  'sandbox.memoryLimitMb'?: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -40,6 +48,8 @@ export const DEFAULT_SETTINGS: Settings = {
   'artifacts.maxFileMB': 100,
   'artifacts.maxTotalMB': 500,
   'bridge.maxConcurrent': 4,
+  'sandbox.allowNetwork': false,
+  'sandbox.writableRoots': [],
 };
 
 export class SettingsError extends Error {
@@ -80,6 +90,10 @@ const RULES: Record<keyof Settings, string> = {
   'artifacts.maxFileMB': 'must be a positive number of megabytes',
   'artifacts.maxTotalMB': 'must be a positive number of megabytes',
   'bridge.maxConcurrent': 'must be a whole number of calls (1..256)',
+  'sandbox.mode': 'must be "off", "read-only" or "workspace-write"',
+  'sandbox.allowNetwork': 'must be true or false (or 1/0, yes/no, on/off)',
+  'sandbox.writableRoots': 'must be a list of directories',
+  'sandbox.memoryLimitMb': 'must be a whole number of MB (0 for no limit)',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */
@@ -87,7 +101,12 @@ function convert(key: keyof Settings, value: unknown): unknown {
   switch (key) {
     case 'eval.py':
     case 'eval.js':
+    case 'sandbox.allowNetwork':
       return typeof value === 'string' ? parseBooleanFlag(value, key) : value;
+    case 'sandbox.memoryLimitMb':
+      return Number(value);
+    case 'sandbox.writableRoots':
+      return typeof value === 'string' ? [value] : value;
     case 'eval.timeout':
       return clampTimeout(Number(value));
     case 'env.pass':
@@ -204,6 +223,8 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   const settings = { ...DEFAULT_SETTINGS, ...file, ...fromFlags };
   // Names to pass add up: the file's and the flags'.
   settings['env.pass'] = [...new Set([...(file['env.pass'] ?? []), ...(fromFlags['env.pass'] ?? [])])];
+  const roots = [...(file['sandbox.writableRoots'] ?? []), ...(fromFlags['sandbox.writableRoots'] ?? [])];
+  settings['sandbox.writableRoots'] = [...new Set(roots)];
   return settings;
 }
 

@@ -53,6 +53,7 @@ export function App({
       language: backend.language,
       cwd: backend.cwd,
       mode: backend.mode,
+      ...(backend.sandbox ? { sandbox: backend.sandbox } : {}),
     }),
   );
   const startKernel = useKernelStatus(backend, dispatch);

@@ -13,6 +13,7 @@ import {
   localCompleteness,
   type OutputEvent,
   type Session,
+  sandboxLabel,
 } from '../eval/index.js';
 import type { KernelStatus } from './state/reducer.js';
 
@@ -26,6 +27,8 @@ export interface CellRun {
 export interface NotebookBackend {
   readonly cwd: string;
   readonly mode: string;
+  /** The kernels' sandbox for the status line; unset when there is none. */
+  readonly sandbox?: string;
   /** The interpreter and its version, once known. */
   readonly python?: string;
   readonly version?: string;
@@ -80,6 +83,7 @@ export async function executorBackend(
   return {
     cwd: session.cwd,
     mode: session.mode,
+    ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
     language,
     nodeVersion: process.versions.node,
     ...(js
@@ -137,7 +141,7 @@ export async function executorBackend(
  */
 export function pendingBackend(
   ready: Promise<NotebookBackend>,
-  known: { cwd: string; language: CellLanguage; mode: string },
+  known: { cwd: string; language: CellLanguage; mode: string; sandbox?: string },
 ): NotebookBackend {
   let backend: NotebookBackend | undefined;
   let failure: Error | undefined;
@@ -158,6 +162,9 @@ export function pendingBackend(
     },
     get mode() {
       return backend?.mode ?? known.mode;
+    },
+    get sandbox() {
+      return backend?.sandbox ?? known.sandbox;
     },
     get python() {
       return backend?.python;

@@ -5,7 +5,7 @@
  * The prompt is drawn at once: the executor's session (probing the interpreter) and the kernel
  * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
-import type { CellLanguage, Executor } from '../eval/index.js';
+import { type CellLanguage, type Executor, sandboxLabel } from '../eval/index.js';
 import type { ImageMode } from './lib/images.js';
 
 export interface NotebookOptions {
@@ -33,7 +33,12 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
       language,
     }),
-    { cwd: resolve(opts.cwd), language, mode: executor.settings['python.kernelMode'] },
+    {
+      cwd: resolve(opts.cwd),
+      language,
+      mode: executor.settings['python.kernelMode'],
+      ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
+    },
   );
   const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =
     await Promise.all([

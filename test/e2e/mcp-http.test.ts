@@ -14,6 +14,7 @@ import {
   evalCell,
   type HttpServer,
   httpClient,
+  kernelPid,
   pidAlive,
   processesMatching,
   startHttp,
@@ -164,8 +165,8 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
     await evalCell(b.client, 'who = "b"');
     expect(textOf(await evalCell(a.client, 'who'))).toBe("'a'");
     expect(textOf(await evalCell(b.client, 'who'))).toBe("'b'");
-    const pa = Number(textOf(await evalCell(a.client, 'import os; os.getpid()')));
-    const pb = Number(textOf(await evalCell(b.client, 'import os; os.getpid()')));
+    const pa = await kernelPid(a.client);
+    const pb = await kernelPid(b.client);
     expect(pa).not.toBe(pb);
     // Deleting a session shuts its kernels down; the other session goes on.
     await a.transport.terminateSession();
@@ -216,7 +217,7 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
   it('shuts an idle session down after --idle-timeout', async () => {
     const server = await startHttp(['--idle-timeout', '1']);
     const { client } = await httpClient(server);
-    const pid = Number(textOf(await evalCell(client, 'import os; os.getpid()')));
+    const pid = await kernelPid(client);
     await waitFor(() => !pidAlive(pid), 15_000, 'the idle session’s kernel to end');
     await expect(evalCell(client, '1')).rejects.toThrow(/Session not found/);
     // A running cell is not idle: a cell longer than the timeout still ends normally.
@@ -229,8 +230,8 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
   it('shuts every kernel down on SIGTERM', async () => {
     const server = await startHttp();
     const { client } = await httpClient(server);
-    const py = Number(textOf(await evalCell(client, 'import os; os.getpid()')));
-    const js = Number(textOf(await evalCell(client, 'process.pid', {}, 'js')));
+    const py = await kernelPid(client);
+    const js = await kernelPid(client, {}, 'js');
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 143, signal: null });
     expect(pidAlive(py)).toBe(false);

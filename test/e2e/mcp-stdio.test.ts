@@ -12,6 +12,7 @@ import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/kernel.js';
 import {
   evalCell,
+  kernelPid,
   pidAlive,
   processesMatching,
   type StdioServer,
@@ -190,7 +191,8 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
 
   it('kills a cell that ignores SIGINT after 5 s; the next call says the state was lost', async () => {
     const { client } = sessionClient();
-    const pid = Number(textOf(await evalCell(client, 'import os\nx = 1\nos.getpid()')));
+    await evalCell(client, 'x = 1');
+    const pid = await kernelPid(client);
     const controller = new AbortController();
     const cancelled = client.callTool(
       {
@@ -367,9 +369,9 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
 
   it('ends when stdin closes, leaving no kernel or guard process behind', async () => {
     const server = await startStdio();
-    const py = Number(textOf(await evalCell(server.client, 'import os; os.getpid()')));
-    const js = Number(textOf(await evalCell(server.client, 'process.pid', {}, 'js')));
-    const other = Number(textOf(await evalCell(server.client, 'import os; os.getpid()', { session: 'b' })));
+    const py = await kernelPid(server.client);
+    const js = await kernelPid(server.client, {}, 'js');
+    const other = await kernelPid(server.client, { session: 'b' });
     expect([py, js, other].every(pidAlive)).toBe(true);
     server.child.stdin?.end();
     expect(await server.exited).toEqual({ code: 0, signal: null });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, expect } from 'vitest';
 import { type ExecuteOptions, Kernel, type KernelOptions } from '../../src/eval/index.js';
 import type { Frame } from '../../src/eval/protocol/index.js';
@@ -78,6 +79,25 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what
 }
 
 export { groupAlive, pidAlive } from '../../src/eval/kernel/processGroup.js';
+
+/**
+ * The host pid of a kernel's process that calls itself `innerPid` (os.getpid() in a cell): the
+ * same number, unless the kernel runs in a sandbox's PID namespace. Found among the processes of
+ * the kernel's session while they live.
+ */
+export function hostPid(k: Kernel, innerPid: number): number {
+  for (const entry of readdirSync('/proc')) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const session = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+      const nspid = readFileSync(`/proc/${entry}/status`, 'utf8').match(/^NSpid:\s+(.*)$/m)?.[1];
+      if (session === k.pid && Number(nspid?.trim().split(/\s+/).at(-1)) === innerPid) return Number(entry);
+    } catch {
+      // not a process, or gone
+    }
+  }
+  return innerPid;
+}
 
 /** Output of a short command. */
 export function capture(cmd: string, args: string[]): Promise<string> {

@@ -165,6 +165,29 @@ export function textOf(result: unknown): string {
   return content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
 }
 
+/**
+ * The host pid of the kernel that runs this client's `language` cells (in `extra`'s session). A
+ * sandboxed kernel (mcp's default) sees only its PID namespace: its runner is then found on the
+ * host as the child of the bwrap processes whose command line names the kernel's $TMPDIR.
+ */
+export async function kernelPid(client: Client, extra: Record<string, unknown> = {}, language = 'py') {
+  const code =
+    language === 'py'
+      ? 'import os; print(os.getpid(), os.environ.get("TMPDIR", ""))'
+      : 'console.log(process.pid, process.env.TMPDIR ?? "")';
+  const [inner, tmp = ''] = textOf(await evalCell(client, code, extra, language))
+    .trim()
+    .split(' ');
+  if (!tmp.includes('omp-eval-sandbox-')) return Number(inner);
+  const sandbox = processesMatching(`--bind ${tmp} `);
+  const children = sandbox.flatMap((pid) =>
+    readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
+  const runner = children.find((pid) => !sandbox.includes(pid));
+  if (runner === undefined) throw new Error(`no runner found for the sandbox of ${tmp}`);
+  return runner;
+}
+
 /** Runs one py (or js) cell through the eval tool. */
 export function evalCell(client: Client, code: string, extra: Record<string, unknown> = {}, language = 'py') {
   return client.callTool({

@@ -68,7 +68,7 @@ describe('executor: deaths we caused are not retried', () => {
     const counter = join(dir, 'count');
     writeFileSync(counter, '');
     const ex = makeExecutor();
-    const s = await ex.session();
+    const s = await ex.session({ cwd: dir }); // writable in a sandbox too
     const [r] = await s.run([
       py(
         `import signal, time\nopen(${JSON.stringify(counter)}, "a").write("x")\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\ntime.sleep(30)`,
@@ -188,7 +188,7 @@ describe('notebook-facing executor options', () => {
     const counter = join(dir, 'count');
     writeFileSync(counter, '');
     const ex = makeExecutor();
-    const s = await ex.session();
+    const s = await ex.session({ cwd: dir }); // writable in a sandbox too
     const [r] = await s.run(
       [py(`open(${JSON.stringify(counter)}, "a").write("x")\nimport os\nos._exit(4)`)],
       {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/index.js';
 import { makeExecutor } from '../helpers/executor.js';
-import { pidAlive, waitFor } from '../helpers/kernel.js';
+import { groupAlive, pidAlive, waitFor } from '../helpers/kernel.js';
 
 const py = (code: string, extra: Record<string, unknown> = {}) => ({
   language: 'py' as const,
@@ -43,10 +43,13 @@ describe('executor: sessions', () => {
   it('per-call mode gives every call a fresh kernel and leaves none running', async () => {
     const ex = makeExecutor({ settings: { 'python.kernelMode': 'per-call' } });
     const s = await ex.session({ id: 'p' });
-    const [first] = await s.run([py('import os\ny = 1\nos.getpid()')]);
+    let pid: number | undefined;
+    await s.run([py('y = 1')], { onEvent: () => (pid ??= s.kernel?.pid) });
     const [second] = await s.run([py('y')]);
     expect(second?.error?.ename).toBe('NameError');
-    expect(pidAlive(Number(first?.text.trim()))).toBe(false);
+    expect(pid).toBeDefined();
+    expect(pidAlive(pid as number)).toBe(false);
+    expect(groupAlive(pid as number)).toBe(false);
     expect(ex.kernels).toEqual([]);
   });
 
@@ -92,7 +95,7 @@ describe('executor: kernel death', () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-retry-'));
     const marker = join(dir, 'crashed-once');
     const ex = makeExecutor();
-    const s = await ex.session();
+    const s = await ex.session({ cwd: dir }); // writable in a sandbox too
     const [r] = await s.run([
       py(
         `import os\nif not os.path.exists(${JSON.stringify(marker)}):\n    open(${JSON.stringify(marker)}, "w").close()\n    os._exit(3)\nprint("second try")`,

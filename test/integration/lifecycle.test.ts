@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { Kernel, KernelStartError } from '../../src/eval/index.js';
 import { PythonNotFoundError, resolvePython } from '../../src/eval/kernel/python.js';
-import { groupAlive, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
+import { groupAlive, hostPid, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 
 describe('kernel: death and shutdown', () => {
   it('ends the cell with the exit code when the kernel calls os._exit', async () => {
@@ -38,7 +38,7 @@ describe('kernel: death and shutdown', () => {
       k,
       'import subprocess, os\np = subprocess.Popen(["sleep", "1000"])\nos.system("sleep 1000 &")\np.pid',
     );
-    const child = Number(result?.['text/plain']);
+    const child = hostPid(k, Number(result?.['text/plain']));
     expect(pidAlive(child)).toBe(true);
     await k.shutdown();
     expect(pidAlive(pid)).toBe(false);

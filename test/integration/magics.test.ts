@@ -170,7 +170,7 @@ function fill(text: string, tmp: string) {
 describe('magics, row by row (IPython semantics)', () => {
   it.sequential('all rows', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'omp-magic-'));
-    const k = await startKernel();
+    const k = await startKernel({ cwd: tmp }); // writable in a sandbox too
     for (const row of rows) {
       if (row.setup) {
         const setup = await run(k, fill(row.setup, tmp));

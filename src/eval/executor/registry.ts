@@ -13,6 +13,8 @@ import { describeExit, type KernelExit, type KernelLanguage as Language } from '
 import { type Logger, silentLogger } from '../logger.js';
 import { artifactDir, configureArtifacts } from '../output/artifact.js';
 import type { BridgeHandler } from '../protocol/index.js';
+import { assertSandboxAvailable } from '../sandbox/bwrap.js';
+import { type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { BridgeActivity } from './bridgeActivity.js';
 import { limitBridge } from './bridgeLimit.js';
@@ -44,6 +46,8 @@ export function checkCwd(cwd: string): string {
 export class Executor implements SessionHost {
   readonly settings: Settings;
   readonly logger: Logger;
+  /** The kernels' sandbox (settings, else $OMP_EVAL_SANDBOX, else off). */
+  readonly sandbox: SandboxSettings;
   private readonly sets = new Map<string, KernelSet>();
   /** Sessions the executor itself owns for the eval tool, by key: they live until dispose(). */
   private readonly retained = new Map<string, Session>();
@@ -56,6 +60,8 @@ export class Executor implements SessionHost {
   constructor(private readonly opts: ExecutorOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.logger = opts.logger ?? silentLogger;
+    this.sandbox = sandboxOf(this.settings);
+    assertSandboxAvailable(this.sandbox); // a sandbox that cannot be had fails now, never silently
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];
     // A call waiting for its turn counts as bridge activity too (the cell's timeout pauses).
@@ -169,6 +175,7 @@ export class Executor implements SessionHost {
       bridge: this.bridge,
       logger: this.logger,
       env: { ...artifactEnv(), ...this.opts.kernelEnv },
+      sandbox: this.sandbox,
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
       ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),

@@ -102,6 +102,8 @@ export function noticeFor(o: CellEnd): string | undefined {
       ? `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`
       : `The ${o.label} kernel died (${describeExit(o.exit)}).`;
   }
+  if (o.exit?.reason === 'memory-limit')
+    return `The ${o.label} kernel exceeded ${o.exit.memoryLimitMb} MB and was stopped (--memory-limit); the next cell runs in a new kernel. State from earlier cells was lost.`;
   if (o.exit?.reason === 'shutdown') return 'The kernel was shut down while this cell was running.';
   if (o.exit?.reason === 'protocol-error') return 'The kernel was stopped: its output could not be read.';
   return undefined;

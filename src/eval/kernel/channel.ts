@@ -90,7 +90,9 @@ export class KernelChannel {
     this.untrack = trackLive(this);
     this.guard = startHostGuard(child.pid);
     this.closed = new Promise<ProcessEnd>((resolve) => {
-      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('close', (code, signal) =>
+        resolve(proc.sandbox?.processEnd(code, signal) ?? { code, signal }),
+      );
       // 'close' waits for every copy of the pipes; a process the kernel forked may hold them
       // long after the kernel died. Give the pipes a moment to drain, then stop waiting.
       child.once('exit', () => {
@@ -154,9 +156,16 @@ export class KernelChannel {
     return [frames, rawStdout, stderr];
   }
 
+  /** The runner's pid on the host (in a sandbox, bwrap's pid is not the runner's). */
+  get runnerPid(): number | undefined {
+    return this.proc.sandbox ? this.proc.sandbox.runnerPid(this.pid) : this.pid;
+  }
+
   signalRunner(signal: NodeJS.Signals): void {
+    const pid = this.runnerPid;
     try {
-      this.proc.child.kill(signal);
+      if (pid !== undefined && pid !== this.pid) process.kill(pid, signal);
+      else this.proc.child.kill(signal);
     } catch {
       // already gone
     }
@@ -164,7 +173,7 @@ export class KernelChannel {
 
   /** Signals the runner's live descendants (a js runner blocked in execSync() waits for them). */
   signalDescendants(signal: NodeJS.Signals): void {
-    const pid = this.pid;
+    const pid = this.runnerPid;
     if (pid) signalDescendants(pid, signal);
   }
 

@@ -97,6 +97,10 @@ export class Kernel {
   get pid(): number | undefined {
     return this.channel?.pid;
   }
+  /** The runner's pid on the host: `pid` is the spawned process's, bwrap's in a sandbox. */
+  get runnerPid(): number | undefined {
+    return this.channel?.runnerPid;
+  }
   get executionCount(): number {
     return this.lastExecutionCount;
   }
@@ -192,7 +196,10 @@ export class Kernel {
     void this.stop('protocol-error', { kill: true });
   }
 
-  private onFrame(frame: Frame) {
+  private onFrame(received: Frame) {
+    const sandbox = this.channel?.proc.sandbox;
+    // An error the sandbox caused (network off, a read-only place, the memory limit) says so.
+    const frame = received.type === 'error' && sandbox ? sandbox.annotate(received) : received;
     if (
       frame.type === 'complete_reply' ||
       frame.type === 'is_complete_reply' ||
@@ -400,9 +407,19 @@ export class Kernel {
   }
 
   private onClose({ code, signal }: ProcessEnd): KernelExit {
-    const reason: KernelExitReason = this.state === 'stopping' ? this.stopReason : 'died';
+    let reason: KernelExitReason = this.state === 'stopping' ? this.stopReason : 'died';
     const stderrTail = (this.channel?.stderrTail ?? '').split('\n').slice(-40).join('\n');
-    const exit: KernelExit = { code, signal, reason, stderrTail };
+    const sandbox = this.channel?.proc.sandbox;
+    const memoryLimitMb =
+      reason === 'died' ? sandbox?.memoryExceeded({ code, signal }, stderrTail) : undefined;
+    if (memoryLimitMb) reason = 'memory-limit';
+    const exit: KernelExit = {
+      code,
+      signal,
+      reason,
+      stderrTail,
+      ...(memoryLimitMb ? { memoryLimitMb } : {}),
+    };
     this.exitInfo = exit;
     this.machine.fire('exited');
     // Every pipe is drained now: what the merge held back reaches its cell first.
@@ -428,7 +445,11 @@ export class Kernel {
     for (const cell of this.queue.splice(0))
       this.finish(cell, exitOutcome({ id: cell.request.id }, false, exit, context));
     // A kernel that died on its own may leave its cells' children behind.
-    if (reason === 'died') void reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+    const reaped =
+      reason === 'died' || reason === 'memory-limit'
+        ? reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS)
+        : Promise.resolve();
+    void reaped.then(() => sandbox?.dispose());
     return exit;
   }
 
@@ -457,6 +478,7 @@ export class Kernel {
     }
     const exit = await this.exited;
     await reapGroup(this.pid, grace);
+    await channel.proc.sandbox?.dispose(); // (its temp dir is gone when shutdown() resolves)
     return exit;
   }
 }

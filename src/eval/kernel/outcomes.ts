@@ -9,6 +9,8 @@ const DEATH_MESSAGES: Record<KernelExitReason, (label: string, detail?: string) 
   shutdown: () => 'The kernel was shut down while this cell was running',
   died: (label) => `The ${label} kernel died while running this cell`,
   'protocol-error': (_, detail) => `The kernel was stopped because its output could not be read: ${detail}`,
+  'memory-limit': (label, detail) =>
+    `The ${label} kernel exceeded ${detail} MB and was stopped (--memory-limit); the next cell runs in a new kernel`,
 };
 
 export function cancelledOutcome(id: string, executionCount: number): CellOutcome {
@@ -49,7 +51,10 @@ export function exitOutcome(
   context: { label: string; executionCount: number; protocolError?: string },
 ): CellOutcome {
   const message = ran
-    ? DEATH_MESSAGES[exit.reason](context.label, context.protocolError)
+    ? DEATH_MESSAGES[exit.reason](
+        context.label,
+        exit.reason === 'memory-limit' ? String(exit.memoryLimitMb) : context.protocolError,
+      )
     : 'The kernel exited before this cell ran';
   const outcome = deadOutcome(cell.id, context.executionCount, message, exit);
   if (ran && exit.reason === 'interrupt-timeout') {

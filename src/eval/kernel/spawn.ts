@@ -13,11 +13,12 @@
  * markers) and closes the originals, so cells and their children hold none of them. The key is
  * sent in the init request, never in the environment (a cell can read that from /proc).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
+import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
 import { filterEnv, kernelEnv } from './env.js';
 import { readyHostGuard } from './hostGuard.js';
 import { type ResolvedPython, resolvePython } from './python.js';
@@ -46,6 +47,8 @@ export interface KernelProcess {
   bridge?: Duplex;
   /** The key on every frame and in every ordering marker; a frame without it is not the runner's. */
   frameKey: string;
+  /** The kernel's sandbox (bwrap, memory limit), when it runs in one. */
+  sandbox?: KernelSandbox;
 }
 
 export async function spawnKernel(
@@ -57,23 +60,24 @@ export async function spawnKernel(
   const hostEnv = opts.hostEnv ?? process.env;
   if (language === 'js') {
     const env = filterEnv(hostEnv, ['NODE_PATH', ...(opts.passEnv ?? [])]);
-    return spawnWithChannels(process.execPath, [JS_RUNNER], cwd, env);
+    return spawnWithChannels(process.execPath, [JS_RUNNER], cwd, env, opts);
   }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
   const env = kernelEnv(hostEnv, python, opts.passEnv);
-  return { ...spawnWithChannels(python.executable, ['-u', runner], cwd, env), python };
+  return { ...(await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts)), python };
 }
 
-/** Spawns `executable args` in a process group of its own, with the kernel's descriptors. */
-function spawnWithChannels(
+/** Spawns `executable args` (in its sandbox, if any) in a process group of its own, with the kernel's descriptors. */
+async function spawnWithChannels(
   executable: string,
   args: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
-): KernelProcess {
+  opts: KernelOptions,
+): Promise<KernelProcess> {
   readyHostGuard(); // (before the kernel: a host killed in between leaves nothing unguarded)
-  const child = spawn(executable, args, {
+  const { child, sandbox } = await spawnInSandbox(opts.sandbox, executable, args, {
     cwd,
     env: { ...env, OMP_BRIDGE_FD: String(BRIDGE_FD) },
     detached: true, // own process group: signals reach the cell's children, shutdown reaches them all
@@ -83,6 +87,7 @@ function spawnWithChannels(
   const stdio = child.stdio as unknown as (Readable | Writable | Duplex | null)[];
   return {
     child,
+    ...(sandbox ? { sandbox } : {}),
     executable,
     rawStdout: stdio[1] as Readable,
     stderr: stdio[2] as Readable,

@@ -1,6 +1,7 @@
 /** The kernel client's public types. */
 import type { Logger } from '../logger.js';
 import type { BridgeHandler, CompletenessStatus, Frame, VariableInfo } from '../protocol/index.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { ResolvedPython } from './python.js';
 
 export type KernelLanguage = 'py' | 'js';
@@ -44,6 +45,8 @@ export interface KernelOptions {
   prelude?: string | false;
   /** Answers agent() and completion() calls of cells; without it they fail with a clear error. */
   bridge?: BridgeHandler;
+  /** The kernel's sandbox (default: $OMP_EVAL_SANDBOX's mode, else none). */
+  sandbox?: SandboxSettings;
 }
 
 export interface ExecuteOptions {
@@ -59,7 +62,7 @@ export interface ExecuteOptions {
   cellNumber?: number;
 }
 
-export type KernelExitReason = 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error';
+export type KernelExitReason = 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error' | 'memory-limit';
 
 export interface KernelExit {
   code: number | null;
@@ -68,6 +71,8 @@ export interface KernelExit {
   reason: KernelExitReason;
   /** The last lines the process wrote to its own stderr. */
   stderrTail: string;
+  /** reason `memory-limit`: the limit (MB) the kernel exceeded. */
+  memoryLimitMb?: number;
 }
 
 export interface Completion {

@@ -194,7 +194,7 @@ return errors === 0;
 }
 
 export const settings = validate11;
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
 const schema13 = {"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]};
 const schema15 = {"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"};
 const func2 = Object.prototype.hasOwnProperty;
@@ -202,6 +202,7 @@ const pattern0 = new RegExp("\\S", "u");
 const pattern1 = new RegExp("^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$", "u");
 const pattern3 = new RegExp("^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$", "u");
 const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern11 = new RegExp("^\\s*\\d+\\s*$", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="settings" */;
@@ -697,9 +698,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data["sandbox.mode"] !== undefined){
+let data12 = data["sandbox.mode"];
+if(!(((data12 === "off") || (data12 === "read-only")) || (data12 === "workspace-write"))){
+const err34 = {instancePath:instancePath+"/sandbox.mode",schemaPath:"#/properties/sandbox.mode/enum",keyword:"enum",params:{allowedValues: schema12.properties["sandbox.mode"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -708,12 +710,262 @@ vErrors.push(err34);
 }
 errors++;
 }
+}
+if(data["sandbox.allowNetwork"] !== undefined){
+let data13 = data["sandbox.allowNetwork"];
+const _errs48 = errors;
+let valid12 = false;
+const _errs49 = errors;
+if(typeof data13 !== "boolean"){
+const err35 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid4 = _errs49 === errors;
+valid12 = valid12 || _valid4;
+if(!valid12){
+const _errs51 = errors;
+if(typeof data13 === "string"){
+if(!pattern1.test(data13)){
+const err36 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid4 = _errs51 === errors;
+valid12 = valid12 || _valid4;
+}
+if(!valid12){
+const err38 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+else {
+errors = _errs48;
+if(vErrors !== null){
+if(_errs48){
+vErrors.length = _errs48;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.writableRoots"] !== undefined){
+let data14 = data["sandbox.writableRoots"];
+const _errs54 = errors;
+let valid13 = false;
+const _errs55 = errors;
+if(typeof data14 === "string"){
+if(!pattern0.test(data14)){
+const err39 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+var _valid5 = _errs55 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs57 = errors;
+if(Array.isArray(data14)){
+const len1 = data14.length;
+for(let i1=0; i1<len1; i1++){
+let data15 = data14[i1];
+if(typeof data15 === "string"){
+if(!pattern0.test(data15)){
+const err41 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid5 = _errs57 === errors;
+valid13 = valid13 || _valid5;
+}
+if(!valid13){
+const err44 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+else {
+errors = _errs54;
+if(vErrors !== null){
+if(_errs54){
+vErrors.length = _errs54;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.memoryLimitMb"] !== undefined){
+let data16 = data["sandbox.memoryLimitMb"];
+const _errs62 = errors;
+let valid16 = false;
+const _errs63 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err45 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
+const err46 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+var _valid6 = _errs63 === errors;
+valid16 = valid16 || _valid6;
+if(!valid16){
+const _errs65 = errors;
+if(typeof data16 === "string"){
+if(!pattern11.test(data16)){
+const err47 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*\\d+\\s*$"},message:"must match pattern \""+"^\\s*\\d+\\s*$"+"\""};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid6 = _errs65 === errors;
+valid16 = valid16 || _valid6;
+}
+if(!valid16){
+const err49 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+else {
+errors = _errs62;
+if(vErrors !== null){
+if(_errs62){
+vErrors.length = _errs62;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
 validate11.errors = vErrors;
 return errors === 0;
 }
 
 export const bridgeCall = validate12;
-const schema17 = {"type":"object","required":["id","kind","cell","payload"],"properties":{"id":{"type":"integer"},"kind":{"type":"string","pattern":"\\S"},"cell":{"type":["string","null"]},"payload":{"type":"object"}},"$id":"bridgeCall"};
+const schema18 = {"type":"object","required":["id","kind","cell","payload"],"properties":{"id":{"type":"integer"},"kind":{"type":"string","pattern":"\\S"},"cell":{"type":["string","null"]},"payload":{"type":"object"}},"$id":"bridgeCall"};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="bridgeCall" */;
@@ -801,7 +1053,7 @@ errors++;
 if(data.cell !== undefined){
 let data2 = data.cell;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/cell",schemaPath:"#/properties/cell/type",keyword:"type",params:{type: schema17.properties.cell.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/cell",schemaPath:"#/properties/cell/type",keyword:"type",params:{type: schema18.properties.cell.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -840,7 +1092,7 @@ return errors === 0;
 }
 
 export const bridgeCancel = validate13;
-const schema18 = {"type":"object","required":["cancel"],"additionalProperties":false,"properties":{"cancel":{"type":"integer"}},"$id":"bridgeCancel"};
+const schema19 = {"type":"object","required":["cancel"],"additionalProperties":false,"properties":{"cancel":{"type":"integer"}},"$id":"bridgeCancel"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="bridgeCancel" */;
@@ -898,7 +1150,7 @@ return errors === 0;
 }
 
 export const agentPayload = validate14;
-const schema19 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
+const schema20 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="agentPayload" */;
@@ -942,7 +1194,7 @@ errors++;
 if(data.model !== undefined){
 let data2 = data.model;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema19.properties.model.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema20.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -955,7 +1207,7 @@ errors++;
 if(data.label !== undefined){
 let data3 = data.label;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema19.properties.label.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema20.properties.label.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -968,7 +1220,7 @@ errors++;
 if(data.schema !== undefined){
 let data4 = data.schema;
 if(((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (typeof data4 !== "boolean")) && (data4 !== null)){
-const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema19.properties.schema.type},message:"must be object,boolean,null"};
+const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema20.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -994,7 +1246,7 @@ return errors === 0;
 }
 
 export const completionPayload = validate15;
-const schema20 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
+const schema21 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="completionPayload" */;
@@ -1026,7 +1278,7 @@ errors++;
 if(data.model !== undefined){
 let data1 = data.model;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema20.properties.model.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema21.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1039,7 +1291,7 @@ errors++;
 if(data.system !== undefined){
 let data2 = data.system;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema20.properties.system.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema21.properties.system.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1052,7 +1304,7 @@ errors++;
 if(data.schema !== undefined){
 let data3 = data.schema;
 if(((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (typeof data3 !== "boolean")) && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema20.properties.schema.type},message:"must be object,boolean,null"};
+const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema21.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err4];
 }

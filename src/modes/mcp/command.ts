@@ -2,7 +2,15 @@
  * `omp-eval mcp`: the retained kernels as an MCP server, over stdio (default) or Streamable HTTP
  * on loopback (`--http HOST:PORT`); `--print-config CLIENT` prints a client's configuration.
  */
-import { checkCwd, ExecutorError, type Settings, SettingsError } from './engine.js';
+import {
+  checkCwd,
+  checkSandbox,
+  ExecutorError,
+  SandboxError,
+  type Settings,
+  SettingsError,
+  sandboxOf,
+} from './engine.js';
 import { bearerToken, HttpOptionError, McpHttpServer, parseListenAddress } from './http.js';
 import { type ClientName, configSnippet, invocationFromArgv } from './printConfig.js';
 import { serveStdio } from './stdio.js';
@@ -50,6 +58,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     }
     const settings = await opts.settings();
     const cwd = checkCwd(opts.cwd);
+    await checkSandbox(sandboxOf(settings, env)); // an agent's code never runs unsandboxed by mistake
     if (!address) return await serveStdio({ settings, cwd, env });
     const { token, generated } = bearerToken(env);
     const server = new McpHttpServer({
@@ -70,12 +79,15 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     return await untilSignal(() => server.close());
   } catch (error) {
     const known =
-      error instanceof HttpOptionError || error instanceof SettingsError || error instanceof ExecutorError;
+      error instanceof HttpOptionError ||
+      error instanceof SettingsError ||
+      error instanceof ExecutorError ||
+      error instanceof SandboxError;
     const listenError = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     err.write(
       `omp-eval mcp: ${known || listenError ? (error as Error).message : ((error as Error).stack ?? error)}\n`,
     );
-    return known && !(error instanceof ExecutorError) ? 2 : 1;
+    return known && !(error instanceof ExecutorError || error instanceof SandboxError) ? 2 : 1;
   }
 }
 

@@ -4,7 +4,7 @@
  * can act on (the schemas are for the client; not every client validates them).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { KernelMode, Settings } from './engine.js';
+import { type KernelMode, type Settings, sandboxOf, sandboxSummary } from './engine.js';
 
 /** Names of independent kernel sets: letters, digits, `_`, `-`, `.`. */
 export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -31,7 +31,7 @@ const PERSISTENCE = {
     'What persists: nothing between calls. This server runs in per-call mode: every call starts fresh kernels, so put everything a computation needs into the cells of one call (they share state within the call).',
 };
 
-function evalDescription(mode: KernelMode, timeout: number): string {
+function evalDescription(mode: KernelMode, timeout: number, sandbox: string | undefined): string {
   return `Run Python ("py") or JavaScript ("js") code in a ${mode === 'session' ? 'persistent kernel' : 'fresh kernel'}, like notebook cells.
 
 ${PERSISTENCE[mode]}
@@ -40,7 +40,7 @@ How cells run: the cells of one call run in order; after a cell fails, the rest 
 
 Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. Output beyond about 50,000 characters per cell keeps its head and tail: the full text is the resource named in the result (artifact://<id>, read it with resources/read) and a file whose path is given, which a later cell can open with read(path, offset, limit).
 
-Starting over: call "restart", or set "reset": true on a cell. Use "variables" to see what is defined.`;
+Starting over: call "restart", or set "reset": true on a cell. Use "variables" to see what is defined.${sandbox ? `\n\n${sandbox}` : ''}`;
 }
 
 const cellSchema = {
@@ -208,9 +208,10 @@ export const VARIABLES_TOOL: Tool = {
   annotations: { title: 'List variables', readOnlyHint: true, idempotentHint: true },
 };
 
-/** The tools, their descriptions telling the model this server's kernel mode and cell timeout. */
-export function toolsFor(settings: Pick<Settings, 'python.kernelMode' | 'eval.timeout'>): Tool[] {
-  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout']);
+/** The tools, their descriptions telling the model this server's kernel mode, cell timeout and sandbox. */
+export function toolsFor(settings: Settings): Tool[] {
+  const sandbox = sandboxSummary(sandboxOf(settings));
+  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout'], sandbox);
   return [{ ...EVAL_TOOL, description }, RESTART_TOOL, VARIABLES_TOOL];
 }
 

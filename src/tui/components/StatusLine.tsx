@@ -37,7 +37,8 @@ export function statusParts(
   const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
   const runtime = kernel.language === 'js' ? 'Node' : 'Python';
   const version = kernel.version ? `${runtime} ${kernel.version}` : runtime;
-  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode} │ [${counter}]  `;
+  const sandbox = kernel.sandbox ? ` │ ${kernel.sandbox}` : '';
+  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode}${sandbox} │ [${counter}]  `;
   const right = message ?? HINTS;
   // The interpreter's path only when the message still fits beside it.
   const path = kernel.python ? ` (${shortPath(kernel.python)})` : '';

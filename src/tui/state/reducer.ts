@@ -44,6 +44,8 @@ export interface KernelInfo {
   language?: CellLanguage;
   cwd: string;
   mode: string;
+  /** The kernels' sandbox ("sandbox workspace-write"); unset when they run without one. */
+  sandbox?: string;
 }
 
 export interface State {
