@@ -47,7 +47,9 @@ describe('kernel: interrupt', () => {
   it('ignores an interrupt between cells', async () => {
     const k = await startKernel();
     await run(k, 'x = 5');
-    process.kill(-(k.pid as number), 'SIGINT');
+    // The runner's group (in a sandbox, the runner's own: pid is bwrap's, which a SIGINT ends)
+    const runner = k.runnerPid as number;
+    process.kill(runner === k.pid ? -runner : runner, 'SIGINT');
     expect(k.state).toBe('idle');
     expect((await run(k, 'x')).result?.['text/plain']).toBe('5');
   });

@@ -43,7 +43,9 @@ describe('no retry after the kernel ran out of memory', () => {
     });
 
     it('a Python kernel the out-of-memory killer ended is not retried', async () => {
-      const executor = makeExecutor();
+      // The cell moves itself into the host's cgroup, which a sandboxed kernel cannot reach (the
+      // sandbox's own memory limit is tested in sandbox-limits.test.ts): this one is not sandboxed.
+      const executor = makeExecutor({ settings: { 'sandbox.mode': 'off' } });
       const s = await executor.session();
       const [r] = await s.run([
         {

@@ -22,7 +22,7 @@ describe('kernel: interrupts at awkward moments', () => {
     const k = await startKernel();
     await run(k, 'import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\nx = 3');
     await run(k, 'pass');
-    process.kill(k.pid as number, 'SIGINT');
+    process.kill(k.runnerPid as number, 'SIGINT'); // (the runner: in a sandbox, pid is bwrap's)
     expect(k.state).toBe('idle');
     expect((await run(k, 'x')).result?.['text/plain']).toBe('3');
   });

@@ -52,9 +52,11 @@ describe('item 3: only the cell’s own bridge calls pause its timeout', () => {
 describe('item 4: what a caller is told when its kernel went away', () => {
   it('a queued caller whose cell runs in a fresh kernel (the earlier caller’s was killed) is told state was lost', async () => {
     const executor = makeExecutor({ interruptEscalationMs: 500, shutdownGraceMs: 300 });
-    const ctx = { executor, id: 'queued' };
+    // (the signal files live in the kernel's cwd: a sandboxed kernel writes only there)
+    const dir = mkdtempSync(join(tmpdir(), 'omp-queued-'));
+    const ctx = { executor, id: 'queued', cwd: dir };
     await runEvalTool({ cells: [py('kept = 1')] }, ctx);
-    const started = join(mkdtempSync(join(tmpdir(), 'omp-queued-')), 'started');
+    const started = join(dir, 'started');
     const stuck = runEvalTool(
       {
         cells: [
@@ -83,7 +85,7 @@ describe('item 4: what a caller is told when its kernel went away', () => {
     const started = join(dir, 'started');
     const running = runEvalTool(
       { cells: [py(`open(${JSON.stringify(started)}, "w").close()\nimport time\ntime.sleep(3600)`)] },
-      { executor },
+      { executor, cwd: dir },
     );
     await waitFor(() => existsSync(started), 60_000, 'the cell to start');
     await executor.dispose();
@@ -118,7 +120,7 @@ describe('issue 14 item 21: output threads print between calls reaches the next 
     const go = join(dir, 'go');
     const printed = join(dir, 'printed');
     const executor = makeExecutor();
-    const ctx = { executor, id: 'background' };
+    const ctx = { executor, id: 'background', cwd: dir };
     await runEvalTool(
       {
         cells: [
