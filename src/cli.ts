@@ -19,6 +19,10 @@ interface GlobalFlags {
   passEnv?: string[];
   agentCommand?: string;
   completionCommand?: string;
+  jupyter?: string;
+  token?: string;
+  kernelName?: string;
+  kernelId?: string;
 }
 
 function seconds(value: string): number {
@@ -61,6 +65,22 @@ program
       'language of cells without a %%js or %%py first line (default py)',
     ).choices(['py', 'js']),
   )
+  .option(
+    '--jupyter <url>',
+    'run Python cells in a kernel on this Jupyter server (or JupyterHub, Gateway)',
+    nonEmpty,
+  )
+  .option('--token <token>', "the Jupyter server's token (default: $JUPYTER_TOKEN)")
+  .option(
+    '--kernel-name <name>',
+    'the kernelspec to start on the Jupyter server (default: its default)',
+    nonEmpty,
+  )
+  .option(
+    '--kernel-id <id>',
+    'attach to this running kernel on the Jupyter server, its state intact',
+    nonEmpty,
+  )
   .addOption(
     new Option('--images <mode>', 'how the notebook shows images')
       .choices(['auto', 'kitty', 'iterm', 'blocks', 'off'])
@@ -79,6 +99,10 @@ async function settingsFrom(flags: GlobalFlags): Promise<Settings> {
   if (flags.passEnv?.length) overrides['env.pass'] = flags.passEnv;
   if (flags.agentCommand) overrides['bridge.agentCommand'] = flags.agentCommand;
   if (flags.completionCommand) overrides['bridge.completionCommand'] = flags.completionCommand;
+  if (flags.jupyter) overrides['jupyter.url'] = flags.jupyter;
+  if (flags.token !== undefined) overrides['jupyter.token'] = flags.token;
+  if (flags.kernelName) overrides['jupyter.kernelName'] = flags.kernelName;
+  if (flags.kernelId) overrides['jupyter.kernelId'] = flags.kernelId;
   return loadSettings(overrides);
 }
 

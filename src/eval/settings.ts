@@ -23,6 +23,11 @@ export interface Settings {
   'bridge.agentCommand'?: string;
   /** The command that answers completion() calls. */
   'bridge.completionCommand'?: string;
+  /** A Jupyter server whose kernels run the Python cells (--jupyter), its token, a kernelspec, a kernel to attach to. */
+  'jupyter.url'?: string;
+  'jupyter.token'?: string;
+  'jupyter.kernelName'?: string;
+  'jupyter.kernelId'?: string;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -68,6 +73,10 @@ const RULES: Record<keyof Settings, string> = {
   'env.pass': 'must be a list of environment variable names',
   'bridge.agentCommand': 'must be a shell command',
   'bridge.completionCommand': 'must be a shell command',
+  'jupyter.url': 'must be an http:// or https:// URL of a Jupyter server',
+  'jupyter.token': 'must be a string',
+  'jupyter.kernelName': 'must be the name of a kernelspec on the server',
+  'jupyter.kernelId': 'must be the id of a kernel running on the server',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */
@@ -147,7 +156,26 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   const settings = { ...DEFAULT_SETTINGS, ...file, ...fromFlags };
   // Names to pass add up: the file's and the flags'.
   settings['env.pass'] = [...new Set([...(file['env.pass'] ?? []), ...(fromFlags['env.pass'] ?? [])])];
+  checkJupyter(settings, fromFlags);
   return settings;
+}
+
+/** A kernel to start or attach to, and a token, mean something only with a Jupyter server. */
+function checkJupyter(settings: Settings, flags: Partial<Settings>) {
+  const FLAGS = {
+    'jupyter.token': '--token',
+    'jupyter.kernelName': '--kernel-name',
+    'jupyter.kernelId': '--kernel-id',
+  };
+  const given = Object.entries(FLAGS).filter(([key]) => flags[key as keyof Settings] !== undefined);
+  if (given.length && !settings['jupyter.url'])
+    throw new SettingsError(
+      `${given.map(([, flag]) => flag).join(' and ')} ${given.length > 1 ? 'need' : 'needs'} a Jupyter server: --jupyter URL`,
+    );
+  if (settings['jupyter.kernelName'] && settings['jupyter.kernelId'])
+    throw new SettingsError(
+      'give --kernel-name (a kernel to start) or --kernel-id (a kernel to attach to), not both',
+    );
 }
 
 /** Which backends the eval tool exposes: the settings, each overridden by its own env flag. */

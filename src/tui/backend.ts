@@ -9,6 +9,7 @@ import {
   cellLanguage,
   type Executor,
   type OutputEvent,
+  type RemoteKernelInfo,
   type Session,
 } from '../eval/index.js';
 import type { KernelStatus } from './state/reducer.js';
@@ -29,6 +30,8 @@ export interface NotebookBackend {
   readonly nodeVersion?: string;
   /** The language of cells without a `%%js` / `%%py` first line. */
   readonly language: CellLanguage;
+  /** The Jupyter server and kernel that run the Python cells (--jupyter), once connected. */
+  readonly remote?: RemoteKernelInfo;
   /** Starts the kernel (without running a cell); rejects with the reason it cannot start. */
   start(): Promise<void>;
   /** Runs one cell; resolves with its result (never rejects for Python errors). */
@@ -81,6 +84,9 @@ export async function executorBackend(
       : session.python
         ? { python: session.python.executable, version: session.python.version.join('.') }
         : {}),
+    get remote() {
+      return session.kernelOf('py')?.remote;
+    },
     start: () => session.start(language),
     async runCell({ code: text, onEvent }) {
       const cell = cellLanguage(text, language);
@@ -160,6 +166,9 @@ export function pendingBackend(
     },
     get nodeVersion() {
       return backend?.nodeVersion ?? process.versions.node;
+    },
+    get remote() {
+      return backend?.remote;
     },
     language: known.language,
     start: async () => (await settled).start(),

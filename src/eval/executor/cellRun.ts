@@ -3,7 +3,7 @@
  * at the cell's `started` frame), one retry in a new kernel when the kernel died under it on its
  * own, and its result.
  */
-import type { Kernel } from '../kernel/kernel.js';
+import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import {
   type CellOutcome,
   describeExit,

@@ -3,7 +3,7 @@
  * started at its language's first cell, shared by every owner of the key. Runs on the key queue
  * on `lock`. Kernel states and between-cell output are published to subscribers.
  */
-import type { Kernel } from '../kernel/kernel.js';
+import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import type { ResolvedPython } from '../kernel/python.js';
 import type { KernelState } from '../kernel/state.js';
 import type { KernelLanguage as Language } from '../kernel/types.js';

@@ -7,11 +7,13 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import type { KernelHandle } from '../kernel/handle.js';
 import { Kernel } from '../kernel/kernel.js';
 import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../kernel/python.js';
 import { describeExit, type KernelLanguage as Language } from '../kernel/types.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { BridgeHandler } from '../protocol/index.js';
+import { remoteKernelFactories } from '../remote/factory.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { commandBridge } from './commandBridge.js';
 import { KernelSet } from './kernelSet.js';
@@ -41,9 +43,11 @@ export class Executor implements SessionHost {
   private sessionAbort = new AbortController();
   private disposed = false;
   private readonly bridge: BridgeHandler;
+  private readonly kernelFactories: ExecutorOptions['kernelFactories'];
 
   constructor(private readonly opts: ExecutorOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+    this.kernelFactories = opts.kernelFactories ?? remoteKernelFactories(this.settings, this.hostEnv);
     this.logger = opts.logger ?? silentLogger;
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];
@@ -75,11 +79,14 @@ export class Executor implements SessionHost {
     const cwd = checkCwd(options.cwd ?? process.cwd());
     let python: ResolvedPython | undefined;
     let pythonError: Error | undefined;
-    try {
-      python = await this.resolvePython(cwd);
-    } catch (err) {
-      if (options.requirePython !== false || !(err instanceof PythonNotFoundError)) throw err;
-      pythonError = err;
+    // A py kernel made elsewhere (on a Jupyter server) needs no local interpreter.
+    if (!this.kernelFactories?.py) {
+      try {
+        python = await this.resolvePython(cwd);
+      } catch (err) {
+        if (options.requirePython !== false || !(err instanceof PythonNotFoundError)) throw err;
+        pythonError = err;
+      }
     }
     const mode = options.mode ?? this.settings['python.kernelMode'];
     const key =
@@ -120,7 +127,7 @@ export class Executor implements SessionHost {
   }
 
   /** @internal A live kernel of `language` for the set, replacing a dead (or dying) one. */
-  async kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel> {
+  async kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<KernelHandle> {
     const previous = set.get(language);
     if (previous && previous.state !== 'dead' && previous.state !== 'stopping') return previous;
     if (previous?.state === 'stopping') await previous.shutdown();
@@ -130,12 +137,13 @@ export class Executor implements SessionHost {
       );
     }
     set.remove(language);
-    if (language === 'py' && !set.python) {
+    const factory = this.kernelFactories?.[language];
+    if (language === 'py' && !set.python && !factory) {
       throw new ExecutorError(
         `The Python backend is not available: ${set.pythonError?.message ?? 'no Python'}`,
       );
     }
-    const kernel = await Kernel.start({
+    const kernel = await (factory ?? Kernel.start)({
       language,
       cwd: set.cwd,
       ...(language === 'py' && set.python ? { resolved: set.python } : {}),
@@ -175,7 +183,7 @@ export class Executor implements SessionHost {
   }
 
   /** Live kernels, for diagnostics and tests. */
-  get kernels(): Kernel[] {
+  get kernels(): KernelHandle[] {
     return [...this.sets.values()].flatMap((s) => s.all());
   }
 }

@@ -2,7 +2,7 @@
  * A session: one owner of the kernels of a key. Its runs queue on the key (a promise chain), so
  * the cells of two calls never interleave; it interrupts, restarts and completes.
  */
-import type { Kernel } from '../kernel/kernel.js';
+import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import type { ResolvedPython } from '../kernel/python.js';
 import type { Completion, KernelLanguage as Language } from '../kernel/types.js';
 import type { Frame } from '../protocol/index.js';
@@ -137,7 +137,7 @@ export class Session {
     return {
       defaultTimeout: this.host.defaultTimeout,
       sessionSignal: this.host.sessionSignal,
-      pythonMissing: !this.set.python,
+      pythonMissing: this.set.pythonError !== undefined,
       kernelFor: (language, notices) => this.host.kernelFor(this.set, language, notices),
       kernelOf: (language) => this.set.get(language),
       restart: (language) => this.restart(language),

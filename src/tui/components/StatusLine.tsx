@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { Text } from 'ink';
 import type { ReactNode } from 'react';
 import stringWidth from 'string-width';
+import type { RemoteKernelInfo } from '../../eval/index.js';
 import type { KernelInfo } from '../state/reducer.js';
 
 const STATE_COLOR: Record<string, string> = {
@@ -21,6 +22,11 @@ export function shortPath(path: string): string {
   return path === home ? '~' : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
+/** A Jupyter kernel as the status line names it: its kernelspec, the start of its id, the server. */
+export function remoteLabel(remote: RemoteKernelInfo): string {
+  return `${remote.kernelName} ${remote.kernelId.slice(0, 8)} on ${remote.server}`;
+}
+
 export interface StatusParts {
   state: string;
   info: string;
@@ -36,7 +42,7 @@ export function statusParts(
 ): StatusParts {
   const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
   const runtime = kernel.language === 'js' ? 'Node' : 'Python';
-  const version = kernel.version ? `${runtime} ${kernel.version}` : runtime;
+  const version = kernel.remote ?? (kernel.version ? `${runtime} ${kernel.version}` : runtime);
   const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode} │ [${counter}]  `;
   const right = message ?? HINTS;
   // The interpreter's path only when the message still fits beside it.
