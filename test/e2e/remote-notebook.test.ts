@@ -2,9 +2,13 @@
  * The notebook with `--jupyter URL`: the real CLI in a pseudo-terminal, its cells run by a kernel
  * on a real Jupyter server.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
-import { type JupyterServer, runningKernels, startJupyterServer } from '../helpers/jupyter.js';
+import { type JupyterServer, runningKernels, SYSTEM_PYTHON, startJupyterServer } from '../helpers/jupyter.js';
 import { openNotebook, type Screen } from '../helpers/pty.js';
 
 let server: JupyterServer;
@@ -20,6 +24,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** The version of the Python the server's kernels run: kernel_info reports it, not the local one. */
+const PYTHON_VERSION = execFileSync(SYSTEM_PYTHON, [
+  '-c',
+  'import platform; print(platform.python_version())',
+])
+  .toString()
+  .trim();
 const remote = (...more: string[]) => ['--jupyter', server.url, '--token', server.token, ...more];
 const PASTE = (text: string) => `\x1b[200~${text}\x1b[201~`;
 
@@ -64,6 +75,13 @@ describe('the notebook on a remote kernel', () => {
     await s.waitFor((t) => /a\s+b\s*$/m.test(t) && t.includes('In [6]:'), 'the names');
     await s.run('import matplotlib.pyplot as plt; plt.plot([1, 3, 2]); plt.show()');
     await s.waitFor((t) => /[▀▄█]{20}/.test(t) && t.includes('In [7]:'), 'the figure in half blocks');
+    // /save writes the kernel's own kernelspec and kernel_info's language_info.
+    const file = join(mkdtempSync(join(tmpdir(), 'omp-remote-')), 'remote.ipynb');
+    await s.run(`/save ${file}`);
+    await s.waitFor((t) => t.includes('Saved the session as a notebook'), 'the notebook saved');
+    const nb = JSON.parse(readFileSync(file, 'utf8'));
+    expect(nb.metadata.kernelspec).toMatchObject({ name: 'python3', language: 'python' });
+    expect(nb.metadata.language_info).toMatchObject({ name: 'python', version: PYTHON_VERSION });
   });
 
   it('answers input(), stops a loop with Ctrl-C keeping the state, restarts, and shuts its kernel down on exit', async () => {
