@@ -20,6 +20,10 @@ interface GlobalFlags extends SandboxFlags {
   passEnv?: string[];
   agentCommand?: string;
   completionCommand?: string;
+  jupyter?: string;
+  token?: string;
+  kernelName?: string;
+  kernelId?: string;
 }
 
 function seconds(value: string): number {
@@ -62,6 +66,22 @@ program
       'language of cells without a %%js or %%py first line (default py)',
     ).choices(['py', 'js']),
   )
+  .option(
+    '--jupyter <url>',
+    'run Python cells in a kernel on this Jupyter server (or JupyterHub, Gateway)',
+    nonEmpty,
+  )
+  .option('--token <token>', "the Jupyter server's token (default: $JUPYTER_TOKEN)")
+  .option(
+    '--kernel-name <name>',
+    'the kernelspec to start on the Jupyter server (default: its default)',
+    nonEmpty,
+  )
+  .option(
+    '--kernel-id <id>',
+    'attach to this running kernel on the Jupyter server, its state intact',
+    nonEmpty,
+  )
   .addOption(
     new Option('--images <mode>', 'how the notebook shows images')
       .choices(['auto', 'kitty', 'iterm', 'blocks', 'off'])
@@ -82,6 +102,10 @@ async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write'): Pr
   if (flags.passEnv?.length) overrides['env.pass'] = flags.passEnv;
   if (flags.agentCommand) overrides['bridge.agentCommand'] = flags.agentCommand;
   if (flags.completionCommand) overrides['bridge.completionCommand'] = flags.completionCommand;
+  if (flags.jupyter) overrides['jupyter.url'] = flags.jupyter;
+  if (flags.token !== undefined) overrides['jupyter.token'] = flags.token;
+  if (flags.kernelName) overrides['jupyter.kernelName'] = flags.kernelName;
+  if (flags.kernelId) overrides['jupyter.kernelId'] = flags.kernelId;
   const settings = loadSettings({ ...overrides, ...sandboxOverrides(flags) });
   if (sandbox) settings['sandbox.mode'] = sandboxOf(settings, process.env, sandbox).mode;
   return settings;

@@ -29,6 +29,7 @@ export type { Session } from './executor/session.js';
 export type { ExecutorOptions, RunOptions, SessionOptions } from './executor/types.js';
 export { ExecutorError } from './executor/types.js';
 
+export type { KernelFactory, KernelHandle, RemoteKernelInfo } from './kernel/handle.js';
 export { Kernel } from './kernel/kernel.js';
 export {
   PythonNotFoundError,

@@ -37,6 +37,11 @@ export interface Settings {
   'sandbox.writableRoots': string[];
   /** Memory of a kernel and its processes in MB (0: none; sandboxed kernels default to 2048). */
   'sandbox.memoryLimitMb'?: number;
+  /** A Jupyter server whose kernels run the Python cells (--jupyter), its token, a kernelspec, a kernel to attach to. */
+  'jupyter.url'?: string;
+  'jupyter.token'?: string;
+  'jupyter.kernelName'?: string;
+  'jupyter.kernelId'?: string;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -94,6 +99,10 @@ const RULES: Record<keyof Settings, string> = {
   'sandbox.allowNetwork': 'must be true or false (or 1/0, yes/no, on/off)',
   'sandbox.writableRoots': 'must be a list of directories',
   'sandbox.memoryLimitMb': 'must be a whole number of MB (0 for no limit)',
+  'jupyter.url': 'must be an http:// or https:// URL of a Jupyter server',
+  'jupyter.token': 'must be a string',
+  'jupyter.kernelName': 'must be the name of a kernelspec on the server',
+  'jupyter.kernelId': 'must be the id of a kernel running on the server',
 };
 
 /** A value the schema accepted, in its settings type (strings of flags and env become values). */
@@ -225,7 +234,26 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   settings['env.pass'] = [...new Set([...(file['env.pass'] ?? []), ...(fromFlags['env.pass'] ?? [])])];
   const roots = [...(file['sandbox.writableRoots'] ?? []), ...(fromFlags['sandbox.writableRoots'] ?? [])];
   settings['sandbox.writableRoots'] = [...new Set(roots)];
+  checkJupyter(settings, fromFlags);
   return settings;
+}
+
+/** A kernel to start or attach to, and a token, mean something only with a Jupyter server. */
+function checkJupyter(settings: Settings, flags: Partial<Settings>) {
+  const FLAGS = {
+    'jupyter.token': '--token',
+    'jupyter.kernelName': '--kernel-name',
+    'jupyter.kernelId': '--kernel-id',
+  };
+  const given = Object.entries(FLAGS).filter(([key]) => flags[key as keyof Settings] !== undefined);
+  if (given.length && !settings['jupyter.url'])
+    throw new SettingsError(
+      `${given.map(([, flag]) => flag).join(' and ')} ${given.length > 1 ? 'need' : 'needs'} a Jupyter server: --jupyter URL`,
+    );
+  if (settings['jupyter.kernelName'] && settings['jupyter.kernelId'])
+    throw new SettingsError(
+      'give --kernel-name (a kernel to start) or --kernel-id (a kernel to attach to), not both',
+    );
 }
 
 /** Which backends the eval tool exposes: the settings, each overridden by its own env flag. */

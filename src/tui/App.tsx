@@ -131,6 +131,7 @@ export function App({
           language: backend.language,
           ...(backend.version && backend.language === 'py' ? { pythonVersion: backend.version } : {}),
           ...(backend.nodeVersion ? { nodeVersion: backend.nodeVersion } : {}),
+          ...(backend.remote ? { remote: backend.remote } : {}),
         },
         exit: onExit,
       }),

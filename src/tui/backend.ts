@@ -12,6 +12,7 @@ import {
   type Executor,
   localCompleteness,
   type OutputEvent,
+  type RemoteKernelInfo,
   type Session,
   sandboxLabel,
 } from '../eval/index.js';
@@ -36,6 +37,8 @@ export interface NotebookBackend {
   readonly nodeVersion?: string;
   /** The language of cells without a `%%js` / `%%py` first line. */
   readonly language: CellLanguage;
+  /** The Jupyter server and kernel that run the Python cells (--jupyter), once connected. */
+  readonly remote?: RemoteKernelInfo;
   /** Starts the kernel (without running a cell); rejects with the reason it cannot start. */
   start(): Promise<void>;
   /** Runs one cell; resolves with its result (never rejects for Python errors). */
@@ -91,6 +94,9 @@ export async function executorBackend(
       : session.python
         ? { python: session.python.executable, version: session.python.version.join('.') }
         : {}),
+    get remote() {
+      return session.kernelOf('py')?.remote;
+    },
     start: () => session.start(language),
     async runCell({ code: text, cellNumber, onEvent }) {
       const cell = { ...cellLanguage(text, language), ...(cellNumber !== undefined ? { cellNumber } : {}) };
@@ -174,6 +180,9 @@ export function pendingBackend(
     },
     get nodeVersion() {
       return backend?.nodeVersion ?? process.versions.node;
+    },
+    get remote() {
+      return backend?.remote;
     },
     language: known.language,
     start: async () => (await settled).start(),

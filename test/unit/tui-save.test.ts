@@ -154,6 +154,28 @@ describe('saving the session as a notebook', () => {
     expect(toScript(cells)).toContain('# %%\n%%js\n[1, 2].map');
   });
 
+  it("names a remote kernel's own kernelspec and kernel_info language, whatever its language", async () => {
+    const languageInfo = { name: 'R', version: '4.3.1', file_extension: '.r', mimetype: 'text/x-r-source' };
+    const kernelspec = { name: 'ir', display_name: 'R', language: 'R' };
+    const remote = {
+      server: 'hub.example.org/user/ann',
+      kernelName: 'ir',
+      kernelId: 'k1',
+      languageInfo,
+      kernelspec,
+    };
+    const nb = JSON.parse(toNotebook(await session(), { language: 'py', pythonVersion: '3.11.7', remote }));
+    expect(nb.metadata).toEqual({ kernelspec, language_info: languageInfo });
+    // Without kernel_info's answer (yet): the kernel's name, and no language_info to get wrong.
+    const bare = JSON.parse(
+      toNotebook([], {
+        language: 'py',
+        remote: { ...remote, kernelspec: undefined, languageInfo: undefined },
+      }),
+    );
+    expect(bare.metadata).toEqual({ kernelspec: { name: 'ir', display_name: 'ir', language: '' } });
+  });
+
   it("is valid nbformat, and nbconvert's script export has In[n] markers and a .py name", async () => {
     const python = '/usr/bin/python3';
     if (!existsSync(python)) return expect.fail('/usr/bin/python3 with nbformat is needed');

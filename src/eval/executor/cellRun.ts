@@ -4,7 +4,7 @@
  * retry in a new kernel when the kernel died under it on its own and a retry can help, and its
  * result.
  */
-import type { Kernel } from '../kernel/kernel.js';
+import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import {
   type CellOutcome,
   describeExit,

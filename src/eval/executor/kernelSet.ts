@@ -4,7 +4,7 @@
  * on `lock`. Kernel states and between-cell output are published to subscribers; between-cell
  * output nobody subscribed to is kept for the next result.
  */
-import type { Kernel } from '../kernel/kernel.js';
+import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import type { ResolvedPython } from '../kernel/python.js';
 import type { KernelState } from '../kernel/state.js';
 import type { KernelLanguage as Language } from '../kernel/types.js';

@@ -7,6 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import type { KernelHandle } from '../kernel/handle.js';
 import { Kernel } from '../kernel/kernel.js';
 import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../kernel/python.js';
 import { describeExit, type KernelExit, type KernelLanguage as Language } from '../kernel/types.js';
@@ -15,6 +16,7 @@ import { artifactDir, configureArtifacts } from '../output/artifact.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { assertSandboxAvailable } from '../sandbox/bwrap.js';
 import { type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
+import { remoteKernelFactories } from '../remote/factory.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { BridgeActivity } from './bridgeActivity.js';
 import { limitBridge } from './bridgeLimit.js';
@@ -56,9 +58,11 @@ export class Executor implements SessionHost {
   private readonly bridge: BridgeHandler;
   /** The host's count of bridge calls in flight, by cell: what holds a cell's timeout. */
   readonly bridgeActivity = new BridgeActivity();
+  private readonly kernelFactories: ExecutorOptions['kernelFactories'];
 
   constructor(private readonly opts: ExecutorOptions = {}) {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+    this.kernelFactories = opts.kernelFactories ?? remoteKernelFactories(this.settings, this.hostEnv);
     this.logger = opts.logger ?? silentLogger;
     this.sandbox = sandboxOf(this.settings);
     assertSandboxAvailable(this.sandbox); // a sandbox that cannot be had fails now, never silently
@@ -101,11 +105,14 @@ export class Executor implements SessionHost {
     const cwd = checkCwd(options.cwd ?? process.cwd());
     let python: ResolvedPython | undefined;
     let pythonError: Error | undefined;
-    try {
-      python = await this.resolvePython(cwd);
-    } catch (err) {
-      if (options.requirePython !== false || !(err instanceof PythonNotFoundError)) throw err;
-      pythonError = err;
+    // A py kernel made elsewhere (on a Jupyter server) needs no local interpreter.
+    if (!this.kernelFactories?.py) {
+      try {
+        python = await this.resolvePython(cwd);
+      } catch (err) {
+        if (options.requirePython !== false || !(err instanceof PythonNotFoundError)) throw err;
+        pythonError = err;
+      }
     }
     const mode = options.mode ?? this.settings['python.kernelMode'];
     const owner = `${options.id ?? 'default'}\0${cwd}`;
@@ -154,19 +161,20 @@ export class Executor implements SessionHost {
   }
 
   /** @internal A live kernel of `language` for the set, replacing a dead (or dying) one. */
-  async kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel> {
+  async kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<KernelHandle> {
     const previous = set.get(language);
     if (previous && previous.state !== 'dead' && previous.state !== 'stopping') return previous;
     if (previous?.state === 'stopping') await previous.shutdown();
     // (A restart takes the kernel out of the set first: a kernel found here ended unasked.)
     if (previous?.exit) notices.push(replacedNotice(previous.label, previous.exit));
     set.remove(language);
-    if (language === 'py' && !set.python) {
+    const factory = this.kernelFactories?.[language];
+    if (language === 'py' && !set.python && !factory) {
       throw new ExecutorError(
         `The Python backend is not available: ${set.pythonError?.message ?? 'no Python'}`,
       );
     }
-    const kernel = await Kernel.start({
+    const kernel = await (factory ?? Kernel.start)({
       language,
       cwd: set.cwd,
       ...(language === 'py' && set.python ? { resolved: set.python } : {}),
@@ -210,7 +218,7 @@ export class Executor implements SessionHost {
   }
 
   /** Live kernels, for diagnostics and tests. */
-  get kernels(): Kernel[] {
+  get kernels(): KernelHandle[] {
     return [...this.sets.values()].flatMap((s) => s.all());
   }
 }

@@ -3,7 +3,7 @@
  * the cells of two calls never interleave; it interrupts, restarts and completes.
  */
 import { localCompleteness } from '../completeness.js';
-import type { Kernel } from '../kernel/kernel.js';
+import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import type { ResolvedPython } from '../kernel/python.js';
 import type { Completeness, Completion, KernelLanguage as Language } from '../kernel/types.js';
 import type { Frame } from '../protocol/index.js';
@@ -160,7 +160,7 @@ export class Session {
       sessionSignal: this.host.sessionSignal,
       bridgeActivity: this.host.bridgeActivity,
       takeBackground: () => this.set.takeBackground(),
-      pythonMissing: !this.set.python,
+      pythonMissing: this.set.pythonError !== undefined,
       kernelFor: (language, notices) => this.host.kernelFor(this.set, language, notices),
       kernelOf: (language) => this.set.get(language),
       restart: (language) => this.restart(language),

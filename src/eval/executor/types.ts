@@ -1,4 +1,6 @@
 /** The executor's options and the options of a run. */
+import type { KernelFactory } from '../kernel/handle.js';
+import type { KernelLanguage } from '../kernel/types.js';
 import type { Logger } from '../logger.js';
 import type { SinkLimits } from '../output/outputSink.js';
 import type { BridgeHandler } from '../protocol/index.js';
@@ -59,6 +61,8 @@ export interface ExecutorOptions {
   prelude?: string;
   /** Where the engine's traces and warnings go (default: nowhere). */
   logger?: Logger;
+  /** Makes the kernels of a language in place of local processes (a Jupyter server's kernels). */
+  kernelFactories?: Partial<Record<KernelLanguage, KernelFactory>>;
   /** Kernel tuning, for tests. */
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;

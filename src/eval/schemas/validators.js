@@ -194,7 +194,7 @@ return errors === 0;
 }
 
 export const settings = validate11;
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]},"jupyter.url":{"type":"string","pattern":"^\\s*[hH][tT][tT][pP][sS]?://"},"jupyter.token":{"type":"string"},"jupyter.kernelName":{"type":"string","pattern":"\\S"},"jupyter.kernelId":{"type":"string","pattern":"\\S"}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
 const schema13 = {"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]};
 const schema15 = {"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"};
 const func2 = Object.prototype.hasOwnProperty;
@@ -203,6 +203,7 @@ const pattern1 = new RegExp("^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY
 const pattern3 = new RegExp("^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$", "u");
 const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const pattern11 = new RegExp("^\\s*\\d+\\s*$", "u");
+const pattern12 = new RegExp("^\\s*[hH][tT][tT][pP][sS]?://", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="settings" */;
@@ -949,14 +950,101 @@ vErrors = null;
 }
 }
 }
-}
-else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data["jupyter.url"] !== undefined){
+let data17 = data["jupyter.url"];
+if(typeof data17 === "string"){
+if(!pattern12.test(data17)){
+const err50 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/pattern",keyword:"pattern",params:{pattern: "^\\s*[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^\\s*[hH][tT][tT][pP][sS]?://"+"\""};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data["jupyter.token"] !== undefined){
+if(typeof data["jupyter.token"] !== "string"){
+const err52 = {instancePath:instancePath+"/jupyter.token",schemaPath:"#/properties/jupyter.token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data["jupyter.kernelName"] !== undefined){
+let data19 = data["jupyter.kernelName"];
+if(typeof data19 === "string"){
+if(!pattern0.test(data19)){
+const err53 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data["jupyter.kernelId"] !== undefined){
+let data20 = data["jupyter.kernelId"];
+if(typeof data20 === "string"){
+if(!pattern0.test(data20)){
+const err55 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
 }
 errors++;
 }

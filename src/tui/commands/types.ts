@@ -1,5 +1,5 @@
 /** A `/` command: its name, the line /help shows, and what it does with the notebook. */
-import type { CellLanguage } from '../../eval/index.js';
+import type { CellLanguage, RemoteKernelInfo } from '../../eval/index.js';
 import type { CellView } from '../state/reducer.js';
 
 export interface CommandContext {
@@ -14,7 +14,12 @@ export interface CommandContext {
   /** The finished cells, in order. */
   cells: () => readonly CellView[];
   /** The notebook's default language and the runtimes' versions, for saving. */
-  session: { language: CellLanguage; pythonVersion?: string; nodeVersion?: string };
+  session: {
+    language: CellLanguage;
+    pythonVersion?: string;
+    nodeVersion?: string;
+    remote?: RemoteKernelInfo;
+  };
   exit: () => void;
   /** Every command, for /help. */
   commands: readonly SlashCommand[];

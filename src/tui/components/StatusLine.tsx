@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import type { ReactNode } from 'react';
 import stringWidth from 'string-width';
 import { Text } from '../ink.js';
+import type { RemoteKernelInfo } from '../../eval/index.js';
 import type { KernelInfo } from '../state/reducer.js';
 
 const STATE_COLOR: Record<string, string> = {
@@ -21,6 +22,11 @@ export function shortPath(path: string): string {
   return path === home ? '~' : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
+/** A Jupyter kernel as the status line names it: its kernelspec, the start of its id, the server. */
+export function remoteLabel(remote: RemoteKernelInfo): string {
+  return `${remote.kernelName} ${remote.kernelId.slice(0, 8)} on ${remote.server}`;
+}
+
 export interface StatusParts {
   state: string;
   info: string;
@@ -36,7 +42,7 @@ export function statusParts(
 ): StatusParts {
   const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
   const runtime = kernel.language === 'js' ? 'Node' : 'Python';
-  const version = kernel.version ? `${runtime} ${kernel.version}` : runtime;
+  const version = kernel.remote ?? (kernel.version ? `${runtime} ${kernel.version}` : runtime);
   const sandbox = kernel.sandbox ? ` │ ${kernel.sandbox}` : '';
   const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode}${sandbox} │ [${counter}]  `;
   const right = message ?? HINTS;

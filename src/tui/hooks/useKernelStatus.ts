@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect } from 'react';
 import type { NotebookBackend } from '../backend.js';
+import { remoteLabel } from '../components/StatusLine.js';
 import type { Action } from '../state/reducer.js';
 
 /** Output of background threads is gathered this long into one block. */
@@ -32,6 +33,7 @@ export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Act
             mode: backend.mode,
             ...(backend.python ? { python: backend.python } : {}),
             ...(backend.version ? { version: backend.version } : {}),
+            ...(backend.remote ? { remote: remoteLabel(backend.remote) } : {}),
           },
         }),
       ),

@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import stripAnsi from 'strip-ansi';
-import type { CellLanguage } from '../../eval/index.js';
+import type { CellLanguage, RemoteKernelInfo } from '../../eval/index.js';
 import { type Output, type RichOutput, rowsOf } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 
@@ -18,6 +18,8 @@ export interface SessionInfo {
   language: CellLanguage;
   pythonVersion?: string;
   nodeVersion?: string;
+  /** The kernel on a Jupyter server running the notebook's cells (any language the server offers). */
+  remote?: RemoteKernelInfo;
 }
 
 const codeCells = (cells: readonly CellView[]) =>
@@ -143,6 +145,15 @@ const KERNELS = {
   }),
 };
 
+/** A remote kernel's own kernelspec and kernel_info language_info, so Jupyter opens the notebook with it. */
+function remoteMetadata(remote: RemoteKernelInfo): Record<string, unknown> {
+  const language = remote.languageInfo?.name ?? remote.kernelspec?.language ?? '';
+  return {
+    kernelspec: remote.kernelspec ?? { name: remote.kernelName, display_name: remote.kernelName, language },
+    ...(remote.languageInfo ? { language_info: remote.languageInfo } : {}),
+  };
+}
+
 /** The cell's source as Jupyter should read it in a notebook of `language`. */
 function cellSource(cell: CellView, language: CellLanguage): { source: string; foreign: boolean } {
   const own = cell.language ?? language;
@@ -156,7 +167,10 @@ export function toNotebook(cells: readonly CellView[], session: SessionInfo = { 
   const notebook = {
     nbformat: 4,
     nbformat_minor: 5,
-    metadata: KERNELS[session.language](version),
+    metadata:
+      session.remote && session.language === 'py'
+        ? remoteMetadata(session.remote)
+        : KERNELS[session.language](version),
     cells: codeCells(cells).map((c, i) => {
       const { source, foreign } = cellSource(c, session.language);
       const metadata: Record<string, unknown> = {};

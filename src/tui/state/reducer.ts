@@ -42,6 +42,8 @@ export interface KernelInfo {
   version?: string;
   /** The notebook's default language: the status line names its runtime. */
   language?: CellLanguage;
+  /** The Jupyter kernel and server running the Python cells (`python3 3d3645bf on host:8888`). */
+  remote?: string;
   cwd: string;
   mode: string;
   /** The kernels' sandbox ("sandbox workspace-write"); unset when they run without one. */

@@ -1,0 +1,184 @@
+/**
+ * The notebook with `--jupyter URL`: the real CLI in a pseudo-terminal, its cells run by a kernel
+ * on a real Jupyter server.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
+import { type JupyterServer, runningKernels, SYSTEM_PYTHON, startJupyterServer } from '../helpers/jupyter.js';
+import { openNotebook, type Screen } from '../helpers/pty.js';
+
+let server: JupyterServer;
+const open: Screen[] = [];
+
+beforeAll(async () => {
+  server = await startJupyterServer();
+});
+afterEach(() => {
+  for (const s of open.splice(0)) s.kill();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** The version of the Python the server's kernels run: kernel_info reports it, not the local one. */
+const PYTHON_VERSION = execFileSync(SYSTEM_PYTHON, [
+  '-c',
+  'import platform; print(platform.python_version())',
+])
+  .toString()
+  .trim();
+const remote = (...more: string[]) => ['--jupyter', server.url, '--token', server.token, ...more];
+const PASTE = (text: string) => `\x1b[200~${text}\x1b[201~`;
+
+async function start(args: string[]): Promise<Screen> {
+  const s = openNotebook(args, { columns: 110 });
+  open.push(s);
+  await s.waitFor(
+    (t) => t.includes('In [1]:') && t.includes('● idle'),
+    'the prompt and an idle remote kernel',
+  );
+  return s;
+}
+
+/** The first 8 hex digits of the kernel id the status line names. */
+function kernelIdOn(screen: string): string {
+  const id = /python3 ([0-9a-f]{8}) on /.exec(screen)?.[1];
+  if (!id) throw new Error(`no kernel id on the status line:\n${screen}`);
+  return id;
+}
+
+/** The screen with its rows joined: a message wider than the terminal reads whole. */
+const unwrapped = (screen: string) => screen.replace(/\n/g, '');
+
+/** Runs one line and waits for the prompt of the cell after it. */
+async function runLine(s: Screen, code: string, next: number) {
+  await s.run(code);
+  await s.waitFor((t) => t.includes(`In [${next}]:`), `In [${next}]`);
+}
+
+describe('the notebook on a remote kernel', () => {
+  it('names the server and kernel; runs 1+1, a pasted script, %who and a matplotlib figure', async () => {
+    const s = await start(remote('--images', 'blocks'));
+    expect(s.text()).toMatch(new RegExp(`● idle │ python3 [0-9a-f]{8} on 127\\.0\\.0\\.1:${server.port} │`));
+    await s.run('1+1');
+    await s.waitFor((t) => t.includes('Out[1]: 2') && t.includes('In [2]:'));
+    s.write(PASTE('# %% one\na = 1\n# %% two\nb = a + 1\n# %% three\nprint("sum", a + b)\n'));
+    await s.waitFor((t) => t.includes('# %% three'), 'the paste in the editor');
+    s.write('\r');
+    const screen = await s.waitFor((t) => t.includes('sum 3') && t.includes('In [5]:'));
+    expect(screen).toContain('✓ [4] three ok');
+    await s.run('%who');
+    await s.waitFor((t) => /a\s+b\s*$/m.test(t) && t.includes('In [6]:'), 'the names');
+    await s.run('import matplotlib.pyplot as plt; plt.plot([1, 3, 2]); plt.show()');
+    await s.waitFor((t) => /[▀▄█]{20}/.test(t) && t.includes('In [7]:'), 'the figure in half blocks');
+    // /save writes the kernel's own kernelspec and kernel_info's language_info.
+    const file = join(mkdtempSync(join(tmpdir(), 'omp-remote-')), 'remote.ipynb');
+    await s.run(`/save ${file}`);
+    await s.waitFor((t) => t.includes('Saved the session as a notebook'), 'the notebook saved');
+    const nb = JSON.parse(readFileSync(file, 'utf8'));
+    expect(nb.metadata.kernelspec).toMatchObject({ name: 'python3', language: 'python' });
+    expect(nb.metadata.language_info).toMatchObject({ name: 'python', version: PYTHON_VERSION });
+  });
+
+  it('answers input(), stops a loop with Ctrl-C keeping the state, restarts, and shuts its kernel down on exit', async () => {
+    const s = await start(remote());
+    const id = kernelIdOn(s.text());
+    await s.run('name = input("who? ")');
+    await s.waitFor((t) => t.split('\n').some((line) => line.startsWith('who?')), 'the input line');
+    await s.run('Ada');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    await s.run('while True: pass');
+    await s.waitFor((t) => t.includes('running'));
+    s.write('\x03');
+    await s.waitFor(
+      (t) => t.includes('KeyboardInterrupt') && t.includes('⊘ [2] cancelled') && t.includes('In [3]:'),
+    );
+    await runLine(s, 'name.upper()', 4);
+    expect(s.text()).toContain("Out[3]: 'ADA'");
+    await s.run('/restart');
+    await s.waitFor((t) => t.includes('Kernel restarted') && t.includes('● idle'));
+    await s.run('name');
+    await s.waitFor((t) => t.includes("NameError: name 'name' is not defined"));
+    s.write('\x04');
+    expect((await s.exited).exitCode).toBe(0);
+    const left = await runningKernels(server);
+    expect(left.some((k) => k.startsWith(id))).toBe(false);
+    expect(left).toEqual([]);
+  });
+
+  it('an interrupt the kernel ignores restarts it through the server and says state was lost', async () => {
+    const s = await start(remote());
+    const id = kernelIdOn(s.text());
+    await runLine(s, 'lost = 1', 2);
+    await s.run(
+      'import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); print("deaf", flush=True); exec("while True: pass")',
+    );
+    await s.waitFor((t) => /^deaf$/m.test(t) && t.includes('running'), 'the deaf cell');
+    s.write('\x03');
+    // The message is wider than the terminal: read it with the wrapping undone.
+    await s.waitFor(
+      (t) =>
+        unwrapped(t).includes('restarted through the Jupyter server: its state was lost') &&
+        t.includes('In [3]:'),
+      'the restart and the next prompt',
+    );
+    await s.run('"lost" in globals()');
+    await s.waitFor((t) => t.includes('Out[3]: False'), 'the lost name');
+    // Restarted on the server, not replaced by a new kernel: the same id, and no other kernel.
+    expect(kernelIdOn(s.text())).toBe(id);
+    expect(await runningKernels(server)).toEqual([expect.stringMatching(new RegExp(`^${id}`))]);
+  });
+
+  it('applies --timeout to remote cells and keeps the state', async () => {
+    const s = await start(remote('--timeout', '1'));
+    await runLine(s, 'kept = 7', 2);
+    await s.run('while True: pass');
+    await s.waitFor((t) => t.includes('timed out') && t.includes('In [3]:'));
+    await s.run('kept');
+    await s.waitFor((t) => t.includes('Out[3]: 7'));
+  });
+
+  it('attaches with --kernel-id to a kernel started through the REST API and sees a name defined there', async () => {
+    const { json } = await server.rest('POST', 'api/kernels', { name: 'python3' });
+    const id = (json as { id: string }).id;
+    const defined = await cli([...remote('--kernel-id', id), 'tool'], {
+      input: JSON.stringify({ cells: [{ language: 'py', code: 'earlier = "from another client"' }] }),
+    });
+    expect(JSON.parse(defined.stdout).isError).toBe(false);
+    const s = await start(remote('--kernel-id', id));
+    expect(s.text()).toContain(`python3 ${id.slice(0, 8)} on 127.0.0.1:${server.port}`);
+    await s.run('earlier');
+    await s.waitFor((t) => t.includes("Out[1]: 'from another client'"));
+    s.write('\x04');
+    await s.exited;
+    expect(await runningKernels(server)).toContain(id); // not ours to shut down
+    await server.rest('DELETE', `api/kernels/${id}`);
+  });
+
+  it('a wrong token: the notebook says why and stays usable', async () => {
+    const s = openNotebook(['--jupyter', server.url, '--token', 'wrong'], { columns: 110 });
+    open.push(s);
+    await s.waitFor((t) => t.includes('refused the token (HTTP 403)') && t.includes('● dead'), 'the reason');
+    await s.run('1+1');
+    // The cell never ran on a kernel, so it has no execution count: `[ ]`, with the reason under it.
+    const failed = await s.waitFor(
+      (t) => t.includes('✗ [ ] error') && t.includes('In [1]:'),
+      'the cell failing with the reason',
+    );
+    const cell = unwrapped(failed.slice(failed.indexOf('✗ [ ] error')));
+    expect(cell).toContain('kernel could not be started');
+    expect(cell).toContain('refused the token (HTTP 403)');
+    expect(cell).toContain("give the server's token with --token or JUPYTER_TOKEN");
+    // Still usable: the notebook's own commands answer, and each cell tries the server again.
+    await s.run('/help');
+    await s.waitFor((t) => t.includes('Commands (type them at the prompt):'), 'the help');
+    await s.run('2+2');
+    await s.waitFor(() => (s.all().match(/✗ \[ \] error/g) ?? []).length >= 2, 'the second cell failing too');
+    s.write('\x04');
+    expect((await s.exited).exitCode).toBe(0);
+  });
+});
