@@ -35,12 +35,16 @@ describe('kernels never outlive their host', () => {
     it(`a SIGKILLed host takes its kernel along within 2 s: ${name}`, async () => {
       const { child, pid } = hostWith(code);
       const kernel = await pid;
+      let gone = false;
       try {
         expect(pidAlive(kernel)).toBe(true);
         child.kill('SIGKILL');
         await waitFor(() => !groupAlive(kernel), 60_000, 'the kernel group to be gone');
+        gone = true;
       } finally {
-        signalGroup(kernel, 'SIGKILL'); // never leave a spinning kernel behind, even on failure
+        // Never leave a spinning kernel behind on failure; once it is gone its group id may be
+        // another test's process group (a kernel of the IPython oracle, say): not signalled then.
+        if (!gone) signalGroup(kernel, 'SIGKILL');
       }
     });
   }
@@ -69,10 +73,12 @@ describe('a host that exits without shutting its kernels down', () => {
       child.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
     );
     await new Promise((resolve) => child.once('close', resolve));
+    let gone = false;
     try {
       await waitFor(() => !groupAlive(kernel), 60_000, 'the kernel to be gone when the host exited');
+      gone = true;
     } finally {
-      signalGroup(kernel, 'SIGKILL'); // never leave a kernel behind, even on failure
+      if (!gone) signalGroup(kernel, 'SIGKILL'); // never leave a kernel behind on failure
     }
   });
 });

@@ -92,7 +92,7 @@ describe('remote kernel: cells', () => {
     const second = displays.find((e) => e.kind === 'display' && e.text === "'second'");
     expect(first && 'displayId' in first && first.displayId).toBeTruthy();
     expect(second).toMatchObject({ update: true, displayId: (first as { displayId: string }).displayId });
-    expect(events).toContainEqual({ kind: 'status', event: { op: 'clear_output' } });
+    expect(events).toContainEqual({ kind: 'clear_output' });
     expect(events.at(-1)).toMatchObject({ kind: 'result', text: "'the result'" });
     expect(result.status).toBe('ok');
   });
@@ -105,7 +105,7 @@ describe('remote kernel: cells', () => {
     const seen = events
       .filter((e) => e.kind !== 'started')
       .map((e) => (e.kind === 'stdout' ? e.text : e.kind));
-    expect(seen).toEqual(['a\n', 'status', 'b\n']);
+    expect(seen).toEqual(['a\n', 'clear_output', 'b\n']);
   });
 
   it('draws a matplotlib figure as an image', async () => {
