@@ -66,7 +66,9 @@ describe('completion() through MCP sampling', { timeout: 60_000 }, () => {
     server.client.setRequestHandler(CreateMessageRequestSchema, () => {
       throw new Error('sampling must not be used');
     });
-    expect(textOf(await evalCell(server.client, 'completion("abc")'))).toBe("[completion finished]\n'completion:cba'");
+    expect(textOf(await evalCell(server.client, 'completion("abc")'))).toBe(
+      "[completion finished]\n'completion:cba'",
+    );
   });
 });
 

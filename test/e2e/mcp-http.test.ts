@@ -193,7 +193,9 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
       model: 'm',
       content: { type: 'text', text: 'sampled over http' },
     }));
-    expect(textOf(await evalCell(client, 'completion("q")'))).toBe("[completion finished]\n'sampled over http'");
+    expect(textOf(await evalCell(client, 'completion("q")'))).toBe(
+      "[completion finished]\n'sampled over http'",
+    );
     await evalCell(client, 'x = 41');
     const controller = new AbortController();
     const messages: string[] = [];

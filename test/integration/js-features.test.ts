@@ -186,7 +186,9 @@ describe('js kernel: agent() and completion() over the bridge', () => {
   it('resolve to the answers, with status events; a schema parses the output', async () => {
     const s = await bridged().session();
     const [r] = await s.run([js('[await agent("hello"), await completion("abc")]')]);
-    expect(r?.text).toBe("[agent task finished]\n[completion finished]\n[ 'agent:olleh', 'completion:cba' ]\n");
+    expect(r?.text).toBe(
+      "[agent task finished]\n[completion finished]\n[ 'agent:olleh', 'completion:cba' ]\n",
+    );
     const ops = r?.statusEvents.map((e) => `${e.op}:${(e as { state?: string }).state}`);
     expect(ops).toEqual(['agent:started', 'agent:finished', 'completion:started', 'completion:finished']);
     const [ok] = await s.run([

@@ -32,7 +32,9 @@ describe('the history file', () => {
     expect(await Promise.all([writer(file, 'a', 200), writer(file, 'b', 200)])).toEqual([0, 0]);
     const saved = loadHistory(file);
     expect(saved).toHaveLength(400);
-    expect(new Set(saved)).toEqual(new Set(['a', 'b'].flatMap((t) => [...Array(200).keys()].map((i) => `${t}-${i}`))));
+    expect(new Set(saved)).toEqual(
+      new Set(['a', 'b'].flatMap((t) => [...Array(200).keys()].map((i) => `${t}-${i}`))),
+    );
     expect(readdirSync(join(file, '..'))).toEqual(['history.json']);
   });
 
@@ -86,6 +88,8 @@ describe('the history file', () => {
     for (const cell of ['a = 1', 'b = 2', 'c = 3']) h = addToHistory(h, cell, file, (m) => notices.push(m));
     expect(h).toEqual(['a = 1', 'b = 2', 'c = 3']);
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^history: cannot save to .*history.json \(.*\); this session's history is kept in memory only$/);
+    expect(notices[0]).toMatch(
+      /^history: cannot save to .*history.json \(.*\); this session's history is kept in memory only$/,
+    );
   });
 });

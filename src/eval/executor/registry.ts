@@ -14,9 +14,9 @@ import { describeExit, type KernelExit, type KernelLanguage as Language } from '
 import { type Logger, silentLogger } from '../logger.js';
 import { artifactDir, configureArtifacts } from '../output/artifact.js';
 import type { BridgeHandler } from '../protocol/index.js';
+import { remoteKernelFactories } from '../remote/factory.js';
 import { assertSandboxAvailable } from '../sandbox/bwrap.js';
 import { type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
-import { remoteKernelFactories } from '../remote/factory.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { BridgeActivity } from './bridgeActivity.js';
 import { limitBridge } from './bridgeLimit.js';

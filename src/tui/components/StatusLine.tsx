@@ -2,8 +2,8 @@
 import { homedir } from 'node:os';
 import type { ReactNode } from 'react';
 import stringWidth from 'string-width';
-import { Text } from '../ink.js';
 import type { RemoteKernelInfo } from '../../eval/index.js';
+import { Text } from '../ink.js';
 import type { KernelInfo } from '../state/reducer.js';
 
 const STATE_COLOR: Record<string, string> = {
