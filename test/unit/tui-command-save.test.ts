@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { saveCommand } from '../../src/tui/commands/saveCommand.js';
+import { isCommandLine } from '../../src/tui/commands/index.js';
+import { saveCommand, saveOverCommand } from '../../src/tui/commands/saveCommand.js';
 import { textOutput } from '../../src/tui/state/output.js';
 import type { CellView } from '../../src/tui/state/reducer.js';
 import { commandContext } from '../helpers/commandContext.js';
@@ -28,6 +29,20 @@ describe('/save', () => {
       `Saved the session as a script: ${join(dir, 's.py')}`,
       `Saved the session as a notebook: ${join(dir, 's.ipynb')}`,
     ]);
+  });
+
+  it('never replaces an existing file unasked: it says how (issue 14 item 20); /save! replaces it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-save-'));
+    const file = join(dir, 'keep.py');
+    writeFileSync(file, 'precious\n');
+    const { ctx, did } = commandContext(file, [cell]);
+    await saveCommand.run(ctx);
+    expect(readFileSync(file, 'utf8')).toBe('precious\n');
+    expect(did.printed).toEqual([`${file} exists and was left as it is; /save! ${file} replaces it`]);
+    expect(isCommandLine(`/save! ${file}`)).toBe(true);
+    await saveOverCommand.run(ctx);
+    expect(readFileSync(file, 'utf8')).toBe('# %%\nx = 1\n');
+    expect(did.printed[1]).toBe(`Saved the session as a script: ${file}`);
   });
 
   it('answers a missing or unwritable file with a message', async () => {

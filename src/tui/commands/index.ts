@@ -3,7 +3,7 @@ import { clearCommand } from './clearCommand.js';
 import { exitCommand } from './exitCommand.js';
 import { helpCommand } from './helpCommand.js';
 import { restartCommand } from './restartCommand.js';
-import { saveCommand } from './saveCommand.js';
+import { saveCommand, saveOverCommand } from './saveCommand.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
 export const COMMANDS: readonly SlashCommand[] = [
@@ -11,11 +11,12 @@ export const COMMANDS: readonly SlashCommand[] = [
   restartCommand,
   clearCommand,
   saveCommand,
+  saveOverCommand,
   exitCommand,
 ];
 
 /** Whether a line typed at the prompt is a command (a `/` and a name, on one line). */
-export const isCommandLine = (text: string) => /^\/[\w?]*(\s|$)/.test(text) && !text.includes('\n');
+export const isCommandLine = (text: string) => /^\/[\w?]*!?(\s|$)/.test(text) && !text.includes('\n');
 
 /** Runs the command a line names, or says there is none. */
 export async function runCommandLine(

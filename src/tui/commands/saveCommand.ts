@@ -1,21 +1,38 @@
+import { existsSync } from 'node:fs';
 import { saveSession } from '../lib/save.js';
-import type { SlashCommand } from './types.js';
+import type { CommandContext, SlashCommand } from './types.js';
+
+/** Saves the session; an existing file is replaced only when `replace` (`/save!`). */
+function save(ctx: CommandContext, replace: boolean): void {
+  const file = ctx.args.trim();
+  const name = replace ? 'save!' : 'save';
+  if (!file) {
+    ctx.print(`usage: /${name} FILE.py or /${name} FILE.ipynb`);
+    return;
+  }
+  if (!replace && existsSync(file)) {
+    ctx.print(`${file} exists and was left as it is; /save! ${file} replaces it`);
+    return;
+  }
+  try {
+    const kind = saveSession(file, ctx.cells(), ctx.session);
+    ctx.print(`Saved the session as a ${kind}: ${file}`);
+  } catch (err) {
+    ctx.print(`Could not save ${file}: ${(err as Error).message}`);
+  }
+}
 
 export const saveCommand: SlashCommand = {
   name: 'save',
   usage: 'FILE',
-  description: 'save the session: FILE.ipynb as a Jupyter notebook with outputs, else a "# %%" script',
-  run(ctx) {
-    const file = ctx.args.trim();
-    if (!file) {
-      ctx.print('usage: /save FILE.py or /save FILE.ipynb');
-      return;
-    }
-    try {
-      const kind = saveSession(file, ctx.cells(), ctx.session);
-      ctx.print(`Saved the session as a ${kind}: ${file}`);
-    } catch (err) {
-      ctx.print(`Could not save ${file}: ${(err as Error).message}`);
-    }
-  },
+  description:
+    'save the session: FILE.ipynb as a Jupyter notebook with outputs, else a "# %%" script (never over an existing file)',
+  run: (ctx) => save(ctx, false),
+};
+
+export const saveOverCommand: SlashCommand = {
+  name: 'save!',
+  usage: 'FILE',
+  description: 'save the session as /save does, replacing FILE if it exists',
+  run: (ctx) => save(ctx, true),
 };
