@@ -25,11 +25,12 @@ describe('kernel: interrupt', () => {
     const k = await startKernel();
     const { outcome } = await interruptAfterReady(
       k,
-      'import asyncio\nprint("ready")\nawait asyncio.sleep(30)',
+      // "ready" comes from a task of the gather, so only once the cell waits at line 4
+      'import asyncio\nasync def announce():\n    print("ready")\nawait asyncio.gather(announce(), asyncio.sleep(30))',
     );
     const tb = outcome.error?.traceback.join('\n') ?? '';
-    expect(tb).toContain('Cell In[1], line 3, in <module>');
-    expect(tb).toContain('await asyncio.sleep(30)');
+    expect(tb).toContain('Cell In[1], line 4, in <module>');
+    expect(tb).toContain('await asyncio.gather(announce(), asyncio.sleep(30))');
     expect(tb).not.toContain('base_events.py');
   });
 

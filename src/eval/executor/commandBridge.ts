@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gated, openGate, readyHostGuard } from '../kernel/hostGuard.js';
-import { signalGroup } from '../kernel/processGroup.js';
+import { bootTicks, signalGroup } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/outputSink.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { bridgePayloadProblem } from '../schemas/index.js';
@@ -46,8 +46,14 @@ export async function runCommand(command: string, input: string, signal: AbortSi
   });
   // The command and what it starts die with the host, as kernels do: it starts once guarded.
   const guarded = openGate(child.pid, child.stdin, input);
+  // Once the command ended and was reaped, its group id may be another program's: what is left
+  // of its group is told apart by when it started.
+  let endedAt: number | undefined;
+  child.once('exit', () => {
+    endedAt = bootTicks();
+  });
   const killTree = () => {
-    if (child.pid) signalGroup(child.pid, 'SIGKILL');
+    if (child.pid) signalGroup(child.pid, 'SIGKILL', endedAt);
   };
   signal.addEventListener('abort', killTree, { once: true });
   try {

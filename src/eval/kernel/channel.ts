@@ -17,7 +17,7 @@ import {
 } from '../protocol/index.js';
 import { BridgeServer } from './bridgeServer.js';
 import { startHostGuard, stopHostGuard, trackLive } from './lifetime.js';
-import { signalDescendants, signalGroup } from './processGroup.js';
+import { bootTicks, signalDescendants, signalGroup } from './processGroup.js';
 import { OutputMerge, type RawStream } from './rawDemux.js';
 import type { KernelProcess } from './spawn.js';
 
@@ -65,6 +65,8 @@ export class KernelChannel {
   readonly spawnFailed: Promise<never>;
   /** The last of what the process wrote to its stderr (without markers). */
   stderrTail = '';
+  /** When the process ended (bootTicks()): its group's id may be another's after that. */
+  exitedAt?: number;
   private readonly splitter = new LineSplitter();
   private readonly merge: OutputMerge;
   private readonly bridge?: BridgeServer;
@@ -96,6 +98,7 @@ export class KernelChannel {
       // 'close' waits for every copy of the pipes; a process the kernel forked may hold them
       // long after the kernel died. Give the pipes a moment to drain, then stop waiting.
       child.once('exit', () => {
+        this.exitedAt = bootTicks();
         setTimeout(() => {
           for (const stream of child.stdio) stream?.destroy();
         }, EXIT_DRAIN_MS).unref();
@@ -179,7 +182,7 @@ export class KernelChannel {
 
   killGroup(signal: NodeJS.Signals): boolean {
     const pid = this.pid;
-    return pid ? signalGroup(pid, signal) : false;
+    return pid ? signalGroup(pid, signal, this.exitedAt) : false;
   }
 
   /** SIGKILL to the kernel's whole group, now (for the host's last moments). */

@@ -447,7 +447,7 @@ export class Kernel {
     // A kernel that died on its own may leave its cells' children behind.
     const reaped =
       reason === 'died' || reason === 'memory-limit'
-        ? reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS)
+        ? reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, this.channel?.exitedAt)
         : Promise.resolve();
     void reaped.then(() => sandbox?.dispose());
     return exit;
@@ -477,7 +477,7 @@ export class Kernel {
       await endProcess(channel, this.exited, { idle, kill, graceMs: grace });
     }
     const exit = await this.exited;
-    await reapGroup(this.pid, grace);
+    await reapGroup(this.pid, grace, channel.exitedAt);
     await channel.proc.sandbox?.dispose(); // (its temp dir is gone when shutdown() resolves)
     return exit;
   }

@@ -48,12 +48,12 @@ export function stopHostGuard(guarded: GuardedGroup | undefined): void {
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Ends what a kernel left in its group (children of cells) after it exited: TERM, then KILL. */
-export async function reapGroup(pgid: number | undefined, graceMs: number): Promise<void> {
+export async function reapGroup(pgid: number | undefined, graceMs: number, endedAt?: number): Promise<void> {
   if (!pgid || !groupAlive(pgid)) return;
-  signalGroup(pgid, 'SIGTERM');
+  signalGroup(pgid, 'SIGTERM', endedAt);
   const until = Date.now() + graceMs;
   while (groupAlive(pgid) && Date.now() < until) await delay(20);
-  signalGroup(pgid, 'SIGKILL');
+  signalGroup(pgid, 'SIGKILL', endedAt);
 }
 
 /** True when `exited` settles within `ms`; the timer does not outlive the answer. */

@@ -18,9 +18,18 @@ function procStat(pid: string | number): string[] | undefined {
   }
 }
 
-/** Live (non-zombie) processes with their ppid, process group and session. Linux only. */
-function liveProcesses(): { pid: number; ppid: number; pgrp: number; session: number }[] {
-  const found: { pid: number; ppid: number; pgrp: number; session: number }[] = [];
+interface ProcessRow {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  session: number;
+  /** When it started, in clock ticks since boot. */
+  start: number;
+}
+
+/** Live (non-zombie) processes with their ppid, process group, session and start. Linux only. */
+function liveProcesses(): ProcessRow[] {
+  const found: ProcessRow[] = [];
   for (const entry of readdirSync('/proc')) {
     if (entry.charCodeAt(0) > 57) continue; // not a pid
     const stat = procStat(entry);
@@ -30,6 +39,7 @@ function liveProcesses(): { pid: number; ppid: number; pgrp: number; session: nu
       ppid: Number(stat[1]),
       pgrp: Number(stat[2]),
       session: Number(stat[3]),
+      start: Number(stat[19]),
     });
   }
   return found;
@@ -37,16 +47,41 @@ function liveProcesses(): { pid: number; ppid: number; pgrp: number; session: nu
 
 /** Live processes whose process group or session is `id`. Linux only. */
 function members(id: number): number[] {
-  return liveProcesses()
-    .filter((p) => p.pgrp === id || p.session === id)
-    .map((p) => p.pid);
+  return memberRows(id).map((p) => p.pid);
+}
+
+function memberRows(id: number): ProcessRow[] {
+  return liveProcesses().filter((p) => p.pgrp === id || p.session === id);
+}
+
+/** Clock ticks since boot, now (USER_HZ, 100 on Linux), with one tick to spare; Linux only. */
+export function bootTicks(): number | undefined {
+  if (!linux) return undefined;
+  try {
+    return Math.ceil(Number.parseFloat(readFileSync('/proc/uptime', 'utf8')) * 100) + 1;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the group or session `id` is still the one whose leader ended at `endedAt` (bootTicks()
+ * then): once the leader was reaped, its id is free again when nothing else of its group is left,
+ * and a new process (another program's, in a session of its own) may have it. Such a group has
+ * no member that started by `endedAt`. Without `endedAt`, or off Linux: true.
+ */
+export function sameGroup(id: number, endedAt: number | undefined): boolean {
+  if (endedAt === undefined || !linux) return true;
+  return memberRows(id).some((p) => p.start <= endedAt);
 }
 
 /**
  * Sends `signal` to the group `pgid` and, on Linux, to every process of the session `pgid`
  * (children that moved to groups of their own). False when nothing received it.
  */
-export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0, endedAt?: number): boolean {
+  // (a leader that ended at `endedAt`: its id may be another group's by now)
+  if (!sameGroup(pgid, endedAt)) return false;
   let delivered = false;
   try {
     process.kill(process.platform === 'win32' ? pgid : -pgid, signal);

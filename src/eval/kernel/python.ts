@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 import { filterEnv } from './env.js';
 import { gated, openGate, readyHostGuard } from './hostGuard.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
-import { signalGroup } from './processGroup.js';
+import { bootTicks, signalGroup } from './processGroup.js';
 
 export interface PythonCandidate {
   /** Where the candidate came from, e.g. `VIRTUAL_ENV` or `PATH (python3)`. */
@@ -109,18 +109,23 @@ async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number
     reject: false,
   });
   const guarded = openGate(child.pid, child.stdin); // (it starts once guarded; its stdin is then empty)
+  let endedAt: number | undefined;
+  child.once('exit', () => {
+    endedAt = bootTicks();
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    if (child.pid) signalGroup(child.pid, 'SIGKILL');
+    if (child.pid) signalGroup(child.pid, 'SIGKILL', endedAt);
   }, timeoutMs);
   let result: Awaited<typeof child>;
   try {
     result = await child;
   } finally {
     clearTimeout(timer);
-    // What the probe left behind (a wrapper's background children) ends with it.
-    if (child.pid) signalGroup(child.pid, 'SIGKILL');
+    // What the probe left behind (a wrapper's background children) ends with it; the probe's own
+    // id may be another program's group by now, told apart by when its members started.
+    if (child.pid) signalGroup(child.pid, 'SIGKILL', endedAt);
     guarded?.release();
   }
   if (timedOut) throw new Error(`the probe (${path} -c '…') timed out after ${timeoutMs / 1000} s`);

@@ -2,7 +2,8 @@ import { keysHelp } from '../keys/keyBindings.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
 /** The help text: every command and every described key binding, from their definitions. */
-export function helpText(commands: readonly SlashCommand[]): string {
+export function helpText(all: readonly SlashCommand[]): string {
+  const commands = all.filter((c) => !c.inHelpOf);
   const names = commands.map((c) => `/${c.name}${c.usage ? ` ${c.usage}` : ''}`);
   const width = Math.max(...names.map((n) => n.length)) + 2;
   return [

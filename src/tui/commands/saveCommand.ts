@@ -25,8 +25,7 @@ function save(ctx: CommandContext, replace: boolean): void {
 export const saveCommand: SlashCommand = {
   name: 'save',
   usage: 'FILE',
-  description:
-    'save the session: FILE.ipynb as a Jupyter notebook with outputs, else a "# %%" script (never over an existing file)',
+  description: 'save the session: FILE.ipynb with outputs, else a "# %%" script (/save! replaces FILE)',
   run: (ctx) => save(ctx, false),
 };
 
@@ -34,5 +33,6 @@ export const saveOverCommand: SlashCommand = {
   name: 'save!',
   usage: 'FILE',
   description: 'save the session as /save does, replacing FILE if it exists',
+  inHelpOf: 'save',
   run: (ctx) => save(ctx, true),
 };

@@ -31,5 +31,7 @@ export interface SlashCommand {
   /** The arguments, as /help writes them ("FILE"). */
   usage?: string;
   description: string;
+  /** Described in this other command's line of /help, not on a line of its own. */
+  inHelpOf?: string;
   run: (ctx: CommandContext) => void | Promise<void>;
 }
