@@ -19,6 +19,19 @@ LIMIT = 60  # seconds any one wait may take on a loaded machine
 
 
 KEY = "0123456789abcdef0123456789abcdef"
+
+# Moves the descriptors named in argv[1] ([[from, to], ...]) to their numbers, then execs argv[2:].
+PLACE_DESCRIPTORS = """
+import fcntl, json, os, sys
+moves = json.loads(sys.argv[1])
+high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd, _ in moves]
+for fd, _ in moves:
+    os.close(fd)
+for copy, (_, target) in zip(high, moves):
+    os.dup2(copy, target, inheritable=True)
+    os.close(copy)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
 MARK = b"\0omp-sync:" + KEY.encode() + b":"
 
 
@@ -52,22 +65,17 @@ class Kernel(object):
             command = [python, "-m", "coverage", "run", "--parallel-mode", "--rcfile", os.path.join(ROOT, ".coveragerc")]
             command += ["--source", os.path.join(ROOT, "src", "py"), RUNNER]
         moves = [(frames_w, 3), (requests_r, 4)] + ([(kernel_end.fileno(), 5)] if bridge else [])
-
-        def place_descriptors():
-            # dup first, then dup2 to the fixed numbers (a source may sit on a target number)
-            copies = [(os.dup(fd), target) for fd, target in moves]
-            for fd, target in copies:
-                os.dup2(fd, target)
-
+        # The descriptors are put in place by a small trampoline after exec, not by preexec_fn:
+        # with pass_fds=(3, 4) and preexec_fn, a test process with several threads (the oracle's)
+        # fails now and then, since fds 3 and 4 of the parent may be anything or nothing at fork.
         self.proc = subprocess.Popen(
-            command,
+            [python, "-c", PLACE_DESCRIPTORS, json.dumps(moves)] + command,
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=environ,
-            pass_fds=tuple(target for _, target in moves),  # kept by the close after preexec_fn
-            preexec_fn=place_descriptors,
+            pass_fds=tuple(fd for fd, _ in moves),
             start_new_session=True,
         )
         for fd in (frames_w, requests_r):
@@ -115,7 +123,7 @@ class Kernel(object):
             if remaining <= 0:
                 raise TimeoutError("no frame within %s s" % timeout)
             if not self._pipes:
-                raise EOFError("the kernel exited: %s" % self.stderr_seen)
+                raise EOFError("the kernel exited (%s): %s" % (self._end(), self.stderr_seen))
             ready, _, _ = select.select(list(self._pipes), [], [], remaining)
             for fd in ready:
                 chunk = os.read(fd, 1 << 16)
@@ -192,6 +200,14 @@ class Kernel(object):
         self._pipes = {}
         if self.bridge_end is not None:
             self.bridge_end.close()
+
+    def _end(self):
+        """How the process ended, as far as known: its exit code, or the signal that ended it."""
+        try:
+            code = self.proc.wait(timeout=LIMIT)
+        except subprocess.TimeoutExpired:
+            return "still running"
+        return "signal %d" % -code if code < 0 else "exit code %d" % code
 
     @staticmethod
     def _exited_unreaped(pid):
