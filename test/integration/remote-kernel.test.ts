@@ -179,9 +179,15 @@ describe('remote kernel: interrupts, timeouts, restarts', () => {
   it('interrupts an endless loop through the server and keeps the state', async () => {
     const s = await remoteExecutor().session();
     await runCell(s, 'kept = 42');
-    const { result } = await runCell(s, 'while True: pass', {
+    // (interrupted once the loop runs: an interrupt that reaches ipykernel before it executes
+    // the cell is not the cell's)
+    let sent = false;
+    const { result } = await runCell(s, 'print("looping", flush=True)\nwhile True: pass', {
       onEvent: (e) => {
-        if (e.kind === 'started') s.interrupt();
+        if (!sent && e.kind === 'stdout' && e.text.includes('looping')) {
+          sent = true;
+          s.interrupt();
+        }
       },
     });
     expect(result.status).toBe('cancelled');
