@@ -202,12 +202,20 @@ class Kernel(object):
             self.bridge_end.close()
 
     def _end(self):
-        """How the process ended, as far as known: its exit code, or the signal that ended it."""
-        try:
-            code = self.proc.wait(timeout=LIMIT)
-        except subprocess.TimeoutExpired:
-            return "still running"
-        return "signal %d" % -code if code < 0 else "exit code %d" % code
+        """How the process ended: its exit code or signal (read without reaping it, so that
+        close() can still kill what is left of its group)."""
+        deadline = time.monotonic() + LIMIT
+        while time.monotonic() < deadline:
+            try:
+                info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return "ended"
+            if info is not None:
+                if info.si_code == os.CLD_EXITED:
+                    return "exit code %d" % info.si_status
+                return "signal %d" % info.si_status
+            time.sleep(0.01)
+        return "still running"
 
     @staticmethod
     def _exited_unreaped(pid):

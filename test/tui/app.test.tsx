@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
@@ -214,6 +217,21 @@ describe('notebook screen', () => {
     expect(help).toMatch(/Ctrl-O\s+print the whole output/);
     await run(h, '/nope');
     await h.waitFor((f) => f.includes('Unknown command /nope. Type /help for the list.'));
+  });
+
+  it('/save! at the prompt is a command: it replaces the file that /save left alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-tui-save-'));
+    const file = join(dir, 'kept.py');
+    writeFileSync(file, 'precious\n');
+    const { h } = start();
+    await run(h, 'x = 1');
+    await h.waitFor((f) => f.includes('[1] ok'));
+    await run(h, `/save ${file}`);
+    await h.waitFor((f) => f.includes('exists and was left as it is'));
+    expect(readFileSync(file, 'utf8')).toBe('precious\n');
+    await run(h, `/save! ${file}`);
+    await h.waitFor((f) => f.includes('Saved the session as a script'));
+    expect(readFileSync(file, 'utf8')).toContain('x = 1');
   });
 
   it('lays the live region out again on resize, keeping it shorter than the terminal', async () => {

@@ -123,7 +123,8 @@ export function readyHostGuard(): void {
 }
 
 /** The gate's program: the first line of stdin must be `go`, the rest is the command's stdin. */
-const GATE_SCRIPT = 'IFS= read -r go && [ "$go" = go ] || exit 125; exec "$@"';
+const GATE_SCRIPT =
+  'IFS= read -r go && [ "$go" = go ] || { echo "omp-eval: not started: the host went away first" >&2; exit 125; }; exec "$@"';
 /** What opens the gate (written first on the gated command's stdin). */
 const GATE_OPEN = 'go\n';
 

@@ -4,7 +4,7 @@
  */
 import { type ExitRequest, exitRequest } from '../protocol/index.js';
 import { type GuardedGroup, guardGroup } from './hostGuard.js';
-import { groupAlive, signalGroup } from './processGroup.js';
+import { groupAlive, sameGroup, signalGroup } from './processGroup.js';
 
 /** What the exit hook needs of a kernel: kill it now, synchronously. */
 export interface Killable {
@@ -49,7 +49,8 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Ends what a kernel left in its group (children of cells) after it exited: TERM, then KILL. */
 export async function reapGroup(pgid: number | undefined, graceMs: number, endedAt?: number): Promise<void> {
-  if (!pgid || !groupAlive(pgid)) return;
+  // (a group whose id is another program's by now is not ours to wait for)
+  if (!pgid || !groupAlive(pgid) || !sameGroup(pgid, endedAt)) return;
   signalGroup(pgid, 'SIGTERM', endedAt);
   const until = Date.now() + graceMs;
   while (groupAlive(pgid) && Date.now() < until) await delay(20);

@@ -54,11 +54,14 @@ function memberRows(id: number): ProcessRow[] {
   return liveProcesses().filter((p) => p.pgrp === id || p.session === id);
 }
 
-/** Clock ticks since boot, now (USER_HZ, 100 on Linux), with one tick to spare; Linux only. */
+/**
+ * Clock ticks since boot, now, in the unit of /proc/<pid>/stat's start time (USER_HZ, which Linux
+ * fixes at 100 on every common architecture), with one tick to spare; Linux only.
+ */
 export function bootTicks(): number | undefined {
   if (!linux) return undefined;
   try {
-    return Math.ceil(Number.parseFloat(readFileSync('/proc/uptime', 'utf8')) * 100) + 1;
+    return Math.round(Number.parseFloat(readFileSync('/proc/uptime', 'utf8')) * 100) + 1;
   } catch {
     return undefined;
   }

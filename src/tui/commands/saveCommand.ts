@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { saveSession } from '../lib/save.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
@@ -10,14 +9,14 @@ function save(ctx: CommandContext, replace: boolean): void {
     ctx.print(`usage: /${name} FILE.py or /${name} FILE.ipynb`);
     return;
   }
-  if (!replace && existsSync(file)) {
-    ctx.print(`${file} exists and was left as it is; /save! ${file} replaces it`);
-    return;
-  }
   try {
-    const kind = saveSession(file, ctx.cells(), ctx.session);
+    const kind = saveSession(file, ctx.cells(), ctx.session, replace);
     ctx.print(`Saved the session as a ${kind}: ${file}`);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      ctx.print(`${file} exists and was left as it is; /save! ${file} replaces it`);
+      return;
+    }
     ctx.print(`Could not save ${file}: ${(err as Error).message}`);
   }
 }

@@ -6,6 +6,7 @@
 import { useEffect, useRef } from 'react';
 import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
+import { isCommandLine } from '../commands/index.js';
 import { useStdin } from '../ink.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
@@ -51,7 +52,6 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 /** A `/` command line: runs without asking the kernel whether it is complete. */
-const COMMAND_LINE = /^\/[\w?]*(\s|$)/;
 
 export function useKeys(opts: KeysOptions): void {
   const pasting = useRef(false);
@@ -70,7 +70,7 @@ export function useKeys(opts: KeysOptions): void {
       if (!code.trim()) return;
       editing.remember(code);
       editing.setEditor(ed.emptyEditor());
-      if (COMMAND_LINE.test(code) && !code.includes('\n')) {
+      if (isCommandLine(code)) {
         runCommand(code);
         return;
       }
@@ -210,7 +210,7 @@ export function useKeys(opts: KeysOptions): void {
       const { editing, backend } = latest.current;
       const text = ed.editorText(editor);
       if (editor.row !== editor.lines.length - 1) return editing.setEditor(ed.newline(editor));
-      if (!text.trim() || (COMMAND_LINE.test(text) && !text.includes('\n'))) return this.submit(text);
+      if (!text.trim() || isCommandLine(text)) return this.submit(text);
       deciding.current = true;
       void backend
         .isComplete(text)

@@ -77,25 +77,9 @@ function pidAlive(pid: number): boolean {
 /** Takes `path`.lock (a file holding the writer's pid); false when it stayed taken. */
 function takeLock(lock: string): boolean {
   const until = Date.now() + LOCK_WAIT_MS;
+  let links = true;
   for (;;) {
-    // The lock appears with its pid already in it (a link to a written file), so another
-    // writer never reads a half-written pid and takes a live writer's lock for a dead one's.
-    const mine = `${lock}.${process.pid}`;
-    try {
-      const fd = openSync(mine, 'w', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      linkSync(mine, lock);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      try {
-        unlinkSync(mine);
-      } catch {
-        // not made
-      }
-    }
+    if (links ? takeLinked(lock, () => (links = false)) : takeInPlace(lock)) return true;
     try {
       const owner = Number(readFileSync(lock, 'utf8'));
       const old = Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS;
@@ -108,11 +92,52 @@ function takeLock(lock: string): boolean {
   }
 }
 
+/**
+ * The lock, appearing with its pid already in it (a link to a written file), so another writer
+ * never reads a half-written pid and takes a live writer's lock for a dead one's. False when it
+ * is taken; `noLinks` when the file system has no hard links (FAT, some network mounts).
+ */
+function takeLinked(lock: string, noLinks: () => void): boolean {
+  const mine = `${lock}.${process.pid}`;
+  try {
+    const fd = openSync(mine, 'w', 0o600);
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    linkSync(mine, lock);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') noLinks();
+    // ENOENT: the lock holder removed this waiter's file as a leftover; it tries again.
+    else if (code !== 'EEXIST' && code !== 'ENOENT') throw err;
+    return false;
+  } finally {
+    try {
+      unlinkSync(mine);
+    } catch {
+      // not made
+    }
+  }
+}
+
+/** The lock made by an exclusive create (where hard links are not to be had); false if taken. */
+function takeInPlace(lock: string): boolean {
+  try {
+    const fd = openSync(lock, 'wx', 0o600);
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
 /** Temporary files of writers that were killed (only the lock holder writes one). */
 function removeLeftovers(path: string): void {
   const name = basename(path);
   for (const file of readdirSync(dirname(path))) {
-    if (file.startsWith(`${name}.`) && /^(\d+|\d+\.tmp)$/.test(file.slice(name.length + 1))) {
+    if (file.startsWith(`${name}.`) && /^(\d+|\d+\.tmp|lock\.\d+)$/.test(file.slice(name.length + 1))) {
       try {
         unlinkSync(join(dirname(path), file));
       } catch {

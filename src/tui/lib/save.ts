@@ -189,9 +189,19 @@ export function toNotebook(cells: readonly CellView[], session: SessionInfo = { 
   return `${JSON.stringify(notebook, null, 1)}\n`;
 }
 
-/** Writes the session; the format follows the extension (.ipynb, else a script). */
-export function saveSession(path: string, cells: readonly CellView[], session: SessionInfo): string {
+/**
+ * Writes the session; the format follows the extension (.ipynb, else a script). Without `replace`
+ * an existing file (or link) is left as it is: the write fails with EEXIST.
+ */
+export function saveSession(
+  path: string,
+  cells: readonly CellView[],
+  session: SessionInfo,
+  replace = true,
+): string {
   const notebook = path.endsWith('.ipynb');
-  writeFileSync(path, notebook ? toNotebook(cells, session) : toScript(cells));
+  writeFileSync(path, notebook ? toNotebook(cells, session) : toScript(cells), {
+    flag: replace ? 'w' : 'wx',
+  });
   return notebook ? 'notebook' : 'script';
 }

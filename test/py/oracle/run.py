@@ -39,8 +39,10 @@ def main():
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
             ours = [pool.submit(omp_side.run_case, case, dirs[i][0], python) for i, case in enumerate(cases)]
-            theirs = run_ipython(cases, dirs, python)
             ours = [f.result() for f in ours]
+        # Not side by side: IPython's cases run in this process and change its environment and
+        # working directory, which a kernel started meanwhile by a worker thread would inherit.
+        theirs = run_ipython(cases, dirs, python)
     finally:
         os.chdir(os.path.dirname(root))
         shutil.rmtree(root, ignore_errors=True)
