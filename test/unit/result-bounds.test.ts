@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boundedError } from '../../src/eval/executor/results.js';
 import {
@@ -238,6 +238,19 @@ describe('the artifacts folder', () => {
       const image = ArtifactFile.create('png') as ArtifactFile;
       image.writeBytes(Buffer.alloc(2000));
       expect(image.error).toMatch(/would exceed the artifact cap/);
+    }));
+
+  it("never removes a file written to within the last minute (another process's running cell)", () =>
+    withTmp(() => {
+      configureArtifacts({ maxFileBytes: 1000, maxTotalBytes: 3000 });
+      const dir = artifactDir();
+      writeFileSync(join(dir, 'live.txt'), 'l'.repeat(5000)); // over the total, and fresh
+      const now = Date.now() / 1000;
+      writeFileSync(join(dir, 'old.txt'), 'o'.repeat(900));
+      utimesSync(join(dir, 'old.txt'), now - 100, now - 100);
+      const file = ArtifactFile.create() as ArtifactFile;
+      file.close();
+      expect(readdirSync(dir).sort()).toEqual([basename(file.path), 'live.txt'].sort());
     }));
 
   it('falls back to a private folder, the same one each time, when the name is taken', () => {

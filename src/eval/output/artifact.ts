@@ -60,6 +60,8 @@ export function artifactDir(): string {
 }
 
 const swept = new Set<string>();
+/** Artifacts written to this recently are never removed to make room (ms). */
+const ACTIVE_MS = 60_000;
 
 /** Removes artifacts older than a day (once per process), then the oldest until a new one fits. */
 function sweepArtifacts(dir: string) {
@@ -78,8 +80,12 @@ function sweepArtifacts(dir: string) {
   swept.add(dir);
   let total = files.reduce((sum, f) => sum + f.size, 0);
   const room = Math.max(0, limits.maxTotalBytes - limits.maxFileBytes);
+  const active = Date.now() - ACTIVE_MS;
   for (const file of files.sort((a, b) => a.mtime - b.mtime)) {
     if (!(first && file.mtime < cutoff) && total <= room) break;
+    // A file written to within the last minute may be another process's cell still running, or
+    // a result its caller is about to read: the folder stays over its cap rather than lose it.
+    if (file.mtime > active) continue;
     try {
       unlinkSync(file.path);
       total -= file.size;
