@@ -407,6 +407,11 @@ export class Kernel {
   }
 
   private onClose({ code, signal }: ProcessEnd): KernelExit {
+    // Every pipe is drained now: what the merge held back reaches its cell first, and the stderr
+    // tail (read below: an out-of-memory message says why the kernel died) is whole.
+    const tail = this.channel?.finishStreams();
+    if (tail?.trim())
+      this.logger.warn(`${this.label} kernel ${this.name} ended inside a frame: ${tail.slice(0, 200)}`);
     let reason: KernelExitReason = this.state === 'stopping' ? this.stopReason : 'died';
     const stderrTail = (this.channel?.stderrTail ?? '').split('\n').slice(-40).join('\n');
     const sandbox = this.channel?.proc.sandbox;
@@ -422,10 +427,6 @@ export class Kernel {
     };
     this.exitInfo = exit;
     this.machine.fire('exited');
-    // Every pipe is drained now: what the merge held back reaches its cell first.
-    const tail = this.channel?.finishStreams();
-    if (tail?.trim())
-      this.logger.warn(`${this.label} kernel ${this.name} ended inside a frame: ${tail.slice(0, 200)}`);
     clearTimeout(this.escalation);
     clearInterval(this.reinterrupt);
     const context = {
