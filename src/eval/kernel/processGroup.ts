@@ -105,6 +105,16 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0, endedAt?: 
   return delivered;
 }
 
+/** True while a process with this pid exists (a zombie too, or another user's). */
+export function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** True while the process exists and is not a zombie waiting to be reaped. */
 export function pidAlive(pid: number): boolean {
   try {

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidExists } from '../kernel/processGroup.js';
 
 export interface MemoryCgroup {
   dir: string;
@@ -59,15 +60,6 @@ function sweepStale(parent: string): void {
     } catch {
       // still has processes, or not ours to remove
     }
-  }
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

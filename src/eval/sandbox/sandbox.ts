@@ -10,6 +10,7 @@ import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pidExists } from '../kernel/processGroup.js';
 import type { ErrorFrame } from '../protocol/index.js';
 import { assertSandboxAvailable, bwrapArgs, findBwrap, probeBwrap } from './bwrap.js';
 import {
@@ -154,15 +155,6 @@ function sweepTempDirs(): void {
     }
   } catch {
     // an unreadable temp dir: nothing to sweep
-  }
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
