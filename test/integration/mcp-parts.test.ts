@@ -103,6 +103,23 @@ describe('ProgressReporter', () => {
     expect(sent.map((p) => p.progress)).toEqual(sent.map((_, i) => i + 1));
     expect(sent.every((p) => p.progressToken === 'tok')).toBe(true);
   });
+
+  it('sends the status lines that came before some output ahead of its tail', async () => {
+    vi.useFakeTimers();
+    const sent: string[] = [];
+    const reporter = new ProgressReporter('tok', 1, async (p) => {
+      sent.push(p.message);
+    });
+    reporter.onEvent(0, { kind: 'started' });
+    await vi.advanceTimersByTimeAsync(0);
+    // Within the status interval of "cell started": the lines wait, the first tail is due at once.
+    reporter.onEvent(0, { kind: 'status', event: { op: 'phase', title: 'loading' } });
+    reporter.onEvent(0, { kind: 'status', event: { op: 'log', message: 'step one' } });
+    reporter.onEvent(0, { kind: 'stdout', text: 'some output\n' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(['cell started', 'phase: loading\nlog: step one', 'output: some output']);
+    await reporter.finish();
+  });
 });
 
 describe('parseListenAddress', () => {

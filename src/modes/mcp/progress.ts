@@ -42,6 +42,7 @@ export class ProgressReporter {
   private lastStatusAt = Number.NEGATIVE_INFINITY;
   private lastTailAt = Number.NEGATIVE_INFINITY;
   private timer?: NodeJS.Timeout;
+  private timerAt = 0;
   private closed = false;
 
   constructor(
@@ -103,23 +104,32 @@ export class ProgressReporter {
     this.schedule();
   }
 
+  /** Sets the timer for whichever is due first; a timer already set for sooner stays. */
   private schedule() {
-    if (this.timer || this.closed) return;
+    if (this.closed) return;
     const now = performance.now();
     const statusDue = this.pending.length ? this.lastStatusAt + STATUS_INTERVAL_MS - now : Infinity;
     const tailDue = this.tailDirty ? this.lastTailAt + TAIL_INTERVAL_MS - now : Infinity;
-    const wait = Math.max(0, Math.min(statusDue, tailDue));
+    const at = now + Math.max(0, Math.min(statusDue, tailDue));
+    if (this.timer && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.flush();
-    }, wait);
+    }, at - now);
   }
 
   private async flush() {
     if (this.closed) return;
     const now = performance.now();
-    if (this.pending.length && now - this.lastStatusAt >= STATUS_INTERVAL_MS) await this.flushStatus();
-    if (this.tailDirty && now - this.lastTailAt >= TAIL_INTERVAL_MS) {
+    const tailDue = this.tailDirty && now - this.lastTailAt >= TAIL_INTERVAL_MS;
+    // Status lines that came before the output go out before its tail, whatever their interval:
+    // a client reading the tail has seen every step that led to it.
+    if (this.pending.length && (tailDue || now - this.lastStatusAt >= STATUS_INTERVAL_MS)) {
+      await this.flushStatus();
+    }
+    if (tailDue) {
       this.tailDirty = false;
       this.lastTailAt = now;
       const lines = this.tail.replace(/\n+$/, '').split('\n').slice(-TAIL_LINES).join('\n');
