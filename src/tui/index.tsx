@@ -82,8 +82,9 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
     }),
     { exitOnCtrlC: false, patchConsole: false },
   );
-  const onSignal = () => {
-    void stop().then(() => process.exit(143));
+  // 128 + the signal's number, as a shell reports a program the signal ended.
+  const onSignal = (signal: NodeJS.Signals) => {
+    void stop().then(() => process.exit(signal === 'SIGHUP' ? 129 : 143));
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);

@@ -17,8 +17,14 @@ const open: Screen[] = [];
 beforeAll(async () => {
   server = await startJupyterServer();
 });
-afterEach(() => {
-  for (const s of open.splice(0)) s.kill();
+afterEach(async () => {
+  // Each test starts with the server as the last one left it: a notebook ends before the next.
+  await Promise.all(
+    open.splice(0).map((s) => {
+      s.kill();
+      return s.exited;
+    }),
+  );
 });
 afterAll(async () => {
   await server?.stop();
@@ -49,6 +55,19 @@ function kernelIdOn(screen: string): string {
   const id = /python3 ([0-9a-f]{8}) on /.exec(screen)?.[1];
   if (!id) throw new Error(`no kernel id on the status line:\n${screen}`);
   return id;
+}
+
+/**
+ * The kernels left on the server once the ones it was told to shut down have ended: it ends them
+ * in its own time (up to its shutdown wait, and beyond on a loaded machine).
+ */
+async function kernelsAfterShutdown(): Promise<string[]> {
+  let left = await runningKernels(server);
+  for (const until = Date.now() + 60_000; left.length && Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = await runningKernels(server);
+  }
+  return left;
 }
 
 /** The screen with its rows joined: a message wider than the terminal reads whole. */
@@ -105,15 +124,17 @@ describe('the notebook on a remote kernel', () => {
     await s.waitFor((t) => t.includes("NameError: name 'name' is not defined"));
     s.write('\x04');
     expect((await s.exited).exitCode).toBe(0);
-    // The server ends a kernel it was told to shut down in its own time (up to its shutdown wait
-    // and beyond on a loaded machine): the list empties.
-    let left = await runningKernels(server);
-    for (const until = Date.now() + 60_000; left.length && Date.now() < until; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      left = await runningKernels(server);
-    }
+    const left = await kernelsAfterShutdown();
     expect(left.some((k) => k.startsWith(id))).toBe(false);
     expect(left).toEqual([]);
+  });
+
+  it('a hangup shuts its kernel down on the server before the notebook exits', async () => {
+    const s = await start(remote());
+    const id = kernelIdOn(s.text());
+    s.kill(); // SIGHUP, as a closed terminal sends
+    expect((await s.exited).exitCode).toBe(129);
+    expect((await kernelsAfterShutdown()).some((k) => k.startsWith(id))).toBe(false);
   });
 
   it('an interrupt the kernel ignores restarts it through the server and says state was lost', async () => {

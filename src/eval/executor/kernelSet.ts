@@ -23,6 +23,8 @@ export class KernelSet {
   owners = 0;
   /** Tail of the queue of runs on this key. */
   lock: Promise<void> = Promise.resolve();
+  /** Kernels being started, one per language: a second caller waits for the first one's start. */
+  readonly starting = new Map<Language, Promise<Kernel>>();
   private readonly kernels: Partial<Record<Language, { kernel: Kernel; unsubscribe: () => void }>> = {};
   private readonly background = new Set<(frame: Frame) => void>();
   private readonly stateListeners = new Set<KernelStateListener>();
@@ -75,6 +77,9 @@ export class KernelSet {
 
   /** Shuts down every kernel (or the one of `only`). */
   async shutdown(only?: Language): Promise<void> {
+    // A kernel still starting joins the set first, so that it is shut down with the rest.
+    const starting = [...this.starting].filter(([l]) => !only || l === only);
+    await Promise.all(starting.map(([, start]) => start.catch(() => undefined)));
     const kernels = LANGUAGES.filter((l) => !only || l === only).flatMap((l) => this.remove(l) ?? []);
     await Promise.all(kernels.map((k) => k.shutdown()));
   }

@@ -55,6 +55,7 @@ export class Executor implements SessionHost {
   private readonly retained = new Map<string, Session>();
   private sessionAbort = new AbortController();
   private disposed = false;
+  private disposing?: Promise<void>;
   private readonly bridge: BridgeHandler;
   /** The host's count of bridge calls in flight, by cell: what holds a cell's timeout. */
   readonly bridgeActivity = new BridgeActivity();
@@ -164,6 +165,25 @@ export class Executor implements SessionHost {
   async kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<KernelHandle> {
     const previous = set.get(language);
     if (previous && previous.state !== 'dead' && previous.state !== 'stopping') return previous;
+    // One start at a time: the notebook's start() and a cell typed meanwhile share one kernel
+    // (two starts would each make one, and the set would keep only the later).
+    const pending = set.starting.get(language);
+    if (pending) return pending;
+    const start = this.startKernel(set, language, previous, notices);
+    set.starting.set(language, start);
+    try {
+      return await start;
+    } finally {
+      set.starting.delete(language);
+    }
+  }
+
+  private async startKernel(
+    set: KernelSet,
+    language: Language,
+    previous: KernelHandle | undefined,
+    notices: string[],
+  ): Promise<KernelHandle> {
     if (previous?.state === 'stopping') await previous.shutdown();
     // (A restart takes the kernel out of the set first: a kernel found here ended unasked.)
     if (previous?.exit) notices.push(replacedNotice(previous.label, previous.exit));
@@ -207,8 +227,14 @@ export class Executor implements SessionHost {
    * Aborts everything running and shuts every kernel down. `why` (e.g. "omp-eval received
    * SIGTERM") is what the cells it stops say.
    */
-  async dispose(why = 'the executor was disposed'): Promise<void> {
-    if (this.disposed) return;
+  dispose(why = 'the executor was disposed'): Promise<void> {
+    // A second caller (a signal handler while the notebook is closing) waits for the same end:
+    // returning early would let it exit the process while a kernel is still being shut down.
+    this.disposing ??= this.disposeOnce(why);
+    return this.disposing;
+  }
+
+  private async disposeOnce(why: string): Promise<void> {
     this.disposed = true;
     this.sessionAbort.abort(new ExecutorClosedError(why));
     const sets = [...this.sets.values()];
