@@ -1,8 +1,12 @@
 """omp-eval Python kernel: the script the host runs (`python -u runner.py`).
 
-It checks the interpreter and loads the kernel package (omp_kernel, beside it) as regular
-modules, so that Python keeps their bytecode in __pycache__: compiling them anew on every start
-would cost more than the rest of the start-up. Stdlib only, Python 3.8 grammar.
+It checks the interpreter and loads the kernel package (omp_kernel, beside it). Compiling the
+package anew on every start would cost more than the rest of the start-up, so its modules load
+from bytecode, but only from bytecode the host wrote and checked: `__pycache__/<name>.<tag>.pyc`
+files bound to their source by its hash (hash-based pycs that Python checks against the
+source), whose bytes the host compared with its record before this process started. Nothing
+here writes bytecode into the cache, and PYTHONPYCACHEPREFIX does not apply to the kernel's
+modules. Stdlib only, Python 3.8 grammar.
 """
 import sys
 
@@ -10,13 +14,66 @@ if sys.version_info < (3, 8):
     sys.stderr.write("omp-eval: Python 3.8 or newer is required (this is %d.%d)\n" % sys.version_info[:2])
     sys.exit(78)
 
-sys.dont_write_bytecode = False  # the cache directory is private to this user: let Python use it
+
+def _kernel_loader(here):
+    """Imports under `here` (this file's directory) go through KernelLoader; others are not affected."""
+    import importlib.machinery
+    import importlib.util
+    import marshal
+    import os
+
+    here = os.path.realpath(here)
+    tag = sys.implementation.cache_tag
+    checked_hash = 0b11  # a hash-based pyc that is checked against its source
+
+    class KernelLoader(importlib.machinery.SourceFileLoader):
+        def get_code(self, fullname):
+            path = self.get_filename(fullname)
+            source = self.get_data(path)
+            if tag:
+                head, name = os.path.split(path)
+                pyc = os.path.join(head, "__pycache__", "%s.%s.pyc" % (name.rpartition(".")[0], tag))
+                try:
+                    with open(pyc, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    data = b""
+                if (
+                    data[:4] == importlib.util.MAGIC_NUMBER
+                    and int.from_bytes(data[4:8], "little") == checked_hash
+                    and data[8:16] == importlib.util.source_hash(source)
+                ):
+                    try:
+                        return marshal.loads(data[16:])
+                    except (ValueError, EOFError, TypeError):
+                        pass
+            return compile(source, path, "exec", dont_inherit=True)
+
+    details = (KernelLoader, importlib.machinery.SOURCE_SUFFIXES)
+
+    def inside(path):
+        real = os.path.realpath(path or ".")
+        return real == here or real.startswith(here + os.sep)
+
+    def hook(path):
+        if inside(path):
+            return importlib.machinery.FileFinder(path, details)
+        raise ImportError("not the kernel's directory")
+
+    sys.path_hooks.insert(0, hook)
+    for path in [p for p in sys.path_importer_cache if inside(p)]:
+        del sys.path_importer_cache[path]
+    return KernelLoader
 
 
 def _main():
+    import os
+
+    _kernel_loader(os.path.dirname(__file__))
     from omp_kernel import server  # sys.path[0] is this file's directory: the cache's
 
     server.install().serve()
 
 
-_main()
+if __name__ == "__main__":
+    _main()

@@ -1,6 +1,7 @@
 /**
  * Issue 14 item 18: the runner cache's fallback is reused from run to run (each run a process of
- * its own), and what the cache no longer needs is removed.
+ * its own), and what the cache no longer needs is removed. Item 16: the kernel's bytecode there is
+ * checked like its source.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -9,14 +10,16 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ensureRunnerFile, runnerCacheDir } from '../../src/eval/kernel/runnerFile.js';
+import { startKernel } from '../helpers/kernel.js';
 
 const uid = process.getuid?.() ?? 0;
 const DIST = fileURLToPath(new URL('../../dist/src/eval/kernel/runnerFile.js', import.meta.url));
@@ -75,5 +78,55 @@ describe('the runner cache fallback', () => {
     expect(existsSync(runner)).toBe(true);
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(recent)).toBe(true);
+  });
+});
+
+/** Keeps a pyc's 16-byte header (so Python takes it as bound to the source) and changes its code. */
+const TAMPER = `
+import marshal, sys
+path, source, marker = sys.argv[1:4]
+with open(path, "rb") as f:
+    header = f.read(16)
+with open(source) as f:
+    code = compile(f.read() + "\\nopen(%r, 'w').close()\\n" % marker, source, "exec")
+with open(path, "wb") as f:
+    f.write(header + marshal.dumps(code))
+`;
+
+describe('the kernel bytecode in the runner cache', () => {
+  it('is written by the host; a tampered pyc with its header kept is removed before a kernel starts, never run', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'omp-bytecode-'));
+    chmodSync(base, 0o700);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = base; // the kernels below use a cache of their own
+    try {
+      const warnings: string[] = [];
+      const logger = { trace: () => {}, warn: (m: string) => warnings.push(m) };
+      const first = await startKernel({ logger });
+      expect((await first.execute('x = 1')).status).toBe('ok');
+      await first.shutdown();
+      const entry = dirname(ensureRunnerFile());
+      expect(entry.startsWith(base)).toBe(true);
+      const cache = join(entry, 'omp_kernel', '__pycache__');
+      const name = readdirSync(cache).find((n) => n.startsWith('server.')) as string;
+      expect(readdirSync(entry).filter((n) => n.startsWith('bytecode-'))).toHaveLength(1);
+      const pyc = join(cache, name);
+      const marker = join(base, 'tampered-code-ran');
+      execFileSync('python3', ['-c', TAMPER, pyc, join(entry, 'omp_kernel', 'server.py'), marker]);
+      const tampered = readFileSync(pyc);
+
+      const second = await startKernel({ logger });
+      expect((await second.execute('x = 1')).status).toBe('ok');
+      expect(existsSync(marker)).toBe(false);
+      expect(warnings.filter((w) => w.includes(pyc))).toEqual([
+        `${pyc} is not bytecode omp-eval wrote (changed, or another's); removed`,
+      ]);
+      // Compiled again for the next start: the host's own bytes.
+      expect(existsSync(pyc)).toBe(true);
+      expect(readFileSync(pyc).equals(tampered)).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 });

@@ -92,21 +92,34 @@ const PROBE = 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version
 export const PROBE_TIMEOUT_MS = 10_000;
 const probes = new Map<string, Promise<Probe>>();
 
+export interface GuardedRun {
+  stdout: string;
+  stderr: string;
+  failed: boolean;
+  exitCode?: number;
+  shortMessage?: string;
+}
+
 /**
- * Runs the interpreter once to learn its real executable and version (execa: bounded, timed).
- * It runs in a group and session of its own, guarded like a kernel: a timeout or the host's death
- * ends everything it started (a wrapper script's children too), not only the process itself.
+ * Runs `path args` to its end (execa: bounded, timed) in a group and session of its own, guarded
+ * like a kernel: a timeout or the host's death ends everything it started (a wrapper script's
+ * children too), not only the process itself. Rejects when it timed out.
  */
-async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Probe> {
+export async function runGuarded(
+  path: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string; maxBuffer?: number; what: string },
+): Promise<GuardedRun> {
   const { execa } = await import('execa');
   readyHostGuard();
-  const { file, args } = gated(path, ['-c', PROBE]);
-  const child = execa(file, args, {
-    env,
+  const { file, args: gatedArgs } = gated(path, args);
+  const child = execa(file, gatedArgs, {
+    env: opts.env,
     extendEnv: false,
     detached: true,
-    maxBuffer: 64 * 1024,
+    maxBuffer: opts.maxBuffer ?? 64 * 1024,
     reject: false,
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
   const guarded = openGate(child.pid, child.stdin); // (it starts once guarded; its stdin is then empty)
   let endedAt: number | undefined;
@@ -117,27 +130,39 @@ async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number
   const timer = setTimeout(() => {
     timedOut = true;
     if (child.pid) signalGroup(child.pid, 'SIGKILL', endedAt);
-  }, timeoutMs);
+  }, opts.timeoutMs);
   let result: Awaited<typeof child>;
   try {
     result = await child;
   } finally {
     clearTimeout(timer);
-    // What the probe left behind (a wrapper's background children) ends with it; the probe's own
-    // id may be another program's group by now, told apart by when its members started.
+    // What it left behind (a wrapper's background children) ends with it; its own id may be
+    // another program's group by now, told apart by when its members started.
     if (child.pid) signalGroup(child.pid, 'SIGKILL', endedAt);
     guarded?.release();
   }
-  if (timedOut) throw new Error(`the probe (${path} -c '…') timed out after ${timeoutMs / 1000} s`);
+  if (timedOut) throw new Error(`${opts.what} timed out after ${opts.timeoutMs / 1000} s`);
+  return {
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    failed: result.failed,
+    ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+    ...(result.shortMessage ? { shortMessage: result.shortMessage } : {}),
+  };
+}
+
+/** Runs the interpreter once to learn its real executable and version. */
+async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Probe> {
+  const result = await runGuarded(path, ['-c', PROBE], {
+    env,
+    timeoutMs,
+    what: `the probe (${path} -c '…')`,
+  });
   if (result.failed) {
-    const detail = String(result.stderr || result.shortMessage || '')
-      .trim()
-      .split('\n')
-      .slice(-3)
-      .join(' ');
+    const detail = (result.stderr || result.shortMessage || '').trim().split('\n').slice(-3).join(' ');
     throw new Error(detail || `exit code ${result.exitCode}`);
   }
-  const stdout = String(result.stdout);
+  const stdout = result.stdout;
   const [executable = '', versionText = ''] = stdout.trim().split('\n');
   const version = versionText.split('.').map(Number) as [number, number, number];
   if (version.length !== 3 || version.some(Number.isNaN)) {

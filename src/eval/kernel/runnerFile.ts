@@ -11,6 +11,7 @@ import type writeFileAtomic from 'write-file-atomic';
 import { type Logger, silentLogger } from '../logger.js';
 import { reasonOf } from '../output/artifact.js';
 import { privateDir } from '../output/privateDir.js';
+import { type BytecodeIo, checkBytecode, ensureBytecode } from './bytecode.js';
 
 const PY_DIR = new URL('../../py/', import.meta.url);
 
@@ -132,7 +133,7 @@ const require = createRequire(import.meta.url);
  * whatever is at `file` is removed first: a link planted there is replaced, never followed. (The
  * directory is private to this user, so nobody can put one back in between.)
  */
-function writeAtomically(file: string, content: string) {
+function writeAtomically(file: string, content: string | Buffer) {
   rmSync(file, { force: true });
   const atomic = require('write-file-atomic') as typeof writeFileAtomic;
   atomic.sync(file, content, { mode: 0o600, fsync: true });
@@ -220,4 +221,25 @@ function writeKernelFiles(dir: string, sources: Record<string, string>, logger: 
       writeAtomically(file, content);
     }
   }
+}
+
+const bytecodeIo: BytecodeIo = {
+  isPrivateFile: (path) => isPrivate(path, 'file'),
+  writeAtomically,
+};
+
+/**
+ * Before a Python kernel starts from `runner`: the bytecode in its cache entry is what this host
+ * recorded, and `executable` has its own (compiled now, once per interpreter and kernel version).
+ */
+export async function prepareBytecode(
+  runner: string,
+  executable: string,
+  hostEnv: NodeJS.ProcessEnv,
+  logger: Logger = silentLogger,
+): Promise<void> {
+  const dir = dirname(runner);
+  const packageDirs = [...new Set(KERNEL_FILES.map((file) => dirname(file)))];
+  checkBytecode(dir, packageDirs, bytecodeIo, logger);
+  await ensureBytecode(dir, KERNEL_FILES, executable, hostEnv, bytecodeIo, logger);
 }

@@ -22,7 +22,7 @@ import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
 import { filterEnv, kernelEnv } from './env.js';
 import { readyHostGuard } from './hostGuard.js';
 import { type ResolvedPython, resolvePython } from './python.js';
-import { ensureRunnerFile } from './runnerFile.js';
+import { ensureRunnerFile, prepareBytecode } from './runnerFile.js';
 import type { KernelLanguage, KernelOptions } from './types.js';
 
 /** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */
@@ -64,6 +64,7 @@ export async function spawnKernel(
   }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
+  await prepareBytecode(runner, python.executable, hostEnv, logger);
   const env = kernelEnv(hostEnv, python, opts.passEnv);
   return { ...(await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts)), python };
 }

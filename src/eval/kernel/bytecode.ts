@@ -1,0 +1,210 @@
+/**
+ * The kernel package's bytecode in the runner cache, checked like its source. Only the host
+ * writes it: an interpreter compiles the package once (hash-based pycs, bound to their source)
+ * and prints them; the host writes each file and records its SHA-256 in a manifest per
+ * interpreter. Before every start, each pyc in the cache must be one the host recorded, byte for
+ * byte, or it is removed: a tampered pyc (its header kept) never runs. runner.py never writes
+ * bytecode there and reads only these files.
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Logger } from '../logger.js';
+import { filterEnv } from './env.js';
+import { runGuarded } from './python.js';
+
+/** How long the one compile of the package may take. */
+const COMPILE_TIMEOUT_MS = 30_000;
+
+/** Prints {tag, files: {pyc path: base64}} for the .py files named on the command line. */
+const COMPILE = `
+import base64, importlib.util, json, os, py_compile, sys, tempfile
+tag = sys.implementation.cache_tag
+files = {}
+if tag:
+    sys.pycache_prefix = None
+    tmp = tempfile.mkdtemp()
+    try:
+        for rel in sys.argv[1:]:
+            out = os.path.join(tmp, "x.pyc")
+            py_compile.compile(os.path.abspath(rel), cfile=out, doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            head, name = os.path.split(rel)
+            pyc = os.path.join(head, "__pycache__", "%s.%s.pyc" % (name[:-3], tag))
+            with open(out, "rb") as f:
+                files[pyc] = base64.b64encode(f.read()).decode()
+    finally:
+        for name in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, name))
+        os.rmdir(tmp)
+sys.stdout.write(json.dumps({"tag": tag, "files": files}))
+`;
+
+interface Manifest {
+  executable: string;
+  tag: string | null;
+  /** pyc path relative to the cache entry → SHA-256 of its bytes. */
+  files: Record<string, string>;
+}
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+const manifestName = (executable: string) => `bytecode-${sha256(executable).slice(0, 16)}.json`;
+
+export interface BytecodeIo {
+  /** True when `path` is a regular file of this user that nobody else can write to. */
+  isPrivateFile(path: string): boolean;
+  /** Writes `data` to `path` whole or not at all, mode 0600, replacing whatever is there. */
+  writeAtomically(path: string, data: string | Buffer): void;
+}
+
+/** The manifests in `dir` that are private files and parse. */
+function readManifests(dir: string, io: BytecodeIo): Map<string, Manifest> {
+  const out = new Map<string, Manifest>();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^bytecode-[0-9a-f]{16}\.json$/.test(n));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    if (!io.isPrivateFile(path)) continue;
+    try {
+      out.set(name, JSON.parse(readFileSync(path, 'utf8')) as Manifest);
+    } catch {
+      // unreadable: as if absent (the interpreter's bytecode is compiled again)
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes every pyc under `dir`'s package directories that no manifest records with its exact
+ * bytes. `packageDirs` are the directories of the kernel's files, relative to `dir`.
+ */
+export function checkBytecode(
+  dir: string,
+  packageDirs: readonly string[],
+  io: BytecodeIo,
+  logger: Logger,
+): void {
+  const known = new Set<string>();
+  for (const manifest of readManifests(dir, io).values())
+    for (const [file, hash] of Object.entries(manifest.files ?? {})) known.add(`${file}\0${hash}`);
+  for (const pkg of packageDirs) {
+    const cache = join(dir, pkg, '__pycache__');
+    let names: string[];
+    try {
+      names = readdirSync(cache);
+    } catch {
+      continue;
+    }
+    // Python reads only `<module>.<tag>.pyc`; other names (a write in progress) are not its.
+    for (const name of names.filter((n) => n.endsWith('.pyc'))) {
+      const rel = join(pkg, '__pycache__', name);
+      const path = join(dir, rel);
+      let recorded = false;
+      try {
+        recorded = io.isPrivateFile(path) && known.has(`${rel}\0${sha256(readFileSync(path))}`);
+      } catch {
+        recorded = false;
+      }
+      if (recorded) continue;
+      logger.warn(`${path} is not bytecode omp-eval wrote (changed, or another's); removed`);
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Compiles under way, by cache entry and interpreter. */
+const compiles = new Map<string, Promise<void>>();
+
+/**
+ * Makes sure `executable` has its recorded bytecode in `dir` (compiled once per interpreter and
+ * kernel version; concurrent starts share the one compile). A failure only costs speed: the
+ * kernel then compiles its modules from source.
+ */
+export function ensureBytecode(
+  dir: string,
+  sources: readonly string[],
+  executable: string,
+  hostEnv: NodeJS.ProcessEnv,
+  io: BytecodeIo,
+  logger: Logger,
+): Promise<void> {
+  const manifestPath = join(dir, manifestName(executable));
+  const key = `${dir}\0${executable}`;
+  const known = compiles.get(key);
+  if (known) return known;
+  const recorded = (() => {
+    try {
+      if (!io.isPrivateFile(manifestPath)) return false;
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+      return Object.keys(manifest.files ?? {}).every((file) => {
+        try {
+          return lstatSync(join(dir, file)).isFile();
+        } catch {
+          return false;
+        }
+      });
+    } catch {
+      return false;
+    }
+  })();
+  if (recorded) return Promise.resolve();
+  const compile = compileInto(dir, sources, executable, hostEnv, io, manifestPath)
+    .catch((err: unknown) => {
+      logger.warn(`compiling the kernel's bytecode with ${executable} failed: ${(err as Error).message}`);
+    })
+    .finally(() => compiles.delete(key));
+  compiles.set(key, compile);
+  return compile;
+}
+
+async function compileInto(
+  dir: string,
+  sources: readonly string[],
+  executable: string,
+  hostEnv: NodeJS.ProcessEnv,
+  io: BytecodeIo,
+  manifestPath: string,
+): Promise<void> {
+  const result = await runGuarded(executable, ['-I', '-B', '-c', COMPILE, ...sources], {
+    env: filterEnv(hostEnv),
+    cwd: dir,
+    timeoutMs: COMPILE_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+    what: 'the compile',
+  });
+  if (result.failed) {
+    throw new Error(
+      (result.stderr || result.shortMessage || `exit code ${result.exitCode}`).trim().slice(-300),
+    );
+  }
+  const { tag, files } = JSON.parse(result.stdout) as { tag: string | null; files: Record<string, string> };
+  const manifest: Manifest = { executable, tag, files: {} };
+  const written: [string, Buffer][] = [];
+  for (const [rel, base64] of Object.entries(files)) {
+    if (rel.startsWith('/') || rel.split('/').includes('..')) throw new Error(`unexpected path ${rel}`);
+    const bytes = Buffer.from(base64, 'base64');
+    written.push([join(dir, rel), bytes]);
+    manifest.files[rel] = sha256(bytes);
+  }
+  // The record first: a start that checks the cache meanwhile keeps these files, not removes them.
+  io.writeAtomically(manifestPath, JSON.stringify(manifest));
+  for (const [path, bytes] of written) {
+    privateDirectory(dirname(path));
+    io.writeAtomically(path, bytes);
+  }
+}
+
+/** Makes `path` a directory of this user's (a link or a file there is replaced). */
+function privateDirectory(path: string) {
+  try {
+    if (lstatSync(path).isDirectory()) return;
+    rmSync(path, { force: true });
+  } catch {
+    // absent
+  }
+  mkdirSync(path, { mode: 0o700 });
+}

@@ -1,0 +1,88 @@
+"""runner.py's loader for the kernel package: bytecode only when it is bound to the source (a
+checked hash-based pyc), from `__pycache__` beside the source whatever PYTHONPYCACHEPREFIX says,
+and never a file written. The host checks the bytes of each pyc before the kernel starts
+(src/eval/kernel/bytecode.ts); this is the other half."""
+import importlib.util
+import marshal
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUNNER = os.path.join(ROOT, "src", "py", "runner.py")
+SOURCE = b'VALUE = "source"\n'
+
+
+def load_runner():
+    spec = importlib.util.spec_from_file_location("omp_runner_under_test", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # defines _kernel_loader; _main runs only as __main__
+    return module
+
+
+def pyc(code_source, flags, source_hash):
+    body = marshal.dumps(compile(code_source, "<pkg>", "exec"))
+    return importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + source_hash + body
+
+
+class KernelLoaderTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.pkg = os.path.join(self.dir, "omp_loader_pkg")
+        os.mkdir(self.pkg)
+        with open(os.path.join(self.pkg, "__init__.py"), "wb") as f:
+            f.write(SOURCE)
+        self.hooks = list(sys.path_hooks)
+        self.prefix = sys.pycache_prefix
+        load_runner()._kernel_loader(self.dir)
+        sys.path.insert(0, self.dir)
+
+    def tearDown(self):
+        sys.path.remove(self.dir)
+        sys.path_hooks[:] = self.hooks
+        sys.path_importer_cache.clear()
+        sys.modules.pop("omp_loader_pkg", None)
+        sys.pycache_prefix = self.prefix
+        shutil.rmtree(self.dir)
+
+    def write_pyc(self, data):
+        cache = os.path.join(self.pkg, "__pycache__")
+        os.makedirs(cache, exist_ok=True)
+        with open(os.path.join(cache, "__init__.%s.pyc" % sys.implementation.cache_tag), "wb") as f:
+            f.write(data)
+
+    def value(self):
+        import omp_loader_pkg
+
+        return omp_loader_pkg.VALUE
+
+    def test_reads_a_checked_pyc_bound_to_the_source(self):
+        self.write_pyc(pyc('VALUE = "bytecode"\n', 0b11, importlib.util.source_hash(SOURCE)))
+        self.assertEqual(self.value(), "bytecode")
+
+    def test_ignores_a_pyc_of_other_source_an_unchecked_one_and_a_timestamp_one(self):
+        for data in (
+            pyc('VALUE = "bytecode"\n', 0b11, importlib.util.source_hash(b"other")),
+            pyc('VALUE = "bytecode"\n', 0b01, importlib.util.source_hash(SOURCE)),
+            pyc('VALUE = "bytecode"\n', 0, b"\0" * 8),
+            importlib.util.MAGIC_NUMBER + b"\3\0\0\0" + importlib.util.source_hash(SOURCE) + b"junk",
+        ):
+            with self.subTest(data=data[:16]):
+                self.write_pyc(data)
+                sys.modules.pop("omp_loader_pkg", None)
+                self.assertEqual(self.value(), "source")
+
+    def test_writes_nothing_and_ignores_the_pycache_prefix(self):
+        sys.pycache_prefix = os.path.join(self.dir, "prefix")
+        self.assertEqual(self.value(), "source")
+        self.assertEqual(sorted(os.listdir(self.pkg)), ["__init__.py"])
+        self.assertFalse(os.path.exists(sys.pycache_prefix))
+        sys.modules.pop("omp_loader_pkg", None)
+        self.write_pyc(pyc('VALUE = "bytecode"\n', 0b11, importlib.util.source_hash(SOURCE)))
+        self.assertEqual(self.value(), "bytecode")
+
+
+if __name__ == "__main__":
+    unittest.main()
