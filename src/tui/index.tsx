@@ -88,8 +88,17 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
+  // A terminal that goes away without a SIGHUP (the notebook is not in its session: under `su`, a
+  // wrapper) shows as the end of its input or an error reading or writing it: end as on a hangup.
+  const onTerminalGone = () => onSignal('SIGHUP');
+  process.stdin.once('end', onTerminalGone);
+  process.stdin.once('error', onTerminalGone);
+  process.stdout.once('error', onTerminalGone);
   await finished;
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
+  process.stdin.off('end', onTerminalGone);
+  process.stdin.off('error', onTerminalGone);
+  process.stdout.off('error', onTerminalGone);
   return 0;
 }

@@ -100,3 +100,27 @@ describe('the notebook in a terminal, for long sessions', () => {
     expect(readFileSync(file, 'utf8').length).toBe(25_000_001);
   });
 });
+
+/** True while `pid` runs (a zombie has ended: it only waits for its parent). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('the terminal goes away', () => {
+  it('without a SIGHUP (the notebook in a session of its own): it exits, and its kernel with it', async () => {
+    const s = launch({ ownSession: true });
+    await ready(s);
+    await s.run('import os; print("pids", os.getpid(), os.getppid())');
+    const screen = await s.waitFor((t) => /pids \d+ \d+/.test(t) && t.includes('In [2]:'), 'the pids');
+    const [kernel = 0, host = 0] = (/pids (\d+) (\d+)/.exec(screen) ?? []).slice(1).map(Number);
+    expect(readFileSync(`/proc/${host}/cmdline`, 'utf8')).toContain('omp-eval');
+    s.closeTerminal();
+    for (const until = Date.now() + 60_000; (running(host) || running(kernel)) && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 50));
+    expect({ host: running(host), kernel: running(kernel) }).toEqual({ host: false, kernel: false });
+  });
+});

@@ -18,6 +18,8 @@ export interface Screen {
   exited: Promise<{ exitCode: number; signal?: number }>;
   pid: number;
   kill: () => void;
+  /** Closes the terminal itself (its master side), sending no signal to the notebook. */
+  closeTerminal: () => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +27,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** bin/omp-eval.js in a real pseudo-terminal, its output fed to a headless terminal emulator. */
 export function openNotebook(
   args: string[] = [],
-  opts: { columns?: number; rows?: number; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    columns?: number;
+    rows?: number;
+    env?: NodeJS.ProcessEnv;
+    /**
+     * Runs the notebook in a session of its own (`setsid -w`), as `su` or a wrapper would: the
+     * terminal is not its controlling terminal, so its closing sends it no SIGHUP.
+     */
+    ownSession?: boolean;
+  } = {},
 ): Screen {
   const columns = opts.columns ?? 100;
   const rows = opts.rows ?? 30;
@@ -37,7 +48,10 @@ export function openNotebook(
     scrollback: 10_000,
   });
   const home = mkdtempSync(join(tmpdir(), 'omp-e2e-'));
-  const child = pty.spawn(process.execPath, [BIN, ...args], {
+  const [file, argv] = opts.ownSession
+    ? ['setsid', ['-w', process.execPath, BIN, ...args]]
+    : [process.execPath, [BIN, ...args]];
+  const child = pty.spawn(file, argv, {
     name: 'xterm-256color',
     cols: columns,
     rows,
@@ -90,5 +104,7 @@ export function openNotebook(
     exited,
     pid: child.pid,
     kill: () => child.kill(),
+    // (UnixTerminal's destroy(): the typings name only kill().)
+    closeTerminal: () => (child as unknown as { destroy(): void }).destroy(),
   };
 }
