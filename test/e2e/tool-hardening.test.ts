@@ -1,15 +1,17 @@
 /**
- * Issue 14 items 8, 9, 10, 17 and 18 through `omp-eval tool`: the artifacts folder bounded and
- * honest on a full disk, config files that are not files, a flood on stdin, and another user who
- * takes the names of the private folders first. (CI runs as root: the tests mount a small tmpfs
+ * Issue 14 items 8, 9, 10, 14, 17 and 18 through `omp-eval tool`: the artifacts folder bounded
+ * and honest on a full disk, config files that are not files, a flood on stdin, a descriptor the
+ * host inherited, and another user who takes the names of the private folders first. (CI runs as root: the tests mount a small tmpfs
  * and create a second user, and undo both.)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   statfsSync,
@@ -228,4 +230,47 @@ describe('items 17 and 18: another user takes the names of the private folders f
       expect(statSync(join(base, dirs('omp-eval-artifacts')[0] as string)).mode & 0o777).toBe(0o700);
     });
   }
+});
+
+describe('descriptors the host inherited (issue 14 item 14)', () => {
+  it('a non-CLOEXEC fd 251 of the host reaches no kernel, in either language, nor their children', async () => {
+    const held = openSync('/dev/null', 'r');
+    const cells = [
+      py(
+        [
+          'import os, subprocess',
+          'print("host", os.path.exists("/proc/%d/fd/251" % os.getppid()))',
+          'print("py", *sorted(os.listdir("/proc/self/fd"), key=int))',
+          'print("pychild", *subprocess.run(["ls", "/proc/self/fd"], capture_output=True, text=True).stdout.split())',
+        ].join('\n'),
+      ),
+      {
+        language: 'js',
+        code: [
+          "const fs = require('fs');",
+          "console.log('js', fs.readdirSync('/proc/self/fd').join(' '));",
+          "console.log('jschild', require('child_process').execSync('ls /proc/self/fd').toString().trim().split(/\\s+/).join(' '));",
+        ].join('\n'),
+      },
+    ];
+    // fd 251 of the host: open, inheritable, with nothing in between (3–250 closed).
+    const stdio = ['pipe', 'pipe', 'pipe', ...Array(248).fill('ignore'), held] as const;
+    const child = spawn(process.execPath, [BIN, 'tool'], { stdio: [...stdio] });
+    closeSync(held);
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stdin?.end(JSON.stringify({ cells }));
+    await new Promise((resolve) => child.once('close', resolve));
+    const result = JSON.parse(stdout) as { isError: boolean; text: string };
+    expect(result.isError).toBe(false);
+    const line = (name: string) =>
+      (new RegExp(`^${name} (.*)$`, 'm').exec(result.text)?.[1] ?? '').split(' ').filter(Boolean);
+    expect(line('host')).toEqual(['True']); // the host held it
+    for (const name of ['py', 'pychild', 'js', 'jschild']) {
+      expect(line(name).length, name).toBeGreaterThan(2);
+      expect(line(name), name).not.toContain('251');
+    }
+  });
 });

@@ -36,6 +36,31 @@ const js = (code: string, extra: Partial<Cell> = {}): Cell => ({ language: 'js',
 /** About 50,000 characters of output, plus the notices around it. */
 const BUDGET = 52_000;
 
+describe('item 1: output written up to the instant a kernel dies or is killed is in the result', () => {
+  it('a line printed before os._exit(3)', async () => {
+    const r = await tool([py("import os\nprint('dying', flush=True)\nos._exit(3)")]);
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/^dying$/m);
+    expect(r.text).toMatch(/exit code 3/);
+  });
+
+  it('native text on fd 2 before abort()', async () => {
+    const r = await tool([py("import os\nos.write(2, b'native: fatal XYZ\\n')\nos.abort()")]);
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/native: fatal XYZ/);
+    expect(r.text).toMatch(/SIGABRT/);
+  });
+
+  it('a line printed just before a C loop that holds the GIL, killed by the escalation', async () => {
+    // any() over an endless C iterator: one call that never lets SIGINT in.
+    const code = "import itertools\nprint('before the loop', flush=True)\nany(itertools.repeat(0))";
+    const r = await tool([py(code, { timeout: 1 })]);
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/^before the loop$/m);
+    expect(r.cells[0]).toMatchObject({ timedOut: true, kernelKilled: true });
+  });
+});
+
 describe('item 2: the output budget holds for any shape of output', () => {
   it('a single 900,000-character line: head and tail of it, all of it in the artifact', async () => {
     const r = await tool([py('print("a" + "x" * 899_998 + "z")')]);
