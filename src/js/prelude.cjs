@@ -6,7 +6,6 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const util = require('node:util');
 
 const STRERROR = {
   EACCES: 'Permission denied',
@@ -193,37 +192,10 @@ module.exports = function createPrelude({ display, caps }) {
     return value;
   }
 
-  function parseSchema(text, schema, who) {
-    let body = text.trim();
-    if (body.startsWith('```')) {
-      body = body.includes('\n') ? body.slice(body.indexOf('\n') + 1) : '';
-      const fence = body.lastIndexOf('```');
-      if (fence !== -1) body = body.slice(0, fence);
-    }
-    let data;
-    try {
-      data = JSON.parse(body);
-    } catch (err) {
-      throw new SyntaxError(
-        `${who} output is not JSON (${err.message}): ${util.inspect(text.slice(0, 200))}`,
-      );
-    }
-    const kinds = {
-      object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
-      array: Array.isArray,
-      string: (v) => typeof v === 'string',
-      number: (v) => typeof v === 'number' || typeof v === 'boolean',
-      boolean: (v) => typeof v === 'boolean',
-    };
-    const expected = schema && typeof schema === 'object' ? schema.type : undefined;
-    if (kinds[expected] && !kinds[expected](data)) {
-      const got = data === null ? 'null' : Array.isArray(data) ? 'array' : typeof data;
-      throw new TypeError(`${who} output does not match the schema: expected ${expected}, got ${got}`);
-    }
-    const missing = (schema?.required ?? []).filter((k) => !(kinds.object(data) && k in data));
-    if (missing.length)
-      throw new TypeError(`${who} output does not match the schema: missing ${missing.join(', ')}`);
-    return data;
+  /** The output as the host parsed it and checked it against the schema (ajv), or why not. */
+  function structured(value) {
+    if (value.schemaError) throw new (value.notJson ? SyntaxError : TypeError)(value.schemaError);
+    return value.data;
   }
 
   /**
@@ -240,7 +212,7 @@ module.exports = function createPrelude({ display, caps }) {
       label || agent,
     );
     const text = value.output ?? '';
-    const data = schema !== null ? parseSchema(text, schema, 'agent') : undefined;
+    const data = schema !== null ? structured(value) : undefined;
     if (!handle) return schema !== null ? data : text;
     const node = { text, output: text, handle: value.handle, id: value.id, agent };
     if (schema !== null) node.data = data;
@@ -251,7 +223,7 @@ module.exports = function createPrelude({ display, caps }) {
   async function completion(prompt, { model = null, system = null, schema = null } = {}) {
     const value = await bridge('completion', { prompt: String(prompt), model, system, schema }, 'completion');
     const text = value.output ?? '';
-    return schema !== null ? parseSchema(text, schema, 'completion') : text;
+    return schema !== null ? structured(value) : text;
   }
 
   return {

@@ -164,26 +164,11 @@ if "__omp_prelude__" not in globals():
         _emit_status(kind, state="finished", label=label)
         return value
 
-    def _parse_schema(text, schema, who):
-        """The JSON object in the output, checked against the schema's type and required keys."""
-        import json
-
-        body = text.strip()
-        if body.startswith("```"):
-            body = body.split("\n", 1)[1] if "\n" in body else ""
-            body = body.rsplit("```", 1)[0]
-        try:
-            data = json.loads(body)
-        except ValueError as exc:
-            raise ValueError("%s output is not JSON (%s): %r" % (who, exc, text[:200])) from None
-        kinds = {"object": dict, "array": list, "string": str, "number": (int, float), "boolean": bool}
-        expected = schema.get("type") if isinstance(schema, dict) else None
-        if expected in kinds and not isinstance(data, kinds[expected]):
-            raise ValueError("%s output does not match the schema: expected %s, got %s" % (who, expected, type(data).__name__))
-        missing = [k for k in (schema.get("required") or []) if not (isinstance(data, dict) and k in data)]
-        if missing:
-            raise ValueError("%s output does not match the schema: missing %s" % (who, ", ".join(missing)))
-        return data
+    def _structured(value):
+        """The output as the host parsed it and checked it against the schema (ajv), or why not."""
+        if value.get("schemaError"):
+            raise ValueError(value["schemaError"])
+        return value.get("data")
 
     def agent(prompt, *, agent="task", model=None, label=None, schema=None, handle=False, timeout=None):
         """Runs one agent on the host and returns its final text (the parsed object with
@@ -192,7 +177,7 @@ if "__omp_prelude__" not in globals():
         payload = {"prompt": str(prompt), "agent": agent, "model": model, "label": label, "schema": schema}
         value = _bridge("agent", payload, label or agent, timeout)
         text = value.get("output", "")
-        data = _parse_schema(text, schema, "agent") if schema is not None else None
+        data = _structured(value) if schema is not None else None
         if not handle:
             return data if schema is not None else text
         node = {"text": text, "output": text, "handle": value.get("handle"), "id": value.get("id"), "agent": agent}
@@ -206,4 +191,4 @@ if "__omp_prelude__" not in globals():
         payload = {"prompt": str(prompt), "model": model, "system": system, "schema": schema}
         value = _bridge("completion", payload, "completion", timeout)
         text = value.get("output", "")
-        return _parse_schema(text, schema, "completion") if schema is not None else text
+        return _structured(value) if schema is not None else text

@@ -45,6 +45,24 @@ describe('the host bridge: agent() and completion()', () => {
     expect(notJson?.error?.evalue).toMatch(/^completion output is not JSON/);
   });
 
+  it('checks the whole JSON Schema (ajv on the host), not only the type and required keys', async () => {
+    const s = await bridged().session();
+    const schema =
+      '{"type": "object", "properties": {"n": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string"}}}}';
+    const [bad] = await s.run([py(`agent('json:{"n": true, "tags": ["a", 2]}', schema=${schema})`)]);
+    expect(bad?.error).toMatchObject({
+      ename: 'ValueError',
+      evalue: 'agent output does not match the schema: /n must be number; /tags/1 must be string',
+    });
+    const [fenced] = await s.run([py(`completion('json:\`\`\`json\\n{"n": 1}\\n\`\`\`', schema=${schema})`)]);
+    expect(fenced?.error).toBeUndefined();
+    expect(fenced?.text).toMatch(/\{'n': 1\}\n$/);
+    const [invalid] = await s.run([py(`completion('json:{}', schema={"type": "no such type"})`)]);
+    expect(invalid?.error?.evalue).toMatch(
+      /^the schema given to completion\(\) is not a valid JSON Schema: /,
+    );
+  });
+
   it('with handle=True returns a node whose agent:// handle resolves to the transcript', async () => {
     const s = await bridged().session();
     const [r] = await s.run([py('node = agent("abc", handle=True, label="first")\nnode["handle"]')]);

@@ -197,6 +197,14 @@ describe('js kernel: agent() and completion() over the bridge', () => {
     expect(ok?.text).toBe("[agent task finished]\n{ name: 'x' }\n");
     const [bad] = await s.run([js('await agent(\'json:{"n": 2}\', { schema: { required: ["name"] } })')]);
     expect(bad?.error?.evalue).toBe('agent output does not match the schema: missing name');
+    // The same checker as Python's (ajv on the host): a boolean is not a number.
+    const [notNumber] = await s.run([
+      js('await agent(\'json:{"n": true}\', { schema: { properties: { n: { type: "number" } } } })'),
+    ]);
+    expect(notNumber?.error).toMatchObject({
+      ename: 'TypeError',
+      evalue: 'agent output does not match the schema: /n must be number',
+    });
   });
 
   it('with handle: true resolves to a node whose agent:// handle names the transcript', async () => {

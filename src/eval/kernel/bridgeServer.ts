@@ -17,8 +17,21 @@ import {
   MAX_BRIDGE_CALL_CHARS,
   parseBridgeCall,
 } from '../protocol/index.js';
+import { structuredOutput } from '../schemas/structured.js';
 
 const CANCELLED = 'cancelled: the cell was interrupted';
+
+/**
+ * An answer to a call with a `schema`: its output parsed and checked here, for either kernel
+ * (`data`, or `schemaError`, which the kernel raises in the cell).
+ */
+async function withStructured(kind: string, payload: Record<string, unknown>, value: unknown) {
+  const schema = payload.schema;
+  if (schema === null || schema === undefined || !value || typeof value !== 'object') return value;
+  const output = (value as { output?: unknown }).output;
+  if (typeof output !== 'string') return value;
+  return { ...value, ...(await structuredOutput(output, schema, kind)) };
+}
 /** How much of an oversized line is kept to find the call's id (`{"id": 12, ...`). */
 const HEAD_CHARS = 64;
 
@@ -125,10 +138,12 @@ export class BridgeServer {
     const answer = (reply: BridgeReply) => {
       if (this.calls.delete(id)) this.write(reply); // else answered already (cancelled)
     };
-    this.handler({ kind, payload, cell }, controller.signal).then(
-      (value) => answer(bridgeReply(id, value)),
-      (err: unknown) => answer(bridgeError(id, err instanceof Error ? err.message : String(err))),
-    );
+    this.handler({ kind, payload, cell }, controller.signal)
+      .then((value) => withStructured(kind, payload, value))
+      .then(
+        (value) => answer(bridgeReply(id, value)),
+        (err: unknown) => answer(bridgeError(id, err instanceof Error ? err.message : String(err))),
+      );
   }
 
   /** The kernel gave up on call `id`: its command is aborted; nobody waits for the answer. */
