@@ -54,6 +54,7 @@ export function App({
       cwd: backend.cwd,
       mode: backend.mode,
       ...(backend.sandbox ? { sandbox: backend.sandbox } : {}),
+      ...(backend.jupyter ? { jupyter: backend.jupyter } : {}),
     }),
   );
   const startKernel = useKernelStatus(backend, dispatch);
@@ -183,6 +184,7 @@ export function App({
           maxRows={layout.editorRows}
           columns={columns}
           language={backend.language}
+          {...(state.kernel.remoteLanguage ? { remoteLanguage: state.kernel.remoteLanguage } : {})}
           {...(editing.search ? { search: editing.search } : {})}
         />
       )}

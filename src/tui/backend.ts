@@ -30,6 +30,8 @@ export interface NotebookBackend {
   readonly mode: string;
   /** The kernels' sandbox for the status line; unset when there is none. */
   readonly sandbox?: string;
+  /** The Jupyter server that runs the Python cells (`host:8888`), before its kernel is known too. */
+  readonly jupyter?: string;
   /** The interpreter and its version, once known. */
   readonly python?: string;
   readonly version?: string;
@@ -87,6 +89,7 @@ export async function executorBackend(
     cwd: session.cwd,
     mode: session.mode,
     ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
+    ...(executor.jupyter && !js ? { jupyter: executor.jupyter } : {}),
     language,
     nodeVersion: process.versions.node,
     ...(js
@@ -147,7 +150,7 @@ export async function executorBackend(
  */
 export function pendingBackend(
   ready: Promise<NotebookBackend>,
-  known: { cwd: string; language: CellLanguage; mode: string; sandbox?: string },
+  known: { cwd: string; language: CellLanguage; mode: string; sandbox?: string; jupyter?: string },
 ): NotebookBackend {
   let backend: NotebookBackend | undefined;
   let failure: Error | undefined;
@@ -171,6 +174,9 @@ export function pendingBackend(
     },
     get sandbox() {
       return backend?.sandbox ?? known.sandbox;
+    },
+    get jupyter() {
+      return backend?.jupyter ?? known.jupyter;
     },
     get python() {
       return backend?.python;

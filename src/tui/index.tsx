@@ -38,6 +38,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       language,
       mode: executor.settings['python.kernelMode'],
       ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
+      ...(executor.jupyter && language === 'py' ? { jupyter: executor.jupyter } : {}),
     },
   );
   const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =

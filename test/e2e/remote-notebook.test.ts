@@ -189,7 +189,13 @@ describe('the notebook on a remote kernel', () => {
   it('a wrong token: the notebook says why and stays usable', async () => {
     const s = openNotebook(['--jupyter', server.url, '--token', 'wrong'], { columns: 110 });
     open.push(s);
-    await s.waitFor((t) => t.includes('refused the token (HTTP 403)') && t.includes('● dead'), 'the reason');
+    const screen = await s.waitFor(
+      (t) => t.includes('refused the token (HTTP 403)') && t.includes('● dead'),
+      'the reason',
+    );
+    // The status line names the server the cells would run on, not a local Python.
+    expect(screen).toContain(`● dead │ Jupyter kernel on 127.0.0.1:${server.port} │`);
+    expect(screen).not.toMatch(/Python/);
     await s.run('1+1');
     // The cell never ran on a kernel, so it has no execution count: `[ ]`, with the reason under it.
     const failed = await s.waitFor(

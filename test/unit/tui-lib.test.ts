@@ -150,6 +150,9 @@ describe('highlighting', () => {
       expect(highlightCode(code, true, 'py')).not.toBe(code);
       const js = 'const s = `a $' + '{b}` < 2';
       expect(stripAnsi(highlightCode(js, true, 'js'))).toBe(js);
+      // A remote kernel's language: its kernel_info name picks the grammar; one without is plain.
+      expect(highlightCode(code, true, 'python')).toBe(highlightCode(code, true, 'py'));
+      expect(highlightCode('if (x) { y <- c(1, 2) }  # R', true, 'R')).toBe('if (x) { y <- c(1, 2) }  # R');
     } finally {
       chalk.level = level;
     }

@@ -15,6 +15,7 @@ import { type Logger, silentLogger } from '../logger.js';
 import { artifactDir, configureArtifacts } from '../output/artifact.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { remoteKernelFactories } from '../remote/factory.js';
+import { serverLabel } from '../remote/server.js';
 import { assertSandboxAvailable } from '../sandbox/bwrap.js';
 import { type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
@@ -50,6 +51,8 @@ export class Executor implements SessionHost {
   readonly logger: Logger;
   /** The kernels' sandbox (settings, else $OMP_EVAL_SANDBOX, else off). */
   readonly sandbox: SandboxSettings;
+  /** The Jupyter server that runs the Python cells, as messages name it (`host:8888`); unset: local. */
+  readonly jupyter?: string;
   private readonly sets = new Map<string, KernelSet>();
   /** Sessions the executor itself owns for the eval tool, by key: they live until dispose(). */
   private readonly retained = new Map<string, Session>();
@@ -66,6 +69,8 @@ export class Executor implements SessionHost {
     this.kernelFactories = opts.kernelFactories ?? remoteKernelFactories(this.settings, this.hostEnv);
     this.logger = opts.logger ?? silentLogger;
     this.sandbox = sandboxOf(this.settings);
+    const jupyterUrl = this.settings['jupyter.url'];
+    if (jupyterUrl) this.jupyter = serverLabel(jupyterUrl);
     assertSandboxAvailable(this.sandbox); // a sandbox that cannot be had fails now, never silently
     const agent = this.settings['bridge.agentCommand'];
     const completion = this.settings['bridge.completionCommand'];

@@ -67,6 +67,15 @@ export function parseServerUrl(url: string): { baseUrl: string; wsUrl: string; d
   return { baseUrl, wsUrl, display };
 }
 
+/** How messages and the status line name the server at `url` (no credentials); the URL as given when it is not one. */
+export function serverLabel(url: string): string {
+  try {
+    return parseServerUrl(url).display;
+  } catch {
+    return url;
+  }
+}
+
 /** The token given in the URL's query (`?token=...`), if any. */
 export function tokenInUrl(url: string): string | undefined {
   try {

@@ -103,7 +103,7 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
       </Box>
     );
   }
-  let codeLines = highlightCode(cell.code, color, cell.language).split('\n');
+  let codeLines = highlightCode(cell.code, color, cell.highlight ?? cell.language).split('\n');
   const note = spillNote(cell.output);
   let items: PreviewItem[];
   if (live) {

@@ -19,6 +19,8 @@ export interface EditorProps {
   search?: { query: string; match?: string };
   /** The notebook's default language (a `%%js` / `%%py` first line overrides it). */
   language?: CellLanguage;
+  /** The language of the remote kernel Python cells run on (`R`): how they are highlighted. */
+  remoteLanguage?: string;
 }
 
 /** The first line of the window of `size` lines that keeps `row` in view. */
@@ -79,8 +81,10 @@ export function Editor({
   columns,
   search,
   language: fallback = 'py',
+  remoteLanguage,
 }: EditorProps): ReactNode {
-  const language = cellLanguage(editor.lines[0] ?? '', fallback).language;
+  const cell = cellLanguage(editor.lines[0] ?? '', fallback).language;
+  const language = cell === 'py' && remoteLanguage ? remoteLanguage : cell;
   const prompt = `In [${counter}]: `;
   const more = `${' '.repeat(Math.max(0, prompt.length - 5))}...: `;
   if (search) {

@@ -42,7 +42,14 @@ export function statusParts(
 ): StatusParts {
   const state = `● ${kernel.state === 'none' ? 'no kernel' : kernel.state}`;
   const runtime = kernel.language === 'js' ? 'Node' : 'Python';
-  const version = kernel.remote ?? (kernel.version ? `${runtime} ${kernel.version}` : runtime);
+  // A remote kernel is named by the server's kernel; never the local Python, which does not run.
+  const version =
+    kernel.remote ??
+    (kernel.jupyter
+      ? `Jupyter kernel on ${kernel.jupyter}`
+      : kernel.version
+        ? `${runtime} ${kernel.version}`
+        : runtime);
   const sandbox = kernel.sandbox ? ` │ ${kernel.sandbox}` : '';
   const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode}${sandbox} │ [${counter}]  `;
   const right = message ?? HINTS;

@@ -144,7 +144,12 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
 
   const submit = useCallback(
     (cells: { code: string; title?: string }[]) => {
-      const typed = cells.map((c) => ({ ...c, language: cellLanguage(c.code, backend.language).language }));
+      // Python cells on a remote kernel are highlighted in the language it says it speaks.
+      const remote = backend.remote?.languageInfo?.name;
+      const typed = cells.map((c) => {
+        const language = cellLanguage(c.code, backend.language).language;
+        return { ...c, language, ...(remote && language === 'py' ? { highlight: remote } : {}) };
+      });
       if (typed.length) dispatch({ type: 'submit', cells: typed });
     },
     [backend, dispatch],

@@ -34,6 +34,9 @@ export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Act
             ...(backend.python ? { python: backend.python } : {}),
             ...(backend.version ? { version: backend.version } : {}),
             ...(backend.remote ? { remote: remoteLabel(backend.remote) } : {}),
+            ...(backend.remote?.languageInfo?.name
+              ? { remoteLanguage: backend.remote.languageInfo.name }
+              : {}),
           },
         }),
       ),

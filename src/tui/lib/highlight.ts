@@ -11,7 +11,13 @@ import type { CellLanguage } from '../../eval/index.js';
 
 hljs.registerLanguage('python', python);
 hljs.registerLanguage('javascript', javascript);
-const LANGUAGE: Record<CellLanguage, string> = { py: 'python', js: 'javascript' };
+/** The grammar for a cell language or a kernel's language_info name; others are not highlighted. */
+const GRAMMAR: Record<string, string> = {
+  py: 'python',
+  python: 'python',
+  js: 'javascript',
+  javascript: 'javascript',
+};
 
 /** highlight.js scopes → colours (IPython's defaults, roughly). */
 const THEME: Record<string, ChalkInstance> = {
@@ -78,13 +84,18 @@ export function htmlToAnsi(html: string): string {
 
 const cache = new Map<string, string>();
 
-export function highlightCode(code: string, color: boolean, language: CellLanguage = 'py'): string {
-  if (!color || chalk.level === 0) return code;
+/**
+ * `code` in colour. `language` is a cell language or the name a Jupyter kernel gives its language
+ * (`python`, `R`, `julia`): code of a language without a grammar here is left plain.
+ */
+export function highlightCode(code: string, color: boolean, language: CellLanguage | string = 'py'): string {
+  const grammar = GRAMMAR[language.toLowerCase()];
+  if (!color || chalk.level === 0 || !grammar) return code;
   const key = `${language}\0${code}`;
   let out = cache.get(key);
   if (out === undefined) {
     try {
-      out = htmlToAnsi(hljs.highlight(code, { language: LANGUAGE[language], ignoreIllegals: true }).value);
+      out = htmlToAnsi(hljs.highlight(code, { language: grammar, ignoreIllegals: true }).value);
     } catch {
       out = code;
     }

@@ -24,6 +24,8 @@ export interface CellView {
   title?: string;
   /** The language the cell runs in (its `%%js` / `%%py` line, else the notebook's). */
   language?: CellLanguage;
+  /** How its code is highlighted when not by `language`: a remote kernel's language (`R`). */
+  highlight?: string;
   status: CellStatus;
   /** The notebook's own count, one sequence across Python and JavaScript cells. */
   executionCount?: number;
@@ -44,6 +46,10 @@ export interface KernelInfo {
   language?: CellLanguage;
   /** The Jupyter kernel and server running the Python cells (`python3 3d3645bf on host:8888`). */
   remote?: string;
+  /** The Jupyter server configured for them (`host:8888`), while no kernel there is known. */
+  jupyter?: string;
+  /** The language the remote kernel says it speaks (kernel_info: `python`, `R`): Python cells are highlighted so. */
+  remoteLanguage?: string;
   cwd: string;
   mode: string;
   /** The kernels' sandbox ("sandbox workspace-write"); unset when they run without one. */
@@ -68,7 +74,7 @@ export interface State {
 }
 
 export type Action =
-  | { type: 'submit'; cells: { code: string; title?: string; language?: CellLanguage }[] }
+  | { type: 'submit'; cells: { code: string; title?: string; language?: CellLanguage; highlight?: string }[] }
   | { type: 'start'; id: number; at: number }
   | { type: 'output'; id: number; output: Output }
   | { type: 'input'; id: number; prompt?: { prompt: string; password: boolean } }
@@ -112,6 +118,7 @@ export function reducer(state: State, action: Action): State {
           code: c.code,
           ...(c.title ? { title: c.title } : {}),
           ...(c.language ? { language: c.language } : {}),
+          ...(c.highlight ? { highlight: c.highlight } : {}),
           status: 'queued',
           output: emptyOutput(),
         }),
