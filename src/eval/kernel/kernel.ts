@@ -7,23 +7,17 @@
  */
 import { type Logger, silentLogger } from '../logger.js';
 import {
-  type CompletenessStatus,
-  type CompleteReplyFrame,
-  completeRequest,
   type ExecuteRequest,
   executeRequest,
   type Frame,
-  type IsCompleteReplyFrame,
   initRequest,
   inputReply,
-  isCompleteRequest,
-  type VariablesReplyFrame,
-  variablesRequest,
 } from '../protocol/index.js';
 import { KernelChannel, type ProcessEnd } from './channel.js';
 import { endProcess, reapGroup } from './lifetime.js';
 import { type Cell, cancelledOutcome, cellErrorOf, deadOutcome, exitOutcome } from './outcomes.js';
 import type { ResolvedPython } from './python.js';
+import { KernelQueries } from './queries.js';
 import { PendingReplies } from './replies.js';
 import { getPreludeSource } from './runnerFile.js';
 import { spawnKernel } from './spawn.js';
@@ -75,6 +69,7 @@ export class Kernel {
   private escalation?: NodeJS.Timeout;
   private reinterrupt?: NodeJS.Timeout;
   private readonly replies = new PendingReplies();
+  private readonly queries: KernelQueries;
   private readonly backgroundListeners = new Set<(frame: Frame) => void>();
 
   private constructor(private readonly opts: KernelOptions) {
@@ -82,6 +77,20 @@ export class Kernel {
     this.label = LANGUAGE_LABEL[this.language];
     this.logger = opts.logger ?? silentLogger;
     this.trace = opts.trace ?? process.env.PI_PYTHON_IPC_TRACE === '1';
+    this.queries = new KernelQueries(
+      {
+        state: () => this.state,
+        label: this.label,
+        nextId: (kind) => `${this.name}-${kind}${++this.cellSeq}`,
+        write: (request) => this.write(request),
+        idleBy: (deadline) => this.machine.idleBy(deadline),
+        // Only while no cell has started: then the runner is answering the query.
+        interruptQuery: () => {
+          if (!this.current?.started) this.channel?.signalRunner('SIGINT');
+        },
+      },
+      this.replies,
+    );
   }
 
   /** Starts a kernel and resolves once init and the prelude have run. */
@@ -307,66 +316,19 @@ export class Kernel {
     this.channel?.resume();
   }
 
-  /**
-   * Completions for the name before `cursor`. Only an idle kernel answers (cells run on the same
-   * thread); otherwise, or after `timeoutMs` (jedi's first import is slow), there are none.
-   */
+  /** Completions for the name before `cursor` (none from a busy kernel, or after `timeoutMs`). */
   complete(code: string, cursor: number, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<Completion> {
-    if (this.state !== 'idle') return Promise.resolve({ matches: [], start: cursor, end: cursor });
-    const id = `${this.name}-complete${++this.cellSeq}`;
-    const none = { matches: [], start: cursor, end: cursor };
-    return this.replies.request(id, {
-      timeoutMs,
-      send: () => this.write(completeRequest(id, code, cursor)),
-      read: ({ matches, start, end }: CompleteReplyFrame) => ({ matches, start, end }),
-      fallback: () => none,
-      // User code (a slow __dir__) holds the kernel: interrupt the completion, not a cell.
-      onTimeout: () => this.interruptQuery(),
-    });
+    return this.queries.complete(code, cursor, timeoutMs);
   }
 
-  private interruptQuery() {
-    if (!this.current?.started) this.channel?.signalRunner('SIGINT');
-  }
-
-  /**
-   * Whether `code` is a whole cell or needs more lines, as the kernel's language reads it. Only an
-   * idle kernel answers (cells run on the same thread); otherwise the status is `unknown`.
-   */
+  /** Whether `code` is a whole cell or needs more lines (`unknown` while the kernel is busy). */
   isComplete(code: string, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<Completeness> {
-    const unknown = { status: 'unknown' as CompletenessStatus };
-    if (this.state !== 'idle') return Promise.resolve(unknown);
-    const id = `${this.name}-is-complete${++this.cellSeq}`;
-    return this.replies.request(id, {
-      timeoutMs,
-      send: () => this.write(isCompleteRequest(id, code)),
-      read: ({ status, indent }: IsCompleteReplyFrame) => ({
-        status,
-        ...(indent !== undefined ? { indent } : {}),
-      }),
-      fallback: () => unknown,
-    });
+    return this.queries.isComplete(code, timeoutMs);
   }
 
-  /**
-   * The names the user defined (at most `limit` described), once the running cell is over. User
-   * code runs here (a __str__): after `timeoutMs` the listing is interrupted and an error given.
-   */
-  async variables(limit: number, timeoutMs = VARIABLES_TIMEOUT_MS): Promise<Variables> {
-    const deadline = Date.now() + timeoutMs;
-    const failed = (error: string) => ({ variables: [], total: 0, error });
-    if (!(await this.machine.idleBy(deadline)))
-      return failed(
-        this.state === 'dead' ? `the ${this.label} kernel is not running` : 'the kernel stayed busy',
-      );
-    const id = `${this.name}-variables${++this.cellSeq}`;
-    return this.replies.request(id, {
-      timeoutMs: Math.max(0, deadline - Date.now()),
-      send: () => this.write(variablesRequest(id, limit)),
-      read: ({ variables, total }: VariablesReplyFrame) => ({ variables, total }),
-      fallback: () => failed('it took too long and was interrupted'),
-      onTimeout: () => this.interruptQuery(),
-    });
+  /** The names the user defined (at most `limit` described), once the running cell is over. */
+  variables(limit: number, timeoutMs = VARIABLES_TIMEOUT_MS): Promise<Variables> {
+    return this.queries.variables(limit, timeoutMs);
   }
 
   /** Answers the running cell's input_request. */
