@@ -6,7 +6,6 @@
  * restart, a death, a shutdown) and a lost connection end the running cell with the reason.
  */
 import type { Kernel as JupyterKernel, KernelMessage } from '@jupyterlab/services';
-import type WebSocket from 'ws';
 import type { KernelHandle, RemoteKernelInfo } from '../kernel/handle.js';
 import { cancelledOutcome, deadOutcome } from '../kernel/outcomes.js';
 import { KernelStateMachine, type StateListener } from '../kernel/state.js';
@@ -25,9 +24,11 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { Frame } from '../protocol/index.js';
 import { ConnectionWatch } from './connectionWatch.js';
 import { withDeadline } from './deadline.js';
-import { codePointOffset, readIopub, utf16Offset } from './messages.js';
+import { readIopub } from './messages.js';
+import { type Completeness, remoteComplete, remoteIsComplete } from './queries.js';
 import { type ExecuteReply, RemoteCell } from './remoteCell.js';
 import { type KernelSpecSummary, REQUEST_TIMEOUT_MS, type RemoteServer } from './server.js';
+import { SocketPause } from './socketPause.js';
 
 /** A kernel starting on a remote machine (a pod, a YARN container) may take its time. */
 export const REMOTE_START_TIMEOUT_MS = 60_000;
@@ -48,12 +49,6 @@ export interface RemoteKernelOptions {
   interruptEscalationMs?: number;
   /** How long a dropped connection may take to come back before the kernel counts as lost. */
   reconnectMs?: number;
-}
-
-/** What a completeness check says (is_complete_reply). */
-export interface Completeness {
-  status: 'complete' | 'incomplete' | 'invalid' | 'unknown';
-  indent?: string;
 }
 
 let nextKernelId = 1;
@@ -83,8 +78,7 @@ export class RemoteKernel implements KernelHandle {
   private escalation?: NodeJS.Timeout;
   /** Set while a kernel someone else restarted comes back: a request sent meanwhile would be lost. */
   private recovering?: Promise<void>;
-  private readonly sockets = new Set<WebSocket>();
-  private paused = 0;
+  private readonly sockets = new SocketPause();
   private readonly backgroundListeners = new Set<(frame: Frame) => void>();
 
   private constructor(private readonly opts: RemoteKernelOptions) {
@@ -137,7 +131,7 @@ export class RemoteKernel implements KernelHandle {
 
   private async connect(): Promise<void> {
     const { server, kernel } = this.opts;
-    const { lib, settings } = await server.client((base) => this.trackedSocket(base));
+    const { lib, settings } = await server.client((base) => this.sockets.tracked(base));
     this.connection = new lib.KernelConnection({
       model: { id: kernel.id, name: kernel.name },
       serverSettings: settings,
@@ -177,19 +171,6 @@ export class RemoteKernel implements KernelHandle {
       this.machine.fire('exited');
       throw err instanceof KernelStartError ? err : new KernelStartError((err as Error).message);
     }
-  }
-
-  /** The websocket class the library uses for this kernel: its sockets can be paused. */
-  private trackedSocket(base: typeof WebSocket): typeof WebSocket {
-    const kernel = this;
-    return class TrackedSocket extends base {
-      constructor(address: string | URL, protocols?: string | string[]) {
-        super(address, protocols);
-        kernel.sockets.add(this);
-        this.once('open', () => kernel.paused > 0 && this.pause());
-        this.once('close', () => kernel.sockets.delete(this));
-      }
-    } as unknown as typeof WebSocket;
   }
 
   /** Runs `code` as a cell. Never rejects: errors, cancellation and a lost kernel are outcomes. */
@@ -410,34 +391,23 @@ export class RemoteKernel implements KernelHandle {
 
   /** Stops reading the kernel's messages (the front end is behind) until resumeOutput(). Counted. */
   pauseOutput(): void {
-    if (++this.paused === 1) for (const socket of this.sockets) socket.pause();
+    this.sockets.pause();
   }
 
   resumeOutput(): void {
-    if (this.paused === 0) return;
-    if (--this.paused === 0) for (const socket of this.sockets) socket.resume();
+    this.sockets.resume();
   }
 
   /** Completions for the name before `cursor` (complete_request); none while a cell runs. */
   async complete(code: string, cursor: number, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<Completion> {
-    const none = { matches: [], start: cursor, end: cursor };
-    if (this.state !== 'idle') return none;
-    const request = this.connection.requestComplete({ code, cursor_pos: codePointOffset(code, cursor) });
-    const reply = await withDeadline(request, timeoutMs, () => new Error('timeout')).catch(() => undefined);
-    if (reply?.content.status !== 'ok') return none;
-    const { matches, cursor_start, cursor_end } = reply.content;
-    return { matches, start: utf16Offset(code, cursor_start), end: utf16Offset(code, cursor_end) };
+    if (this.state !== 'idle') return { matches: [], start: cursor, end: cursor };
+    return remoteComplete(this.connection, code, cursor, timeoutMs);
   }
 
   /** Whether `code` is a whole cell for the kernel's language (is_complete_request). */
   async isComplete(code: string, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<Completeness> {
-    const unknown: Completeness = { status: 'unknown' };
-    if (this.state !== 'idle') return unknown;
-    const request = this.connection.requestIsComplete({ code });
-    const reply = await withDeadline(request, timeoutMs, () => new Error('timeout')).catch(() => undefined);
-    if (!reply) return unknown;
-    const content = reply.content as { status: Completeness['status']; indent?: string };
-    return { status: content.status, ...(content.indent !== undefined ? { indent: content.indent } : {}) };
+    if (this.state !== 'idle') return { status: 'unknown' };
+    return remoteIsComplete(this.connection, code, timeoutMs);
   }
 
   /**
