@@ -36,6 +36,18 @@ describe('the size of a bridge call (item 6)', () => {
     expect(r?.timedOut).toBeFalsy();
   });
 
+  it('the same in a js cell', async () => {
+    const s = await makeExecutor({ settings: { 'bridge.completionCommand': 'cat' } }).session();
+    const [r] = await s.run([
+      { language: 'js', code: "await completion('x'.repeat(20_000_000))", timeout: 3 },
+    ]);
+    expect(r?.error?.ename).toBe('BridgeError');
+    expect(r?.error?.evalue).toMatch(/at most 16777216 bytes \(16 MiB\)/);
+    expect(r?.timedOut).toBeFalsy();
+    const [next] = await s.run([{ language: 'js', code: "JSON.parse(await completion('hi')).prompt" }]);
+    expect(next?.text).toBe("[completion finished]\n'hi'\n");
+  });
+
   it('the host answers an oversized line with the limit too (the kernel check bypassed)', async () => {
     const s = await makeExecutor({ settings: { 'bridge.completionCommand': 'cat' } }).session();
     const code = [
