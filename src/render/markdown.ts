@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 import { Chalk } from 'chalk';
 import { Marked, type MarkedExtension, type Tokens } from 'marked';
 import type * as MarkedTerminal from 'marked-terminal';
+import stringWidth from 'string-width';
+import { highlightCode } from './highlight.js';
 
 /** Characters of markdown rendered; the rest is left out with a notice (rendering is synchronous). */
 export const MARKDOWN_LIMIT = 48 * 1024;
@@ -16,7 +18,7 @@ export interface MarkdownOptions {
   color?: boolean;
 }
 
-// marked-terminal and its syntax highlighter take ~70 ms to load: only when first needed.
+// marked-terminal takes ~70 ms to load: only when first needed.
 const require = createRequire(import.meta.url);
 let terminal: typeof MarkedTerminal | undefined;
 
@@ -26,7 +28,7 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // marked-terminal hides ':' in inline code behind this until it undoes it at paragraph level.
 const COLON = /\*#COLON\|\*/g;
-const visibleWidth = (s: string) => [...s.replace(ANSI, '').replace(COLON, ':')].length;
+const visibleWidth = (s: string) => stringWidth(s.replace(COLON, ':'));
 const MIN_COLUMN = 8;
 
 const cache = new Map<string, Marked>();
@@ -74,15 +76,13 @@ function renderer(width: number, color: boolean): Marked {
         const href = c.blue.underline(token.href);
         return text && text !== token.href ? `${c.blue(text)} (${href})` : href;
       },
-      ...(color
-        ? {}
-        : {
-            // Plain code blocks: the highlighter decides colour on its own.
-            code(token: Tokens.Code) {
-              const indented = token.text.replace(CONTROL, '').replace(/^/gm, '  ');
-              return `${indented}\n\n`;
-            },
-          }),
+      // Code blocks highlighted as cells are (highlight.js 11, the fence's grammar loaded when
+      // first shown), not by marked-terminal's own highlighter; plain without colour.
+      code(token: Tokens.Code) {
+        const text = token.text.replace(CONTROL, '');
+        const shown = color ? highlightCode(text, true, token.lang?.split(/\s/)[0] ?? '') : text;
+        return `${shown.replace(/^/gm, '  ')}\n\n`;
+      },
       table(token) {
         const cells = [token.header, ...token.rows];
         const natural = token.header.map(

@@ -84,6 +84,32 @@ describe('renderMarkdown', () => {
     expect(plain).toContain('  x = 1[31m');
   });
 
+  it("highlights code blocks with highlight.js 11 in the fence's language, as cells are", async () => {
+    const { default: chalk } = await import('chalk');
+    const level = chalk.level;
+    chalk.level = 1;
+    try {
+      const out = renderMarkdown('```bash\nfor f in *.txt; do echo "$f"; done\n```', 60, { color: true });
+      const { highlightCode } = await import('../../src/render/highlight.js');
+      expect(out).toContain(highlightCode('for f in *.txt; do echo "$f"; done', true, 'bash'));
+      expect(out).toContain(ESC);
+      // A fence without a known language stays as written, indented.
+      const plain = renderMarkdown('```nosuch\nx = 1\n```', 60, { color: true });
+      expect(plain).toContain('  x = 1');
+    } finally {
+      chalk.level = level;
+    }
+  });
+
+  it('measures wide characters in tables by their terminal width', () => {
+    const out = renderMarkdown('| name | v |\n| --- | --- |\n| 漢字漢字 | 1 |\n| ab | 2 |', 40, {
+      color: false,
+    });
+    const rows = out.split('\n').filter((l) => l.startsWith('│'));
+    const widths = rows.map((l) => [...l].reduce((w, ch) => w + (/[\u4e00-\u9fff]/.test(ch) ? 2 : 1), 0));
+    expect(new Set(widths).size).toBe(1);
+  });
+
   it('fits a wide table into the width: column blocks that repeat the index column', () => {
     const header = `|  | ${Array.from({ length: 12 }, (_, i) => `column_${i}`).join(' | ')} |`;
     const rule = `| ---: | ${Array.from({ length: 12 }, () => '---:').join(' | ')} |`;

@@ -136,7 +136,7 @@ describe('asking the terminal for its image protocol', () => {
 describe('highlighting', () => {
   it('turns highlight.js HTML into ANSI: nested spans, escaped text, one colour run per line', async () => {
     const { default: chalk } = await import('chalk');
-    const { htmlToAnsi, highlightCode } = await import('../../src/tui/lib/highlight.js');
+    const { htmlToAnsi, highlightCode } = await import('../../src/render/highlight.js');
     const level = chalk.level;
     chalk.level = 1;
     try {
@@ -150,9 +150,14 @@ describe('highlighting', () => {
       expect(highlightCode(code, true, 'py')).not.toBe(code);
       const js = 'const s = `a $' + '{b}` < 2';
       expect(stripAnsi(highlightCode(js, true, 'js'))).toBe(js);
-      // A remote kernel's language: its kernel_info name picks the grammar; one without is plain.
+      // A remote kernel's language or a markdown fence's: its name picks the grammar, loaded when
+      // first shown; a language without one is plain.
       expect(highlightCode(code, true, 'python')).toBe(highlightCode(code, true, 'py'));
-      expect(highlightCode('if (x) { y <- c(1, 2) }  # R', true, 'R')).toBe('if (x) { y <- c(1, 2) }  # R');
+      const r = 'if (x) { y <- c(1, 2) }  # R';
+      expect(highlightCode(r, true, 'R')).not.toBe(r);
+      expect(stripAnsi(highlightCode(r, true, 'R'))).toBe(r);
+      expect(highlightCode(r, true, 'no-such-language')).toBe(r);
+      expect(highlightCode(r, true, '../../../etc')).toBe(r);
     } finally {
       chalk.level = level;
     }

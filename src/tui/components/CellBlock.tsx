@@ -5,8 +5,8 @@
  */
 
 import type { ReactNode } from 'react';
+import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
-import { highlightCode } from '../lib/highlight.js';
 import { hiddenLabel, type PreviewItem, previewItems } from '../lib/preview.js';
 import { type Row, rowsOf, spillNote } from '../state/output.js';
 import type { CellStatus, CellView } from '../state/reducer.js';

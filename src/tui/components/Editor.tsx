@@ -2,10 +2,10 @@
 
 import type { ReactNode } from 'react';
 import { type CellLanguage, cellLanguage } from '../../eval/index.js';
+import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import type { EditorState } from '../lib/editor.js';
 import { graphemeCells } from '../lib/graphemes.js';
-import { highlightCode } from '../lib/highlight.js';
 
 export interface EditorProps {
   editor: EditorState;

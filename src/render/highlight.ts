@@ -1,23 +1,38 @@
 /**
- * Syntax highlighting of cell code with highlight.js 11's core, which registers only the two
- * languages cells are written in (the full highlight.js, or lowlight's index, would load some
- * 190 grammars at start); the HTML it makes (nested spans, escaped text) becomes ANSI colours here.
+ * Syntax highlighting with highlight.js 11's core: the two cell languages are registered at
+ * start; another language (a markdown code block's, a remote kernel's) loads its grammar the
+ * first time it is shown. (The full highlight.js, or lowlight's only entry, would load some 190
+ * grammars at start.) The HTML it makes (nested spans, escaped text) becomes ANSI colours here.
  */
+import { createRequire } from 'node:module';
 import chalk, { type ChalkInstance } from 'chalk';
+import type { LanguageFn } from 'highlight.js';
 import hljs from 'highlight.js/lib/core';
 import javascript from 'highlight.js/lib/languages/javascript';
 import python from 'highlight.js/lib/languages/python';
-import type { CellLanguage } from '../../eval/index.js';
+import type { CellLanguage } from '../eval/index.js';
 
 hljs.registerLanguage('python', python);
 hljs.registerLanguage('javascript', javascript);
-/** The grammar for a cell language or a kernel's language_info name; others are not highlighted. */
-const GRAMMAR: Record<string, string> = {
-  py: 'python',
-  python: 'python',
-  js: 'javascript',
-  javascript: 'javascript',
-};
+/** Cell languages and common names for the grammars' names. */
+const ALIASES: Record<string, string> = { py: 'python', js: 'javascript', sh: 'bash', shell: 'bash' };
+const require = createRequire(import.meta.url);
+const unavailable = new Set<string>();
+
+/** The grammar registered for `language`, loading it on first use; undefined when there is none. */
+function grammarFor(language: string): string | undefined {
+  const lower = language.toLowerCase();
+  const name = ALIASES[lower] ?? lower;
+  if (hljs.getLanguage(name)) return name;
+  if (!/^[a-z0-9]+$/.test(name) || unavailable.has(name)) return undefined;
+  try {
+    hljs.registerLanguage(name, require(`highlight.js/lib/languages/${name}`) as LanguageFn);
+    return name;
+  } catch {
+    unavailable.add(name);
+    return undefined;
+  }
+}
 
 /** highlight.js scopes → colours (IPython's defaults, roughly). */
 const THEME: Record<string, ChalkInstance> = {
@@ -85,12 +100,13 @@ export function htmlToAnsi(html: string): string {
 const cache = new Map<string, string>();
 
 /**
- * `code` in colour. `language` is a cell language or the name a Jupyter kernel gives its language
- * (`python`, `R`, `julia`): code of a language without a grammar here is left plain.
+ * `code` in colour. `language` is a cell language, the name a Jupyter kernel gives its language
+ * (`python`, `R`, `julia`) or a markdown fence's: code of a language without a grammar is plain.
  */
 export function highlightCode(code: string, color: boolean, language: CellLanguage | string = 'py'): string {
-  const grammar = GRAMMAR[language.toLowerCase()];
-  if (!color || chalk.level === 0 || !grammar) return code;
+  if (!color || chalk.level === 0) return code;
+  const grammar = grammarFor(language);
+  if (!grammar) return code;
   const key = `${language}\0${code}`;
   let out = cache.get(key);
   if (out === undefined) {
