@@ -169,6 +169,20 @@ describe('notebook screen', () => {
     expect(exited()).toBe(1);
   });
 
+  it('the armed exit expires with its hint: a later Ctrl-C arms it again instead of exiting', async () => {
+    const clock = new FakeClock();
+    const { h, exited } = start({}, {}, { clock });
+    await h.waitFor((f) => f.includes('In [1]:'));
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => f.includes('Press Ctrl-C again to exit'));
+    // The hint leaves by itself (its timer), and the clock says the window is over.
+    await h.waitFor((f) => !f.includes('Press Ctrl-C again to exit'), 'the hint to expire');
+    clock.advance(2_500);
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => f.includes('Press Ctrl-C again to exit'), 'armed again');
+    expect(exited()).toBe(0);
+  });
+
   it('answers input() from the prompt', async () => {
     const { h, backend } = start({
       'name = input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },
@@ -232,6 +246,26 @@ describe('notebook screen', () => {
     await run(h, `/save! ${file}`);
     await h.waitFor((f) => f.includes('Saved the session as a script'));
     expect(readFileSync(file, 'utf8')).toContain('x = 1');
+  });
+
+  it('/save after /restart writes execution counts that keep increasing, as the screen shows them', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'omp-tui-save-')), 'after-restart.ipynb');
+    const { h } = start();
+    await run(h, 'a = 1');
+    await h.waitFor((f) => f.includes('[1] ok'));
+    await run(h, 'b = 2');
+    await h.waitFor((f) => f.includes('[2] ok'));
+    await run(h, '/restart');
+    await h.waitFor((f) => f.includes('Kernel restarted'));
+    await run(h, 'c = 3');
+    await h.waitFor((f) => f.includes('[3] ok'));
+    await run(h, `/save ${file}`);
+    await h.waitFor((f) => f.includes('Saved the session as a notebook'));
+    const nb = JSON.parse(readFileSync(file, 'utf8'));
+    const counts = nb.cells
+      .filter((c: { cell_type: string }) => c.cell_type === 'code')
+      .map((c: { execution_count: number }) => c.execution_count);
+    expect(counts).toEqual([1, 2, 3]);
   });
 
   it('lays the live region out again on resize, keeping it shorter than the terminal', async () => {

@@ -163,3 +163,37 @@ describe('highlighting', () => {
     }
   });
 });
+
+describe('Tab inside a string completes paths', () => {
+  it('tells paths, dictionary keys, names and indentation apart', async () => {
+    const { completionContext } = await import('../../src/tui/lib/completion.js');
+    expect(completionContext('open("da', 8)).toEqual({ kind: 'path', text: 'da', from: 6 });
+    expect(completionContext("df = pd.read_csv('data/ra", 25)).toEqual({
+      kind: 'path',
+      text: 'data/ra',
+      from: 18,
+    });
+    expect(completionContext('d["al', 5)).toEqual({ kind: 'kernel' });
+    expect(completionContext('x = "done"; pri', 15)).toEqual({ kind: 'kernel' });
+    expect(completionContext('# a "quote in a comment', 22)).toEqual({ kind: 'kernel' });
+    expect(completionContext('    ', 4)).toEqual({ kind: 'indent' });
+  });
+
+  it('lists the entries that start with the last part, directories with a slash, hidden ones on request', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { pathCompletions } = await import('../../src/tui/lib/completion.js');
+    const cwd = mkdtempSync(join(tmpdir(), 'omp-paths-'));
+    mkdirSync(join(cwd, 'data'));
+    writeFileSync(join(cwd, 'data', 'raw.csv'), '');
+    writeFileSync(join(cwd, 'data', 'ready.txt'), '');
+    writeFileSync(join(cwd, 'data', '.hidden'), '');
+    writeFileSync(join(cwd, 'dates.py'), '');
+    expect(pathCompletions('da', cwd)).toEqual({ items: ['data/', 'dates.py'], from: 0, to: 2 });
+    expect(pathCompletions('data/r', cwd)).toEqual({ items: ['raw.csv', 'ready.txt'], from: 5, to: 6 });
+    expect(pathCompletions('data/', cwd).items).toEqual(['raw.csv', 'ready.txt']);
+    expect(pathCompletions('data/.h', cwd).items).toEqual(['.hidden']);
+    expect(pathCompletions('nowhere/x', cwd)).toEqual({ items: [], from: 9, to: 9 });
+  });
+});
