@@ -92,6 +92,18 @@ describe('the settings of the other commands', { timeout: 60_000 }, () => {
     expect(textOf(slow)).toMatch(/timed out after 1s/);
   });
 
+  it("takes --agent-command: a cell's agent() runs it", async () => {
+    const { client } = await startStdio({
+      args: [
+        '--agent-command',
+        `${JSON.stringify(process.execPath)} -e "process.stdin.pipe(process.stdout)"`,
+        'mcp',
+      ],
+    });
+    const answer = await evalCell(client, 'import json\njson.loads(agent("from the agent"))["prompt"]');
+    expect(textOf(answer)).toMatch(/'from the agent'$/);
+  });
+
   it('runs a fresh kernel per call in per-call mode, and says restart has nothing to do', async () => {
     const { client } = await startStdio({ args: ['--kernel-mode', 'per-call', 'mcp'] });
     const { tools } = await client.listTools();

@@ -68,6 +68,12 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
       ajv.getValidator(tool.inputSchema); // throws on an invalid schema
       if (tool.outputSchema) ajv.getValidator(tool.outputSchema);
     }
+    // eval declares the shape of its structuredContent, and a real result matches it.
+    const evalOutput = ajv.getValidator((tools[0] as (typeof tools)[number]).outputSchema as object);
+    const one = await evalCell(client, '1 + 1');
+    expect(evalOutput((one as { structuredContent: unknown }).structuredContent)).toMatchObject({
+      valid: true,
+    });
     const evalInput = ajv.getValidator((tools[0] as (typeof tools)[number]).inputSchema);
     expect(evalInput({ cells: [{ language: 'py', code: '1' }], session: 'a' }).valid).toBe(true);
     expect(evalInput({ cells: [{ language: 'rb', code: '1' }] }).valid).toBe(false);
