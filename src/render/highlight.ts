@@ -14,17 +14,41 @@ import type { CellLanguage } from '../eval/index.js';
 
 hljs.registerLanguage('python', python);
 hljs.registerLanguage('javascript', javascript);
-/** Cell languages and common names for the grammars' names. */
-const ALIASES: Record<string, string> = { py: 'python', js: 'javascript', sh: 'bash', shell: 'bash' };
+/** Cell languages and common fence names, for the grammars' file names. */
+const ALIASES = new Map(
+  Object.entries({
+    py: 'python',
+    js: 'javascript',
+    ts: 'typescript',
+    sh: 'bash',
+    shell: 'bash',
+    zsh: 'bash',
+    html: 'xml',
+    svg: 'xml',
+    yml: 'yaml',
+    md: 'markdown',
+    rs: 'rust',
+    rb: 'ruby',
+    jl: 'julia',
+    kt: 'kotlin',
+    cs: 'csharp',
+    hs: 'haskell',
+    ps1: 'powershell',
+    tex: 'latex',
+    ipython: 'python',
+    python3: 'python',
+  }),
+);
 const require = createRequire(import.meta.url);
 const unavailable = new Set<string>();
 
 /** The grammar registered for `language`, loading it on first use; undefined when there is none. */
 function grammarFor(language: string): string | undefined {
   const lower = language.toLowerCase();
-  const name = ALIASES[lower] ?? lower;
-  if (hljs.getLanguage(name)) return name;
+  const name = ALIASES.get(lower) ?? lower;
+  // (A name such as `constructor` must not reach an object's prototype: checked first.)
   if (!/^[a-z0-9]+$/.test(name) || unavailable.has(name)) return undefined;
+  if (hljs.getLanguage(name)) return name;
   try {
     hljs.registerLanguage(name, require(`highlight.js/lib/languages/${name}`) as LanguageFn);
     return name;

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openNotebook, type Screen } from '../helpers/pty.js';
 
@@ -114,13 +116,19 @@ describe('the terminal goes away', () => {
   it('without a SIGHUP (the notebook in a session of its own): it exits, and its kernel with it', async () => {
     const s = launch({ ownSession: true });
     await ready(s);
+    // A kernel the notebook shuts down exits as Python does (atexit runs); one the host guard
+    // kills after a crashed host does not.
+    const marker = join(mkdtempSync(join(tmpdir(), 'omp-gone-')), 'clean-exit');
+    await s.run(`import atexit; atexit.register(lambda: open(${JSON.stringify(marker)}, "w").close())`);
+    await s.waitFor((t) => t.includes('In [2]:'), 'the atexit cell');
     await s.run('import os; print("pids", os.getpid(), os.getppid())');
-    const screen = await s.waitFor((t) => /pids \d+ \d+/.test(t) && t.includes('In [2]:'), 'the pids');
+    const screen = await s.waitFor((t) => /pids \d+ \d+/.test(t) && t.includes('In [3]:'), 'the pids');
     const [kernel = 0, host = 0] = (/pids (\d+) (\d+)/.exec(screen) ?? []).slice(1).map(Number);
     expect(readFileSync(`/proc/${host}/cmdline`, 'utf8')).toContain('omp-eval');
     s.closeTerminal();
     for (const until = Date.now() + 60_000; (running(host) || running(kernel)) && Date.now() < until; )
       await new Promise((r) => setTimeout(r, 50));
     expect({ host: running(host), kernel: running(kernel) }).toEqual({ host: false, kernel: false });
+    expect(existsSync(marker)).toBe(true); // shut down by the notebook, not killed by the guard
   });
 });

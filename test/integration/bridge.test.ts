@@ -57,10 +57,32 @@ describe('the host bridge: agent() and completion()', () => {
     const [fenced] = await s.run([py(`completion('json:\`\`\`json\\n{"n": 1}\\n\`\`\`', schema=${schema})`)]);
     expect(fenced?.error).toBeUndefined();
     expect(fenced?.text).toMatch(/\{'n': 1\}\n$/);
+    // Formats are checked, and a draft 2020-12 schema (zod 4 writes them) is read as one.
+    const [format] = await s.run([
+      py(
+        `completion('json:{"at": "yesterday"}', schema={"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"at": {"type": "string", "format": "date-time"}}})`,
+      ),
+    ]);
+    expect(format?.error?.evalue).toBe(
+      'completion output does not match the schema: /at must match format "date-time"',
+    );
     const [invalid] = await s.run([py(`completion('json:{}', schema={"type": "no such type"})`)]);
     expect(invalid?.error?.evalue).toMatch(
       /^the schema given to completion\(\) is not a valid JSON Schema: /,
     );
+  });
+
+  it('a schema whose pattern backtracks for ever costs that call its answer, not the host', async () => {
+    const s = await bridged().session();
+    const schema = '{"type": "string", "pattern": "^(a+)+$"}';
+    const [r] = await s.run([py(`completion('json:"${'a'.repeat(40)}!"', schema=${schema})`)]);
+    expect(r?.error?.ename).toBe('ValueError');
+    expect(r?.error?.evalue).toMatch(
+      /^checking the completion output against the schema took over 5 s and was stopped/,
+    );
+    // The host answered the next call as usual.
+    const [next] = await s.run([py('completion("abc")')]);
+    expect(next?.text).toBe("[completion finished]\n'completion:cba'\n");
   });
 
   it('with handle=True returns a node whose agent:// handle resolves to the transcript', async () => {

@@ -158,6 +158,11 @@ describe('highlighting', () => {
       expect(stripAnsi(highlightCode(r, true, 'R'))).toBe(r);
       expect(highlightCode(r, true, 'no-such-language')).toBe(r);
       expect(highlightCode(r, true, '../../../etc')).toBe(r);
+      expect(highlightCode(r, true, 'constructor')).toBe(r);
+      expect(highlightCode(r, true, '__proto__')).toBe(r);
+      const ts = 'const n: number = 1;';
+      expect(stripAnsi(highlightCode(ts, true, 'ts'))).toBe(ts);
+      expect(highlightCode(ts, true, 'ts')).not.toBe(ts);
     } finally {
       chalk.level = level;
     }

@@ -29,7 +29,11 @@ async function withStructured(kind: string, payload: Record<string, unknown>, va
   const schema = payload.schema;
   if (schema === null || schema === undefined || !value || typeof value !== 'object') return value;
   const output = (value as { output?: unknown }).output;
-  if (typeof output !== 'string') return value;
+  if (typeof output !== 'string')
+    return {
+      ...value,
+      schemaError: `${kind} output is not text, so it cannot be checked against the schema`,
+    };
   return { ...value, ...(await structuredOutput(output, schema, kind)) };
 }
 /** How much of an oversized line is kept to find the call's id (`{"id": 12, ...`). */

@@ -48,7 +48,9 @@ interface Manifest {
 }
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
-const manifestName = (executable: string) => `bytecode-${sha256(executable).slice(0, 16)}.json`;
+/** One manifest per interpreter and version: an interpreter upgraded in place gets its own. */
+const manifestName = (executable: string, version: string) =>
+  `bytecode-${sha256(`${executable}\0${version}`).slice(0, 16)}.json`;
 
 export interface BytecodeIo {
   /** True when `path` is a regular file of this user that nobody else can write to. */
@@ -88,9 +90,14 @@ export function checkBytecode(
   io: BytecodeIo,
   logger: Logger,
 ): void {
-  const known = new Set<string>();
-  for (const manifest of readManifests(dir, io).values())
-    for (const [file, hash] of Object.entries(manifest.files ?? {})) known.add(`${file}\0${hash}`);
+  const knownNow = () => {
+    const known = new Set<string>();
+    for (const manifest of readManifests(dir, io).values())
+      for (const [file, hash] of Object.entries(manifest.files ?? {})) known.add(`${file}\0${hash}`);
+    return known;
+  };
+  let known = knownNow();
+  let reread = false;
   for (const pkg of packageDirs) {
     const cache = join(dir, pkg, '__pycache__');
     let names: string[];
@@ -103,13 +110,20 @@ export function checkBytecode(
     for (const name of names.filter((n) => n.endsWith('.pyc'))) {
       const rel = join(pkg, '__pycache__', name);
       const path = join(dir, rel);
-      let recorded = false;
-      try {
-        recorded = io.isPrivateFile(path) && known.has(`${rel}\0${sha256(readFileSync(path))}`);
-      } catch {
-        recorded = false;
+      const recorded = () => {
+        try {
+          return io.isPrivateFile(path) && known.has(`${rel}\0${sha256(readFileSync(path))}`);
+        } catch {
+          return false;
+        }
+      };
+      if (recorded()) continue;
+      // Another omp-eval may have compiled meanwhile (its record is written before its files).
+      if (!reread) {
+        reread = true;
+        known = knownNow();
+        if (recorded()) continue;
       }
-      if (recorded) continue;
       logger.warn(`${path} is not bytecode omp-eval wrote (changed, or another's); removed`);
       rmSync(path, { recursive: true, force: true });
     }
@@ -118,6 +132,8 @@ export function checkBytecode(
 
 /** Compiles under way, by cache entry and interpreter. */
 const compiles = new Map<string, Promise<void>>();
+/** Compiles that failed in this process: not tried (nor warned about) again. */
+const failed = new Set<string>();
 
 /**
  * Makes sure `executable` has its recorded bytecode in `dir` (compiled once per interpreter and
@@ -127,15 +143,17 @@ const compiles = new Map<string, Promise<void>>();
 export function ensureBytecode(
   dir: string,
   sources: readonly string[],
-  executable: string,
+  interpreter: { executable: string; version: string },
   hostEnv: NodeJS.ProcessEnv,
   io: BytecodeIo,
   logger: Logger,
 ): Promise<void> {
-  const manifestPath = join(dir, manifestName(executable));
-  const key = `${dir}\0${executable}`;
+  const { executable, version } = interpreter;
+  const manifestPath = join(dir, manifestName(executable, version));
+  const key = `${dir}\0${executable}\0${version}`;
   const known = compiles.get(key);
   if (known) return known;
+  if (failed.has(key)) return Promise.resolve();
   const recorded = (() => {
     try {
       if (!io.isPrivateFile(manifestPath)) return false;
@@ -154,7 +172,10 @@ export function ensureBytecode(
   if (recorded) return Promise.resolve();
   const compile = compileInto(dir, sources, executable, hostEnv, io, manifestPath)
     .catch((err: unknown) => {
-      logger.warn(`compiling the kernel's bytecode with ${executable} failed: ${(err as Error).message}`);
+      failed.add(key);
+      logger.warn(
+        `compiling the kernel's bytecode with ${executable} failed (its modules are compiled at each start instead): ${(err as Error).message}`,
+      );
     })
     .finally(() => compiles.delete(key));
   compiles.set(key, compile);

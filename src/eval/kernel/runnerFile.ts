@@ -230,16 +230,17 @@ const bytecodeIo: BytecodeIo = {
 
 /**
  * Before a Python kernel starts from `runner`: the bytecode in its cache entry is what this host
- * recorded, and `executable` has its own (compiled now, once per interpreter and kernel version).
+ * recorded, and the interpreter has its own (compiled now, once per interpreter, its version and
+ * the kernel's version).
  */
 export async function prepareBytecode(
   runner: string,
-  executable: string,
+  interpreter: { executable: string; version: string },
   hostEnv: NodeJS.ProcessEnv,
   logger: Logger = silentLogger,
 ): Promise<void> {
   const dir = dirname(runner);
   const packageDirs = [...new Set(KERNEL_FILES.map((file) => dirname(file)))];
   checkBytecode(dir, packageDirs, bytecodeIo, logger);
-  await ensureBytecode(dir, KERNEL_FILES, executable, hostEnv, bytecodeIo, logger);
+  await ensureBytecode(dir, KERNEL_FILES, interpreter, hostEnv, bytecodeIo, logger);
 }

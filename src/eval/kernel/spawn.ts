@@ -64,7 +64,12 @@ export async function spawnKernel(
   }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
-  await prepareBytecode(runner, python.executable, hostEnv, logger);
+  await prepareBytecode(
+    runner,
+    { executable: python.executable, version: python.version.join('.') },
+    hostEnv,
+    logger,
+  );
   const env = kernelEnv(hostEnv, python, opts.passEnv);
   return { ...(await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts)), python };
 }
