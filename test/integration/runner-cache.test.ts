@@ -114,10 +114,20 @@ describe('the kernel bytecode in the runner cache', () => {
       const marker = join(base, 'tampered-code-ran');
       execFileSync('python3', ['-c', TAMPER, pyc, join(entry, 'omp_kernel', 'server.py'), marker]);
       const tampered = readFileSync(pyc);
+      // The record of an interpreter that is gone (a removed venv) is dropped at the next start.
+      const gone = join(entry, 'bytecode-0123456789abcdef.json');
+      writeFileSync(
+        gone,
+        JSON.stringify({ executable: join(base, 'removed-venv/bin/python'), tag: 'x', files: {} }),
+        {
+          mode: 0o600,
+        },
+      );
 
       const second = await startKernel({ logger });
       expect((await second.execute('x = 1')).status).toBe('ok');
       expect(existsSync(marker)).toBe(false);
+      expect(existsSync(gone)).toBe(false);
       expect(warnings.filter((w) => w.includes(pyc))).toEqual([
         `${pyc} is not bytecode omp-eval wrote (changed, or another's); removed`,
       ]);

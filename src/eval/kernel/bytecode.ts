@@ -7,7 +7,7 @@
  * bytecode there and reads only these files.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { filterEnv } from './env.js';
@@ -71,11 +71,18 @@ function readManifests(dir: string, io: BytecodeIo): Map<string, Manifest> {
   for (const name of names) {
     const path = join(dir, name);
     if (!io.isPrivateFile(path)) continue;
+    let manifest: Manifest;
     try {
-      out.set(name, JSON.parse(readFileSync(path, 'utf8')) as Manifest);
+      manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
     } catch {
-      // unreadable: as if absent (the interpreter's bytecode is compiled again)
+      continue; // unreadable: as if absent (the interpreter's bytecode is compiled again)
     }
+    // The record of an interpreter that is gone (a removed venv) is dropped.
+    if (typeof manifest.executable === 'string' && !existsSync(manifest.executable)) {
+      rmSync(path, { force: true });
+      continue;
+    }
+    out.set(name, manifest);
   }
   return out;
 }
