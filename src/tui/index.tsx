@@ -92,9 +92,11 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // A terminal that goes away without a SIGHUP (the notebook is not in its session: under `su`, a
   // wrapper) shows as the end of its input or an error reading or writing it: end as on a hangup.
   const onTerminalGone = () => onSignal('SIGHUP');
+  // (`on`, not `once`: every later write to a terminal that is gone fails too, and an 'error'
+  // nobody listens to would end the process before its kernels are shut down.)
   process.stdin.once('end', onTerminalGone);
-  process.stdin.once('error', onTerminalGone);
-  process.stdout.once('error', onTerminalGone);
+  process.stdin.on('error', onTerminalGone);
+  process.stdout.on('error', onTerminalGone);
   await finished;
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
