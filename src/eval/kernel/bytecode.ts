@@ -87,19 +87,24 @@ function readManifests(dir: string, io: BytecodeIo): Map<string, Manifest> {
   return out;
 }
 
+/** The manifests a check read, by file name: passed on to `ensureBytecode`, so it reads none again. */
+export type Manifests = ReadonlyMap<string, Manifest>;
+
 /**
  * Removes every pyc under `dir`'s package directories that no manifest records with its exact
- * bytes. `packageDirs` are the directories of the kernel's files, relative to `dir`.
+ * bytes. `packageDirs` are the directories of the kernel's files, relative to `dir`. Returns the
+ * manifests it read last.
  */
 export function checkBytecode(
   dir: string,
   packageDirs: readonly string[],
   io: BytecodeIo,
   logger: Logger,
-): void {
+): Manifests {
+  let manifests = readManifests(dir, io);
   const knownNow = () => {
     const known = new Set<string>();
-    for (const manifest of readManifests(dir, io).values())
+    for (const manifest of manifests.values())
       for (const [file, hash] of Object.entries(manifest.files ?? {})) known.add(`${file}\0${hash}`);
     return known;
   };
@@ -128,6 +133,7 @@ export function checkBytecode(
       // Another omp-eval may have compiled meanwhile (its record is written before its files).
       if (!reread) {
         reread = true;
+        manifests = readManifests(dir, io);
         known = knownNow();
         if (recorded()) continue;
       }
@@ -135,6 +141,7 @@ export function checkBytecode(
       rmSync(path, { recursive: true, force: true });
     }
   }
+  return manifests;
 }
 
 /** Compiles under way, by cache entry and interpreter. */
@@ -154,17 +161,19 @@ export function ensureBytecode(
   hostEnv: NodeJS.ProcessEnv,
   io: BytecodeIo,
   logger: Logger,
+  manifests?: Manifests,
 ): Promise<void> {
   const { executable, version } = interpreter;
-  const manifestPath = join(dir, manifestName(executable, version));
+  const name = manifestName(executable, version);
+  const manifestPath = join(dir, name);
   const key = `${dir}\0${executable}\0${version}`;
   const known = compiles.get(key);
   if (known) return known;
   if (failed.has(key)) return Promise.resolve();
   const recorded = (() => {
     try {
-      if (!io.isPrivateFile(manifestPath)) return false;
-      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+      const manifest = manifests ? manifests.get(name) : readManifest(manifestPath, io);
+      if (!manifest) return false;
       return Object.keys(manifest.files ?? {}).every((file) => {
         try {
           return lstatSync(join(dir, file)).isFile();
@@ -187,6 +196,11 @@ export function ensureBytecode(
     .finally(() => compiles.delete(key));
   compiles.set(key, compile);
   return compile;
+}
+
+function readManifest(path: string, io: BytecodeIo): Manifest | undefined {
+  if (!io.isPrivateFile(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
 }
 
 async function compileInto(

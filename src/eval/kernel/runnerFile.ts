@@ -241,6 +241,6 @@ export async function prepareBytecode(
 ): Promise<void> {
   const dir = dirname(runner);
   const packageDirs = [...new Set(KERNEL_FILES.map((file) => dirname(file)))];
-  checkBytecode(dir, packageDirs, bytecodeIo, logger);
-  await ensureBytecode(dir, KERNEL_FILES, interpreter, hostEnv, bytecodeIo, logger);
+  const manifests = checkBytecode(dir, packageDirs, bytecodeIo, logger);
+  await ensureBytecode(dir, KERNEL_FILES, interpreter, hostEnv, bytecodeIo, logger, manifests);
 }
