@@ -79,6 +79,22 @@ describe('the runner cache fallback', () => {
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(recent)).toBe(true);
   });
+
+  it('sweeps at most hourly: a start reads no whole directory the sweep read within the hour', () => {
+    const cache = mkdtempSync(join(tmpdir(), 'omp-runner-sweep-'));
+    chmodSync(cache, 0o700);
+    ensureRunnerFile({ base: cache }); // the first start sweeps
+    const now = Date.now() / 1000;
+    const stale = join(cache, '0123456789abcdef');
+    mkdirSync(stale, { mode: 0o700 });
+    utimesSync(stale, now - 8 * DAY, now - 8 * DAY);
+    ensureRunnerFile({ base: cache });
+    expect(existsSync(stale)).toBe(true); // swept moments ago: not again
+    const marker = join(cache, '.swept-versions');
+    utimesSync(marker, now - 2 * 3600, now - 2 * 3600);
+    ensureRunnerFile({ base: cache });
+    expect(existsSync(stale)).toBe(false);
+  });
 });
 
 /** Keeps a pyc's 16-byte header (so Python takes it as bound to the source) and changes its code. */

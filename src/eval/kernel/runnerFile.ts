@@ -3,7 +3,17 @@
  * temp directory and reused by later spawns, but only after their content is checked.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -77,8 +87,31 @@ export function runnerCacheDir(base = tmpdir(), logger: Logger = silentLogger): 
   if (known && isPrivate(known, 'dir')) return known;
   const dir = privateDir(base, 'omp-python-runner', logger);
   cacheDirs.set(base, dir);
-  removeLegacyFallbacks(base);
+  if (sweepDue(dir, 'legacy')) removeLegacyFallbacks(base);
   return dir;
+}
+
+/** The sweeps below read whole directories (the system's temp holds thousands of entries): hourly. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * True when the sweep `name` of the private cache `dir` last ran over an hour ago (or never), and
+ * marks it as run now.
+ */
+function sweepDue(dir: string, name: string): boolean {
+  const marker = join(dir, `.swept-${name}`);
+  try {
+    if (Date.now() - lstatSync(marker).mtimeMs < SWEEP_INTERVAL_MS) return false;
+  } catch {
+    // never swept
+  }
+  try {
+    closeSync(openSync(marker, 'w', 0o600));
+    touch(marker);
+  } catch {
+    // the sweep runs again next time
+  }
+  return true;
 }
 
 /** Fallbacks earlier versions made on every run are removed a day after their last use. */
@@ -189,7 +222,7 @@ function ensureIn(base: string, sources: Record<string, string>, logger: Logger)
   }
   writeKernelFiles(dir, sources, logger);
   touch(dir);
-  removeStaleVersions(base, hash);
+  if (sweepDue(base, 'versions')) removeStaleVersions(base, hash);
   return join(dir, 'runner.py');
 }
 
