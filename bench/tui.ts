@@ -41,6 +41,8 @@ function notebook(columns = 100, rows = 30) {
       OMP_EVAL_HISTORY: join(mkdtempSync(join(tmpdir(), 'omp-bench-')), 'history.json'),
     } as Record<string, string>,
   });
+  // The terminal's own replies (DA1 to the notebook's image-protocol query), as a real one sends them.
+  term.onData((data) => child.write(data));
   const state = { bytes: 0, lastData: performance.now() };
   let pending = Promise.resolve();
   child.onData((data) => {

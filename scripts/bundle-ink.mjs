@@ -27,6 +27,9 @@ await build({
   target: 'node20',
   outfile: 'dist/src/tui/ink.js',
   external: ['react', './devtools.js'],
+  // Only React's production builds are bundled (the notebook loads React's production build too):
+  // the development build of react-reconciler alone was 690 KB to parse at every start.
+  define: { 'process.env.NODE_ENV': '"production"' },
   // CommonJS inside the bundle (react-reconciler) requires React from node_modules.
   banner: {
     js: "import { createRequire as __ompRequire } from 'node:module'; const require = __ompRequire(import.meta.url);",

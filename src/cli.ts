@@ -148,6 +148,9 @@ async function withExecutor(
     executor = createExecutor({
       settings: await settingsFrom(flags),
       logger: opts.logger ?? streamLogger(process.stderr),
+      // Kernels and commands get the environment omp-eval was started with, whatever the front
+      // end does with its own afterwards.
+      hostEnv: { ...process.env },
     });
     const code = await body(executor);
     process.exitCode = terminated ?? code;

@@ -21,8 +21,6 @@ const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
-  // React's development build costs the notebook memory and CPU on every frame.
-  process.env.NODE_ENV ??= 'production';
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
@@ -41,6 +39,11 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       ...(executor.jupyter && language === 'py' ? { jupyter: executor.jupyter } : {}),
     },
   );
+  // React's production build, whatever NODE_ENV says: the development build costs memory and CPU on
+  // every frame, and bundled Ink has only the production reconciler. React reads NODE_ENV when it
+  // loads; the variable is set back then (kernels get the environment omp-eval was started with).
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =
     await Promise.all([
       import('chalk'),
@@ -50,7 +53,10 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       import('./lib/images.js'),
       import('./lib/history.js'),
       import('./lib/terminalQuery.js'),
-    ]);
+    ]).finally(() => {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    });
   if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;
   let imageMode = images.resolveImageMode(opts.images, process.env, color);

@@ -21,6 +21,28 @@ async function start(args: string[] = []) {
   return s;
 }
 
+describe("the notebook's own environment", () => {
+  it("is not its kernels': loading React in production mode leaves NODE_ENV as it was", async () => {
+    // (NODE_ENV reaches a kernel only when passed: the allowlist has no NODE_ENV)
+    const cell = 'import os; print("NODE_ENV=%r" % os.environ.get("NODE_ENV"))';
+    const unset = openNotebook(['--pass-env', 'NODE_ENV'], { env: { NODE_ENV: undefined } });
+    open.push(unset);
+    await unset.waitFor(
+      (t) => t.includes('In [1]:') && t.includes('● idle'),
+      'the prompt and an idle kernel',
+    );
+    await unset.run(cell);
+    await unset.waitFor((t) => t.includes('NODE_ENV=None'), 'NODE_ENV unset in the kernel');
+    const set = openNotebook(['--lang', 'js', '--pass-env', 'NODE_ENV'], {
+      env: { NODE_ENV: 'development' },
+    });
+    open.push(set);
+    await set.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
+    await set.run('`NODE_ENV=${process.env.NODE_ENV}`');
+    await set.waitFor((t) => t.includes('NODE_ENV=development'), "the user's NODE_ENV in the js kernel");
+  });
+});
+
 describe('the notebook asks its kernel', () => {
   it('Enter: the kernel says whether the cell is whole and how to indent the next line', async () => {
     const s = await start();

@@ -51,21 +51,32 @@ export function openNotebook(
   const [file, argv] = opts.ownSession
     ? ['setsid', ['-w', process.execPath, BIN, ...args]]
     : [process.execPath, [BIN, ...args]];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CI: 'false',
+    TERM: 'xterm-256color',
+    FORCE_COLOR: '1',
+    OMP_EVAL_HISTORY: join(home, 'history.json'),
+    ...opts.env,
+  };
+  // (a variable given as undefined is not set at all)
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const child = pty.spawn(file, argv, {
     name: 'xterm-256color',
     cols: columns,
     rows,
     cwd: process.cwd(),
-    env: {
-      ...process.env,
-      CI: 'false',
-      TERM: 'xterm-256color',
-      FORCE_COLOR: '1',
-      OMP_EVAL_HISTORY: join(home, 'history.json'),
-      ...opts.env,
-    } as Record<string, string>,
+    env: env as Record<string, string>,
   });
   child.onData((data) => term.write(data));
+  // The terminal's replies to queries (DA1 to the image-protocol query), as a real terminal sends.
+  term.onData((data) => {
+    try {
+      child.write(data);
+    } catch {
+      // the notebook has ended
+    }
+  });
   const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => child.onExit(resolve));
   const text = () => {
     const buffer = term.buffer.active;
