@@ -14,7 +14,7 @@ import { StatusLine, statusParts, statusText } from './components/StatusLine.js'
 import { useCellRunner } from './hooks/useCellRunner.js';
 import { useCompletion } from './hooks/useCompletion.js';
 import { useEditorState } from './hooks/useEditorState.js';
-import { useKernelStatus } from './hooks/useKernelStatus.js';
+import { kernelInfoOf, useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
 import { useNextInput } from './hooks/useNextInput.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
@@ -49,7 +49,7 @@ export function App({
   const { write } = useStdout();
   const [state, dispatch] = useReducer(reducer, undefined, () =>
     initialState({
-      state: backend.kernelState(),
+      ...kernelInfoOf(backend, backend.kernelState()),
       language: backend.language,
       cwd: backend.cwd,
       mode: backend.mode,

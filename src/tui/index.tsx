@@ -39,6 +39,9 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       ...(executor.jupyter && language === 'py' ? { jupyter: executor.jupyter } : {}),
     },
   );
+  // The kernel starts while Ink loads (the hook that shows its state joins this start; a failure
+  // is reported there).
+  backend.start().catch(() => {});
   // React's production build, whatever NODE_ENV says: the development build costs memory and CPU on
   // every frame, and bundled Ink has only the production reconciler. React reads NODE_ENV when it
   // loads; the variable is set back then (kernels get the environment omp-eval was started with).

@@ -72,6 +72,13 @@ describe('notebook screen', () => {
     });
   }
 
+  it('shows all it knows of a kernel that is ready at the first frame (it starts while Ink loads)', async () => {
+    const { h } = start();
+    await h.waitFor((f) => f.includes('● idle'), 'the status line');
+    const first = h.stdout.writes.find((w) => w.includes('● idle'));
+    expect(first).toContain('Python 3.11.7');
+  });
+
   it('shows queued and running cells, and skips the rest after a failure', async () => {
     const { h, backend } = start({
       'a = 1': { events: [], hold: true },

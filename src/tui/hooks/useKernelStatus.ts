@@ -6,16 +6,32 @@
 import { useCallback, useEffect } from 'react';
 import type { NotebookBackend } from '../backend.js';
 import { remoteLabel } from '../components/StatusLine.js';
-import type { Action } from '../state/reducer.js';
+import type { Action, KernelStatus } from '../state/reducer.js';
 
 /** Output of background threads is gathered this long into one block. */
 const BACKGROUND_MS = 100;
 
+/**
+ * What the status line shows of the kernel in `state`: all the backend knows of it now (the
+ * kernel may be ready at the first frame: it starts while Ink loads).
+ */
+export function kernelInfoOf(backend: NotebookBackend, state: KernelStatus) {
+  return {
+    state,
+    mode: backend.mode,
+    ...(backend.python ? { python: backend.python } : {}),
+    ...(backend.version ? { version: backend.version } : {}),
+    ...(backend.remote ? { remote: remoteLabel(backend.remote) } : {}),
+    ...(backend.remote?.languageInfo?.name ? { remoteLanguage: backend.remote.languageInfo.name } : {}),
+  };
+}
+
 export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Action) => void): () => void {
+  const kernelInfo = useCallback((state: KernelStatus) => kernelInfoOf(backend, state), [backend]);
   /** Starts a kernel now, so the status line shows it ready (or why it is not). */
   const startKernel = useCallback(() => {
     backend.start().then(
-      () => dispatch({ type: 'kernel', info: { state: backend.kernelState() } }),
+      () => dispatch({ type: 'kernel', info: kernelInfo(backend.kernelState()) }),
       (err: unknown) => {
         dispatch({ type: 'kernel', info: { state: 'dead' } });
         dispatch({ type: 'info', text: `The kernel could not be started: ${(err as Error).message}` });
@@ -24,23 +40,8 @@ export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Act
   }, [backend, dispatch]);
 
   useEffect(
-    () =>
-      backend.onKernelState((state) =>
-        dispatch({
-          type: 'kernel',
-          info: {
-            state,
-            mode: backend.mode,
-            ...(backend.python ? { python: backend.python } : {}),
-            ...(backend.version ? { version: backend.version } : {}),
-            ...(backend.remote ? { remote: remoteLabel(backend.remote) } : {}),
-            ...(backend.remote?.languageInfo?.name
-              ? { remoteLanguage: backend.remote.languageInfo.name }
-              : {}),
-          },
-        }),
-      ),
-    [backend, dispatch],
+    () => backend.onKernelState((state) => dispatch({ type: 'kernel', info: kernelInfo(state) })),
+    [backend, dispatch, kernelInfo],
   );
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount
   useEffect(() => startKernel(), []);
