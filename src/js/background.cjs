@@ -16,15 +16,27 @@ function createBackground({ proc, main, timers, frames, stacks, membrane, output
   let idle = new Map();
   const { setTimeout } = timers;
   let draining = null;
+  /**
+   * The first failure of a callback while no cell ran (between cells): the next drain ends with
+   * it. (`omp-eval run` sends the drain as a cell of its own, after the script's last cell.)
+   */
+  let between = null;
 
   const describe = (value) => (value instanceof main.Error ? value.message : stacks.inspect(value));
 
   proc.on(
     'uncaughtException',
     membrane.expose('onUncaughtException', (_, err) => {
+      const failure = isProcessExit(err) ? err : new main.Error(`a callback threw: ${describe(err)}`);
       if (draining && !draining.failure) {
-        draining.failure = isProcessExit(err) ? err : new main.Error(`a callback threw: ${describe(err)}`);
+        draining.failure = failure;
         if (isProcessExit(err)) return;
+      } else if (!draining && outputId() === null) {
+        between ??= failure;
+        if (isProcessExit(err)) {
+          frames.text(1, null, `process.exit(${err.code ?? ''}) was called by a callback\n`);
+          return;
+        }
       }
       frames.text(1, outputId(), `Uncaught ${stacks.tracebackOf(err).join('\n')}\n`);
     }),
@@ -32,9 +44,9 @@ function createBackground({ proc, main, timers, frames, stacks, membrane, output
   proc.on(
     'unhandledRejection',
     membrane.expose('onUnhandledRejection', (_, reason) => {
-      if (draining && !draining.failure) {
-        draining.failure = new main.Error(`a promise was rejected and not handled: ${describe(reason)}`);
-      }
+      const failure = new main.Error(`a promise was rejected and not handled: ${describe(reason)}`);
+      if (draining && !draining.failure) draining.failure = failure;
+      else if (!draining && outputId() === null) between ??= failure;
       frames.text(1, outputId(), `Uncaught (in promise) ${stacks.tracebackOf(reason).join('\n')}\n`);
     }),
   );
@@ -43,7 +55,8 @@ function createBackground({ proc, main, timers, frames, stacks, membrane, output
     '__omp_drain__',
     () =>
       new main.Promise((resolve, reject) => {
-        draining = { failure: null };
+        draining = { failure: between };
+        between = null;
         const check = () => {
           if (draining.failure) {
             const failure = draining.failure;

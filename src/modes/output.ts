@@ -2,7 +2,7 @@
  * Writes executor events as plain text: stdout to stdout, stderr, errors and notices to stderr.
  * Used where there is no notebook screen (pipes, `omp-eval run`, line mode).
  */
-import type { OutputEvent } from '../eval/index.js';
+import type { OutputEvent, Session } from '../eval/index.js';
 
 /** set_next_input() and %load put text into a notebook's next prompt; here there is none. */
 export const NEXT_INPUT_NOTICE = 'set_next_input: ignored here (only the notebook has a next prompt)';
@@ -60,4 +60,15 @@ export async function readStream(stream: NodeJS.ReadableStream): Promise<string>
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Writes what threads and callbacks of earlier cells print while no cell runs (between cells, or
+ * after the last one), as it comes: nothing a script prints is dropped. Returns the unsubscribe.
+ */
+export function writeBackground(session: Pick<Session, 'onBackground'>, { out, err }: Streams): () => void {
+  return session.onBackground((frame) => {
+    if (frame.type === 'stdout') out.write(frame.data);
+    else if (frame.type === 'stderr') err.write(frame.data);
+  });
 }

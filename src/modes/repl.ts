@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Executor, Session } from '../eval/index.js';
 import { type CellLanguage, cellCompleteness, cellLanguage, needsMoreLines } from '../eval/index.js';
-import { type Streams, writeEvent } from './output.js';
+import { type Streams, writeBackground, writeEvent } from './output.js';
 
 export interface ReplOptions {
   cwd: string;
@@ -28,6 +28,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
     cwd: opts.cwd,
     requirePython: language === 'py',
   });
+  const stopBackground = writeBackground(session, streams);
   const rl = createInterface({ input, output: interactive ? streams.out : undefined, terminal: interactive });
   let buffer: string[] = [];
   let busy = false;
@@ -84,5 +85,6 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   const rest = buffer.join('\n');
   if (rest.trim()) await runCell(rest);
   await session.release();
+  stopBackground();
   return exitCode;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Executor, OutputEvent } from '../eval/index.js';
 import { type CellLanguage, cellLanguage, oneLine, splitCells } from '../eval/index.js';
-import { readStream, type Streams, writeEvent } from './output.js';
+import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
 
 export interface RunScriptOptions {
   file: string;
@@ -68,6 +68,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     cwd: opts.cwd,
     requirePython: language === 'py',
   });
+  const stopBackground = writeBackground(session, streams);
   let interrupted = false;
   const controller = new AbortController();
   const onSigint = () => {
@@ -143,5 +144,6 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   } finally {
     process.off('SIGINT', onSigint);
     await session.release();
+    stopBackground();
   }
 }

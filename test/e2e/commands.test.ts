@@ -83,6 +83,42 @@ describe('omp-eval run', () => {
     expect(await cli(['run', py])).toMatchObject({ code: 0, stdout: "'done'\nlate py\n" });
   });
 
+  it('loses nothing a callback does between cells: its output, its error, its process.exit()', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-between-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    // A 0 ms timer fires as soon as its cell has ended: before the next request (the wait for
+    // the script's background work) reaches the kernel.
+    const late = await cli(['run', file('late.js', 'setTimeout(() => console.log("late"), 0)\n"done"\n')]);
+    expect(late).toMatchObject({ code: 0, stdout: expect.stringContaining("'done'\nlate\n") });
+    const thrown = await cli([
+      'run',
+      file('thrown.js', 'setTimeout(() => { throw new Error("boom") }, 0)\n'),
+    ]);
+    expect(thrown.code).toBe(1);
+    expect(thrown.stderr).toContain('Uncaught Error: boom');
+    expect(thrown.stderr).toContain('omp-eval run: a callback threw: boom');
+    const exited = await cli(['run', file('exit.js', 'setTimeout(() => process.exit(3), 0)\n')]);
+    expect(exited.code).toBe(3);
+    expect(exited.stderr).toContain('process.exit(3) was called by a callback');
+    const py = await cli([
+      'run',
+      file('late.py', 'import threading\nthreading.Timer(0, lambda: print("late py")).start()\n'),
+    ]);
+    expect(py).toMatchObject({ code: 0, stdout: 'late py\n' });
+    // The line mode prints it too, between its cells (its input ends once it did).
+    const lineMode = await cli(['--lang', 'js'], {
+      input: 'setTimeout(() => console.log("late"), 0); 1\n',
+      keepStdinOpen: true,
+      onStdout: (text, child) => {
+        if (text.includes('late\n')) child.stdin?.end();
+      },
+    });
+    expect(lineMode).toMatchObject({ code: 0, stdout: '1\nlate\n' });
+  });
+
   it('ends with the code of process.exit() / sys.exit(), also from a callback; pools and timeouts do not hang', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-run-exit-'));
     const file = (name: string, text: string) => {

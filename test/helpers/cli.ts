@@ -25,6 +25,8 @@ export function cli(
     env?: NodeJS.ProcessEnv;
     cwd?: string;
     onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
+    /** Leaves stdin open after `input` (onStdout ends it). */
+    keepStdinOpen?: boolean;
   } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
@@ -47,6 +49,7 @@ export function cli(
     });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
+    if (opts.keepStdinOpen) child.stdin.write(opts.input ?? '');
+    else child.stdin.end(opts.input ?? '');
   });
 }
