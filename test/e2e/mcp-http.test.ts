@@ -13,10 +13,11 @@ import { waitFor } from '../helpers/kernel.js';
 import {
   evalCell,
   type HttpServer,
+  hostGuards,
   httpClient,
+  isHostGuard,
   kernelPid,
   pidAlive,
-  processesMatching,
   startHttp,
   stopHttpServers,
   textOf,
@@ -170,7 +171,7 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
     expect(pa).not.toBe(pb);
     // Deleting a session shuts its kernels down; the other session goes on.
     await a.transport.terminateSession();
-    await waitFor(() => !pidAlive(pa), 10_000, 'the deleted session’s kernel to end');
+    await waitFor(() => !pidAlive(pa), 60_000, 'the deleted session’s kernel to end');
     expect(pidAlive(pb)).toBe(true);
     expect(textOf(await evalCell(b.client, 'who'))).toBe("'b'");
     const stale = await post(
@@ -220,7 +221,7 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
     const server = await startHttp(['--idle-timeout', '1']);
     const { client } = await httpClient(server);
     const pid = await kernelPid(client);
-    await waitFor(() => !pidAlive(pid), 15_000, 'the idle session’s kernel to end');
+    await waitFor(() => !pidAlive(pid), 60_000, 'the idle session’s kernel to end');
     await expect(evalCell(client, '1')).rejects.toThrow(/Session not found/);
     // A running cell is not idle: a cell longer than the timeout still ends normally.
     const again = await httpClient(server);
@@ -234,14 +235,12 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
     const { client } = await httpClient(server);
     const py = await kernelPid(client);
     const js = await kernelPid(client, {}, 'js');
+    const guards = hostGuards(server.child.pid as number);
+    expect(guards).toHaveLength(1); // the check finds the live guard
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 143, signal: null });
     expect(pidAlive(py)).toBe(false);
     expect(pidAlive(js)).toBe(false);
-    await waitFor(
-      () => processesMatching(`kill -0 ${server.child.pid} 2>`).length === 0,
-      5_000,
-      'the guards to end',
-    );
+    await waitFor(() => !guards.some(isHostGuard), 60_000, 'the guard to end');
   });
 });

@@ -12,9 +12,10 @@ import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/kernel.js';
 import {
   evalCell,
+  hostGuards,
+  isHostGuard,
   kernelPid,
   pidAlive,
-  processesMatching,
   type StdioServer,
   startStdio,
   stopAll,
@@ -315,7 +316,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
       () =>
         messages.some((m) => /^output: [\s\S]*some output$/.test(m)) &&
         expected.every((re) => re.test(messages.join('\n'))),
-      15_000,
+      60_000,
       'the status lines and the output tail',
     );
     expect(done).toBe(false);
@@ -378,13 +379,11 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
     const js = await kernelPid(server.client, {}, 'js');
     const other = await kernelPid(server.client, { session: 'b' });
     expect([py, js, other].every(pidAlive)).toBe(true);
+    const guards = hostGuards(server.child.pid as number);
+    expect(guards).toHaveLength(1); // the check finds the live guard
     server.child.stdin?.end();
     expect(await server.exited).toEqual({ code: 0, signal: null });
     for (const pid of [py, js, other]) expect(pidAlive(pid)).toBe(false);
-    await waitFor(
-      () => processesMatching(`kill -0 ${server.child.pid} 2>`).length === 0,
-      5_000,
-      'the guards to end',
-    );
+    await waitFor(() => !guards.some(isHostGuard), 60_000, 'the guard to end');
   });
 });

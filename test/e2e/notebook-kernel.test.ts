@@ -38,7 +38,7 @@ describe("the notebook's own environment", () => {
     });
     open.push(set);
     await set.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
-    await set.run('`NODE_ENV=${process.env.NODE_ENV}`');
+    await set.run('"NODE_ENV=" + process.env.NODE_ENV');
     await set.waitFor((t) => t.includes('NODE_ENV=development'), "the user's NODE_ENV in the js kernel");
   });
 });

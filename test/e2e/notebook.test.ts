@@ -82,8 +82,8 @@ describe('the notebook in a terminal', () => {
     const s = await start();
     await s.run('kept = 42');
     await s.waitFor((t) => t.includes('In [2]:'));
-    await s.run('while True: pass');
-    await s.waitFor((t) => t.includes('running'));
+    await s.run('print("looping", flush=True); exec("while True: pass")');
+    await s.waitFor((t) => /^looping$/m.test(t) && t.includes('running'), 'the loop');
     s.write('\x03');
     await s.waitFor(
       (t) => t.includes('KeyboardInterrupt') && t.includes('⊘ [2] cancelled') && t.includes('In [3]:'),
@@ -98,9 +98,9 @@ describe('the notebook in a terminal', () => {
     await s.waitFor((t) => t.includes('In [2]:'));
     // One line that ignores SIGINT and then loops forever in C.
     await s.run(
-      'import itertools, signal; signal.signal(signal.SIGINT, signal.SIG_IGN); any(itertools.repeat(0))',
+      'import itertools, signal; signal.signal(signal.SIGINT, signal.SIG_IGN); print("deaf", flush=True); any(itertools.repeat(0))',
     );
-    await s.waitFor((t) => t.includes('running'));
+    await s.waitFor((t) => /^deaf$/m.test(t) && t.includes('running'), 'the deaf cell');
     s.write('\x03');
     await s.waitFor((t) => t.includes('kernel killed') && t.includes('state is lost'), 'the kill', 60_000);
     await s.run('"lost" in globals()');

@@ -110,8 +110,8 @@ describe('the notebook on a remote kernel', () => {
     await s.waitFor((t) => t.split('\n').some((line) => line.startsWith('who?')), 'the input line');
     await s.run('Ada');
     await s.waitFor((t) => t.includes('In [2]:'));
-    await s.run('while True: pass');
-    await s.waitFor((t) => t.includes('running'));
+    await s.run('print("looping", flush=True); exec("while True: pass")');
+    await s.waitFor((t) => /^looping$/m.test(t) && t.includes('running'), 'the loop');
     s.write('\x03');
     await s.waitFor(
       (t) => t.includes('KeyboardInterrupt') && t.includes('⊘ [2] cancelled') && t.includes('In [3]:'),

@@ -54,7 +54,7 @@ describe('item 1: output written up to the instant a kernel dies or is killed is
   it('a line printed just before a C loop that holds the GIL, killed by the escalation', async () => {
     // any() over an endless C iterator: one call that never lets SIGINT in.
     const code = "import itertools\nprint('before the loop', flush=True)\nany(itertools.repeat(0))";
-    const r = await tool([py(code, { timeout: 1 })]);
+    const r = await tool([py(code, { timeout: 5 })]);
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/^before the loop$/m);
     expect(r.cells[0]).toMatchObject({ timedOut: true, kernelKilled: true });
@@ -208,7 +208,7 @@ describe('item 4: the advice text is true', () => {
     const r = await tool([
       py(
         'import os, signal, time\nsignal.signal(signal.SIGINT, lambda *a: os.kill(os.getpid(), signal.SIGTERM))\ntime.sleep(3600)',
-        { timeout: 1 },
+        { timeout: 5 },
       ),
     ]);
     expect(r.cells[0]).toMatchObject({ exitCode: 128 + constants.signals.SIGTERM, timedOut: true });

@@ -71,7 +71,7 @@ export interface Harness {
   screen: () => string;
   type: (text: string) => Promise<void>;
   press: (key: string) => Promise<void>;
-  waitFor: (predicate: (frame: string) => boolean, what?: string) => Promise<string>;
+  waitFor: (predicate: (frame: string) => boolean, what?: string, timeoutMs?: number) => Promise<string>;
   unmount: () => void;
 }
 
@@ -135,8 +135,8 @@ export function mount(element: ReactElement, opts: { columns?: number; rows?: nu
       stdin.write(key);
       await tick();
     },
-    async waitFor(predicate, what = 'screen') {
-      const until = Date.now() + 60_000;
+    async waitFor(predicate, what = 'screen', timeoutMs = 60_000) {
+      const until = Date.now() + timeoutMs;
       await stdout.settled();
       while (!predicate(frame())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${frame()}`);

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { GUARD_SCRIPT } from '../../src/eval/kernel/hostGuard.js';
 import { BIN } from './cli.js';
 import { waitFor } from './kernel.js';
 
@@ -205,7 +206,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Live processes whose command line contains `needle` (the kernels' host guards name the host's pid). */
+/** Live processes whose command line contains `needle`. */
 export function processesMatching(needle: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -219,4 +220,23 @@ export function processesMatching(needle: string): number[] {
     }
   }
   return found;
+}
+
+/** The parent of a process, if it still exists. */
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host guards (`/bin/sh -c GUARD_SCRIPT`) that the process `hostPid` started and that live. */
+export function hostGuards(hostPid: number): number[] {
+  return processesMatching(GUARD_SCRIPT).filter((pid) => parentOf(pid) === hostPid);
+}
+
+/** Whether `pid` is a live host guard still (not ended, not a zombie, not a pid used again). */
+export function isHostGuard(pid: number): boolean {
+  return processesMatching(GUARD_SCRIPT).includes(pid);
 }

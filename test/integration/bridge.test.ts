@@ -127,7 +127,7 @@ describe('the host bridge: agent() and completion()', () => {
 
   it('pauses the timeout while a call is in flight, but not while the cell computes', async () => {
     const s = await bridged().session();
-    const [waiting] = await s.run([py('agent("sleep:4")', { timeout: 2 })]);
+    const [waiting] = await s.run([py('agent("sleep:6")', { timeout: 5 })]);
     expect(waiting?.status).toBe('ok');
     expect(waiting?.text).toBe("[agent task finished]\n'slept'\n");
     const [computing] = await s.run([

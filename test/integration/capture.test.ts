@@ -94,7 +94,7 @@ describe('kernel: output capture', () => {
     await run(k, 'import time\nthreading.Thread(target=lambda: (time.sleep(0.3), print("later"))).start()');
     await waitFor(
       () => background.some((f) => f.type === 'stdout' && f.data.includes('later')),
-      5000,
+      60_000,
       'background',
     );
     expect(background.find((f) => f.type === 'stdout')).toMatchObject({ id: null, data: 'later\n' });

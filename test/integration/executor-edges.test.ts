@@ -72,7 +72,7 @@ describe('executor: deaths we caused are not retried', () => {
     const [r] = await s.run([
       py(
         `import signal, time\nopen(${JSON.stringify(counter)}, "a").write("x")\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\ntime.sleep(30)`,
-        { timeout: 1 },
+        { timeout: 5 },
       ),
     ]);
     expect(readFileSync(counter, 'utf8')).toBe('x');

@@ -159,7 +159,7 @@ describe('executor: timeouts and cancellation', () => {
     const s = await ex.session();
     const [r] = await s.run([
       py('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', {
-        timeout: 1,
+        timeout: 5,
       }),
     ]);
     expect(r).toMatchObject({ status: 'cancelled', timedOut: true, kernelKilled: true, retried: false });

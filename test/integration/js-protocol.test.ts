@@ -51,7 +51,7 @@ describe('js runner: request validation (as server.py)', () => {
     ])
       send(line);
     send(JSON.stringify({ id: 'ok', code: '6 * 7', silent: false, storeHistory: true }));
-    await waitFor(() => frames.some((f) => f.type === 'done' && f.id === 'ok'), 10_000, 'the valid cell');
+    await waitFor(() => frames.some((f) => f.type === 'done' && f.id === 'ok'), 60_000, 'the valid cell');
     const errors = frames.filter((f) => f.ename === 'ProtocolError').map((f) => [f.id, f.evalue]);
     expect(errors).toEqual([
       [null, expect.stringMatching(/^request is not valid JSON: /)],

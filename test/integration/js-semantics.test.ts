@@ -140,7 +140,7 @@ describe('js semantics: output of an abandoned await', () => {
     const next = await run(k, 'await new Promise((r) => setTimeout(r, 800)); console.log("mine"); "second"');
     expect(next.stdout).toBe('mine\n');
     expect(plain(next.result)).toBe("'second'");
-    await waitFor(() => background.some((f) => f.type === 'display'), 5000, 'the background display');
+    await waitFor(() => background.some((f) => f.type === 'display'), 60_000, 'the background display');
     expect(background).toContainEqual({ type: 'stdout', id: null, data: 'late\n' });
   });
 });

@@ -48,9 +48,10 @@ const rows: Row[] = [
     result: "'3'",
   },
   {
+    // IPython adds the compile and parse times after the wall time when either took over 0.1 s
     ipython: '%time reports CPU and wall time and returns the value',
     cell: '%time sum(range(10))',
-    stdout: /^CPU times: user .+, sys: .+, total: .+\nWall time: .+\n$/,
+    stdout: /^CPU times: user .+, sys: .+, total: .+\nWall time: .+\n(Compiler : .+\n)?(Parser {3}: .+\n)?$/,
     result: '45',
   },
   {

@@ -3,7 +3,7 @@ import { groupAlive, hostPid, pidAlive, run, startKernel, waitFor } from '../hel
 
 describe('kernel: interrupts at awkward moments', () => {
   it('an interrupt sent in the same tick as execute() cancels the cell instead of killing the kernel', async () => {
-    const k = await startKernel({ interruptEscalationMs: 3000 });
+    const k = await startKernel({ interruptEscalationMs: 10_000 });
     await run(k, 'kept = 1');
     for (let i = 0; i < 5; i++) {
       const pending = k.execute('import time\ntime.sleep(30)');

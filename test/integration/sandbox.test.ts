@@ -72,6 +72,7 @@ describe('sandbox: network', () => {
     const k = await sandboxed({ allowNetwork: true }, freshDir('allow'));
     const r = await run(k, connect('127.0.0.1').replace('PORT', String(port)));
     expect(r.stdout).toBe('connected\n');
+    await waitFor(() => connections >= 1, 60_000, 'the server to see the connection');
     expect(connections).toBe(1);
     const writes = await run(k, tryWrites(['/etc/omp-sbx-x']));
     expect(JSON.parse(writes.stdout)).toEqual({ '/etc/omp-sbx-x': 'Read-only file system' });

@@ -62,7 +62,7 @@ describe('item 4: what a caller is told when its kernel went away', () => {
         cells: [
           py(
             `import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nopen(${JSON.stringify(started)}, "w").close()\nwhile True:\n    time.sleep(0.05)`,
-            { timeout: 1 },
+            { timeout: 5 },
           ),
         ],
       },

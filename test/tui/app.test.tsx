@@ -430,8 +430,7 @@ describe('fixes from trying it out', () => {
     await h.press('\x15'); // Ctrl-U
     await h.type('print(1)');
     answer({ matches: ['s.alpha_value'], start: 0, end: 4 });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(h.frame()).toContain('In [1]: print(1)');
+    await h.waitFor((f) => f.includes('In [1]: print(1)'));
     expect(h.frame()).not.toContain('pha_value');
   });
 

@@ -6,22 +6,22 @@ import { count, mounted, start } from './start.js';
 /** What Ink writes when it gives up on incremental updates and repaints the whole screen. */
 const CLEAR_SCREEN = ['\x1b[2J', '\x1bc', '\x1b[3J'];
 
-const until = async (condition: () => boolean, what: string) => {
-  const deadline = Date.now() + 60_000;
+const until = async (condition: () => boolean, what: string, timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 };
 
-async function session(cells: number, rows = 24) {
+async function session(cells: number, rows = 24, timeoutMs = 60_000) {
   const backend = new FakeBackend({ stream: { events: [], hold: true } });
   const { h } = start({}, { columns: 80, rows }, { backend });
   const script = Array.from({ length: cells }, (_, i) => `# %%\nprint(${i})`).join('\n');
   await h.press(`${KEYS.pasteStart}${script}${KEYS.pasteEnd}`);
   await h.press(KEYS.enter);
-  await until(() => backend.ran.length === cells, `${cells} cells`);
-  await h.waitFor((f) => f.includes(`In [${cells + 1}]:`), 'the prompt after the last cell');
+  await until(() => backend.ran.length === cells, `${cells} cells`, timeoutMs);
+  await h.waitFor((f) => f.includes(`In [${cells + 1}]:`), 'the prompt after the last cell', timeoutMs);
   return { h, backend };
 }
 
@@ -49,7 +49,7 @@ describe('render budget', () => {
   }
 
   it('at 1,000 cells, Ctrl-O prints one cell and a resize prints none again', async () => {
-    const { h } = await session(1000);
+    const { h } = await session(1000, 24, 170_000);
     const before = h.stdout.bytes;
     await h.press(KEYS.ctrlO);
     await h.waitFor((f) => count(f, '│ print(999)') === 2, 'the expanded cell');

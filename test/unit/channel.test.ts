@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { KernelChannel } from '../../src/eval/kernel/channel.js';
 import type { KernelProcess } from '../../src/eval/kernel/spawn.js';
 import type { Logger } from '../../src/eval/logger.js';
@@ -88,19 +88,25 @@ describe('the kernel channel', () => {
   });
 
   it('lets a barrier go after rawSyncMs when its marker never comes (a cell moved fd 2)', async () => {
-    const { channel, frames, rawStdout, proc } = open({ rawSyncMs: 20 });
-    rawStdout.write(syncMark(KEY, 'f', 0));
-    (proc.frames as PassThrough).write(keyed({ type: 'started', id: 'c1', sync: 0 }));
-    rawStdout.write('after\n');
-    await tick();
-    expect(frames).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await tick();
-    expect(frames).toEqual([
-      { type: 'started', id: 'c1', sync: 0 },
-      { type: 'stdout', id: 'c1', data: 'after\n' },
-    ]);
-    channel.finishStreams();
+    // Only the barrier's timer is faked: the streams and the raw flush (setImmediate) stay real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { channel, frames, rawStdout, proc } = open({ rawSyncMs: 20 });
+      rawStdout.write(syncMark(KEY, 'f', 0));
+      (proc.frames as PassThrough).write(keyed({ type: 'started', id: 'c1', sync: 0 }));
+      rawStdout.write('after\n');
+      await tick();
+      expect(frames).toEqual([]);
+      vi.advanceTimersByTime(20);
+      await tick();
+      expect(frames).toEqual([
+        { type: 'started', id: 'c1', sync: 0 },
+        { type: 'stdout', id: 'c1', data: 'after\n' },
+      ]);
+      channel.finishStreams();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('passes what a barrier held on when the process ends', async () => {

@@ -37,7 +37,7 @@ export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Act
         dispatch({ type: 'info', text: `The kernel could not be started: ${(err as Error).message}` });
       },
     );
-  }, [backend, dispatch]);
+  }, [backend, dispatch, kernelInfo]);
 
   useEffect(
     () => backend.onKernelState((state) => dispatch({ type: 'kernel', info: kernelInfo(state) })),
