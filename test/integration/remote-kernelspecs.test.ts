@@ -10,6 +10,7 @@ import { makeExecutor } from '../helpers/executor.js';
 import { type JupyterServer, runningKernels, SYSTEM_PYTHON, startJupyterServer } from '../helpers/jupyter.js';
 
 const SHOUT = fileURLToPath(new URL('../fixtures/shout_kernel.py', import.meta.url));
+const FORGETFUL = fileURLToPath(new URL('../fixtures/forgetful_kernel.py', import.meta.url));
 
 let server: JupyterServer;
 
@@ -20,6 +21,11 @@ beforeAll(async () => {
         argv: [SYSTEM_PYTHON, SHOUT, '-f', '{connection_file}'],
         display_name: 'Shout',
         language: 'shout',
+      },
+      forgetful: {
+        argv: [SYSTEM_PYTHON, FORGETFUL, '-f', '{connection_file}'],
+        display_name: 'Forgetful',
+        language: 'python',
       },
     },
   });
@@ -46,6 +52,24 @@ describe('remote kernel: a kernelspec by name, of any language', () => {
     const nb = JSON.parse(toNotebook([], { language: 'py', ...(remote ? { remote } : {}) }));
     expect(nb.metadata.kernelspec.name).toBe('shout');
     expect(nb.metadata.language_info.name).toBe('shout');
+    await ex.dispose();
+    expect(await runningKernels(server)).toEqual([]);
+  });
+
+  it('a kernel_info reply that is lost: the client asks again, and the kernel starts', async () => {
+    const ex = makeExecutor({
+      settings: {
+        'jupyter.url': server.url,
+        'jupyter.token': server.token,
+        'jupyter.kernelName': 'forgetful',
+      },
+    });
+    const s = await ex.session();
+    // (asking once, the start waits for its 60 s deadline and fails)
+    const [result] = await s.run([{ language: 'py', code: '6 * 7' }]);
+    expect(result?.text).toBe('42\n');
+    expect(result?.status).toBe('ok');
+    expect(result?.text).toBe('42\n');
     await ex.dispose();
     expect(await runningKernels(server)).toEqual([]);
   });

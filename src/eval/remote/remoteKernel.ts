@@ -34,6 +34,8 @@ import { SocketPause } from './socketPause.js';
 export const REMOTE_START_TIMEOUT_MS = 60_000;
 /** How long a restart through the server may take, the kernel's start included. */
 export const RESTART_TIMEOUT_MS = 60_000;
+/** How often a kernel that has not answered kernel_info since the websocket opened is asked again. */
+const KERNEL_INFO_RETRY_MS = 2_000;
 
 export interface RemoteKernelOptions {
   server: RemoteServer;
@@ -152,6 +154,12 @@ export class RemoteKernel implements KernelHandle {
       background: (msg) => this.onBackgroundMessage(msg),
     });
     const seconds = (this.opts.startTimeoutMs ?? REMOTE_START_TIMEOUT_MS) / 1000;
+    // The library asks for kernel_info once, when its websocket opens; a reply lost while the
+    // server connects the kernel (a loaded server) would leave the start waiting for its deadline.
+    const askAgain = setInterval(() => {
+      if (this.connection.connectionStatus === 'connected')
+        this.connection.requestKernelInfo().catch(() => {});
+    }, KERNEL_INFO_RETRY_MS);
     try {
       const dead = this.watch.deadBeforeReady();
       await withDeadline(
@@ -159,7 +167,7 @@ export class RemoteKernel implements KernelHandle {
         seconds * 1000,
         () =>
           new KernelStartError(`kernel ${kernel.id} on ${server.display} did not answer within ${seconds} s`),
-      );
+      ).finally(() => clearInterval(askAgain));
       if (this.opts.restart) await this.restartThroughServer();
       const info = await this.connection.info;
       this.remote.languageInfo = info.language_info as RemoteKernelInfo['languageInfo'];
