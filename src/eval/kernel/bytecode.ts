@@ -161,7 +161,8 @@ export function ensureBytecode(
   hostEnv: NodeJS.ProcessEnv,
   io: BytecodeIo,
   logger: Logger,
-  manifests?: Manifests,
+  /** What `checkBytecode` read just before. */
+  manifests: Manifests,
 ): Promise<void> {
   const { executable, version } = interpreter;
   const name = manifestName(executable, version);
@@ -170,21 +171,16 @@ export function ensureBytecode(
   const known = compiles.get(key);
   if (known) return known;
   if (failed.has(key)) return Promise.resolve();
-  const recorded = (() => {
-    try {
-      const manifest = manifests ? manifests.get(name) : readManifest(manifestPath, io);
-      if (!manifest) return false;
-      return Object.keys(manifest.files ?? {}).every((file) => {
-        try {
-          return lstatSync(join(dir, file)).isFile();
-        } catch {
-          return false;
-        }
-      });
-    } catch {
-      return false;
-    }
-  })();
+  const manifest = manifests.get(name);
+  const recorded =
+    manifest !== undefined &&
+    Object.keys(manifest.files ?? {}).every((file) => {
+      try {
+        return lstatSync(join(dir, file)).isFile();
+      } catch {
+        return false;
+      }
+    });
   if (recorded) return Promise.resolve();
   const compile = compileInto(dir, sources, executable, hostEnv, io, manifestPath)
     .catch((err: unknown) => {
@@ -196,11 +192,6 @@ export function ensureBytecode(
     .finally(() => compiles.delete(key));
   compiles.set(key, compile);
   return compile;
-}
-
-function readManifest(path: string, io: BytecodeIo): Manifest | undefined {
-  if (!io.isPrivateFile(path)) return undefined;
-  return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
 }
 
 async function compileInto(
