@@ -19,7 +19,23 @@ import instances from ${JSON.stringify(join(inkDir, 'build/instances.js'))};
 export async function inkInstances() { return instances; }
 `;
 
+// Text widths: string-width for the libraries bundled with Ink, and Ink's text measuring (whose
+// cache kept every text ever drawn), from the notebook's own module, src/tui/lib/textWidth.ts.
+const textWidth = join(process.cwd(), 'dist/src/tui/lib/textWidth.js');
+const fastWidths = {
+  name: 'text-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.importer === textWidth ? undefined : { path: textWidth },
+    );
+    b.onResolve({ filter: /measure-text\.js$/ }, () => ({
+      path: join(process.cwd(), 'dist/src/tui/lib/inkMeasureText.js'),
+    }));
+  },
+};
+
 await build({
+  plugins: [fastWidths],
   stdin: { contents: entry, resolveDir: process.cwd(), loader: 'js', sourcefile: 'ink-entry.js' },
   bundle: true,
   platform: 'node',

@@ -57,6 +57,7 @@ export {
   type Variables,
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
+export { ArtifactFile } from './output/artifact.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
 export {
   OutputSink,

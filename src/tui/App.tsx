@@ -158,7 +158,7 @@ export function App({
         <CellBlock
           cell={running}
           maxRows={layout.runningRows}
-          now={runner.now}
+          {...(state.now !== undefined ? { now: state.now } : {})}
           color={color}
           count={nextCount(state)}
         />

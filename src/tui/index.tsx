@@ -5,7 +5,7 @@
  * The prompt is drawn at once: the executor's session (probing the interpreter) and the kernel
  * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
-import { type CellLanguage, type Executor, sandboxLabel } from '../eval/index.js';
+import { ArtifactFile, type CellLanguage, type Executor, sandboxLabel } from '../eval/index.js';
 import type { ImageMode } from './lib/images.js';
 
 export interface NotebookOptions {
@@ -92,6 +92,9 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
     }),
     { exitOnCtrlC: false, patchConsole: false },
   );
+  // The artifacts' folder is tidied once the first frame is out, not in the middle of the first
+  // cell that writes a spill file.
+  setTimeout(() => ArtifactFile.tidy(), 500).unref();
   // 128 + the signal's number, as a shell reports a program the signal ended.
   const onSignal = (signal: NodeJS.Signals) => {
     void stop().then(() => process.exit(signal === 'SIGHUP' ? 129 : 143));

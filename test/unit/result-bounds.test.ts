@@ -240,6 +240,19 @@ describe('the artifacts folder', () => {
       expect(image.error).toMatch(/would exceed the artifact cap/);
     }));
 
+  it('is tidied on request, before any artifact is written (the notebook does it at start)', () =>
+    withTmp(() => {
+      configureArtifacts({ maxFileBytes: 1000, maxTotalBytes: 3000 });
+      const dir = artifactDir();
+      const now = Date.now() / 1000;
+      for (let i = 1; i <= 4; i++) {
+        writeFileSync(join(dir, `old-${i}.txt`), 'o'.repeat(900));
+        utimesSync(join(dir, `old-${i}.txt`), now - 100 + i, now - 100 + i);
+      }
+      ArtifactFile.tidy();
+      expect(readdirSync(dir).sort()).toEqual(['old-3.txt', 'old-4.txt']);
+    }));
+
   it("never removes a file written to within the last minute (another process's running cell)", () =>
     withTmp(() => {
       configureArtifacts({ maxFileBytes: 1000, maxTotalBytes: 3000 });

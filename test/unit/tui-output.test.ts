@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openSpill } from '../../src/tui/lib/spill.js';
 import {
@@ -7,6 +8,7 @@ import {
   MAX_LINE_CHARS,
   OutputBuffer,
   rowsOf,
+  type Stream,
   spillNote,
   TAIL_ROWS,
 } from '../../src/tui/state/output.js';
@@ -65,5 +67,62 @@ describe("a cell's output in the notebook", () => {
     buffer.end();
     expect(buffer.snapshot().spill).toBeUndefined();
     expect(rowsOf(buffer.snapshot()).map((r) => r.kind === 'text' && r.text)).toEqual(['a', 'c']);
+  });
+});
+
+describe('text that waits to be made into rows', () => {
+  const nothingToSpill = () => ({ push() {}, end() {}, where: {} });
+  /** A chunk of output: many whole lines (some rewritten with `\r`, some empty), then maybe an open one. */
+  const chunk = fc.record({
+    stream: fc.constantFrom<Stream>('stdout', 'stderr'),
+    lines: fc.integer({ min: 0, max: 2500 }),
+    rewrite: fc.integer({ min: 0, max: 7 }),
+    width: fc.constantFrom(0, 3, 60, 5000),
+    open: fc.constantFrom('', 'open', 'pro\rgress'),
+  });
+  const textOf = (c: { lines: number; rewrite: number; width: number; open: string }, n: number) => {
+    let text = '';
+    for (let i = 0; i < c.lines; i++) {
+      const body = `${n}.${i}${'w'.repeat(c.width)}`;
+      text += c.rewrite && i % (c.rewrite + 1) === 0 ? `old\r${body}\n` : i % 97 === 3 ? '\n' : `${body}\n`;
+    }
+    return text + c.open;
+  };
+
+  it('makes the same rows, and counts the same lines left out, as reading after every line', () => {
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 6 }), (chunks) => {
+        const batched = new OutputBuffer(nothingToSpill);
+        const lineByLine = new OutputBuffer(nothingToSpill);
+        chunks.forEach((c, n) => {
+          const text = textOf(c, n);
+          batched.appendText(c.stream, text);
+          // One line at a time, each read at once: nothing is ever skipped.
+          for (const line of text.split(/(?<=\n)/)) {
+            lineByLine.appendText(c.stream, line);
+            lineByLine.snapshot();
+          }
+        });
+        batched.end();
+        lineByLine.end();
+        const { spill: _a, ...got } = batched.snapshot();
+        const { spill: _b, ...want } = lineByLine.snapshot();
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('writes all of the text to the spill file, in order, however it was batched', () => {
+    const buffer = new OutputBuffer(openSpill);
+    let all = '';
+    for (let n = 0; n < 30; n++) {
+      const text = textOf({ lines: 1000, rewrite: n % 3, width: 10, open: n % 2 ? 'x' : '' }, n);
+      buffer.appendText(n % 4 === 0 ? 'stderr' : 'stdout', text);
+      all += text;
+      if (n % 7 === 0) buffer.snapshot();
+    }
+    buffer.end();
+    expect(readFileSync(buffer.snapshot().spill?.path as string, 'utf8')).toBe(all);
   });
 });

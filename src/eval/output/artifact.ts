@@ -123,6 +123,18 @@ export class ArtifactFile {
   }
 
   /** A new artifact (`<id>.<ext>`), or the reason none could be made. */
+  /**
+   * Tidies the artifacts' folder now (old artifacts, the oldest over the cap), so that the first
+   * artifact a long-lived front end writes does not wait for it: removing large files takes time.
+   */
+  static tidy(): void {
+    try {
+      sweepArtifacts(artifactDir());
+    } catch {
+      // the next create() tries again, and reports what fails
+    }
+  }
+
   static create(ext = 'txt'): ArtifactFile | string {
     try {
       const dir = artifactDir();

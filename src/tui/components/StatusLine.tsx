@@ -1,9 +1,9 @@
 /** The bottom line: kernel state, interpreter, working directory, mode, execution count, hints. */
 import { homedir } from 'node:os';
 import type { ReactNode } from 'react';
-import stringWidth from 'string-width';
 import type { RemoteKernelInfo } from '../../eval/index.js';
 import { Text } from '../ink.js';
+import { columnsOf } from '../lib/graphemes.js';
 import type { KernelInfo } from '../state/reducer.js';
 
 const STATE_COLOR: Record<string, string> = {
@@ -55,7 +55,7 @@ export function statusParts(
   const right = message ?? HINTS;
   // The interpreter's path only when the message still fits beside it.
   const path = kernel.python ? ` (${shortPath(kernel.python)})` : '';
-  const withPath = stringWidth(`${state} │ ${version}${path}${tail}${right}`) <= columns;
+  const withPath = columnsOf(`${state} │ ${version}${path}${tail}${right}`) <= columns;
   return { state, info: ` │ ${version}${withPath ? path : ''}${tail}`, right };
 }
 
@@ -73,7 +73,7 @@ export function StatusLine({
   message?: string;
   columns: number;
 }): ReactNode {
-  const own = stringWidth(statusText(parts)) > columns && message !== undefined;
+  const own = columnsOf(statusText(parts)) > columns && message !== undefined;
   const right = message ? <Text color="yellow">{parts.right}</Text> : <Text dimColor>{parts.right}</Text>;
   return (
     <>

@@ -1,9 +1,10 @@
 /**
  * Runs queued cells one at a time through the backend. Output goes into the cell's bounded buffer
- * as it comes and reaches React about every 50 ms (and once at the cell's end), so the notebook's
- * work does not grow with what a cell prints.
+ * as it comes and reaches React on the running cell's tick, every 100 ms (and once at the cell's
+ * end), so the notebook's work does not grow with what a cell prints: one render per tick carries
+ * both the new output and the clock for the spinner and the elapsed time.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { type CellResult, cellLanguage, failedResult } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
 import { CellEvents } from '../lib/cellEvents.js';
@@ -11,7 +12,7 @@ import type { ImageMode } from '../lib/images.js';
 import { openSpill } from '../lib/spill.js';
 import { type Action, type CellStatus, type CellView, runningCell, type State } from '../state/reducer.js';
 
-export const FLUSH_MS = 50;
+export const FLUSH_MS = 100;
 
 export function statusOf(result: CellResult): CellStatus {
   if (result.status === 'ok') return 'ok';
@@ -41,8 +42,6 @@ export interface CellRunner {
   answer: (cell: CellView, value: string) => void;
   /** When the last interrupted cell ended (or the interrupt was sent, while it runs). */
   lastInterrupt: () => number | undefined;
-  /** Ticks while a cell runs, for spinners and elapsed times. */
-  now: number;
 }
 
 export function useCellRunner(opts: RunnerOptions): CellRunner {
@@ -54,7 +53,6 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
   const currentEvents = useRef<CellEvents | undefined>(undefined);
   const settings = useRef(opts);
   settings.current = opts;
-  const [now, setNow] = useState(clock);
 
   const runOne = useCallback(
     async (cell: CellView) => {
@@ -80,11 +78,17 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
       );
       currentEvents.current = events;
       let shown = -1;
+      /** One render: the output if it changed, and the time (the spinner turns even when it did not). */
       const flush = async (wait: boolean) => {
         await events.drain(wait);
-        if (events.buffer.version === shown) return;
+        const changed = events.buffer.version !== shown;
         shown = events.buffer.version;
-        dispatch({ type: 'output', id, output: events.buffer.snapshot() });
+        dispatch({
+          type: 'output',
+          id,
+          now: clock(),
+          ...(changed ? { output: events.buffer.snapshot() } : {}),
+        });
       };
       const timer = setInterval(() => void flush(false), FLUSH_MS);
       const result = await backend
@@ -135,13 +139,6 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
     currentRun.current = runOne(next);
   }, [next, running, runOne]);
 
-  // Spinner and elapsed time while a cell runs.
-  useEffect(() => {
-    if (!running) return undefined;
-    const tick = setInterval(() => setNow(clock()), 100);
-    return () => clearInterval(tick);
-  }, [running, clock]);
-
   const submit = useCallback(
     (cells: { code: string; title?: string }[]) => {
       // Python cells on a remote kernel are highlighted in the language it says it speaks.
@@ -180,12 +177,12 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
       const events = currentEvents.current;
       if (cell.input && events) {
         events.buffer.appendText('stdout', `${cell.input.prompt}${cell.input.password ? '' : value}\n`);
-        dispatch({ type: 'output', id: cell.id, output: events.buffer.snapshot() });
+        dispatch({ type: 'output', id: cell.id, output: events.buffer.snapshot(), now: clock() });
       }
       dispatch({ type: 'input', id: cell.id });
     },
-    [backend, dispatch],
+    [backend, dispatch, clock],
   );
 
-  return { submit, interrupt, restart, answer, lastInterrupt: () => interruptedAt.current, now };
+  return { submit, interrupt, restart, answer, lastInterrupt: () => interruptedAt.current };
 }

@@ -28,7 +28,9 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
   const [editor, editorRef, setEditor] = useCurrent<ed.EditorState>(ed.emptyEditor);
   const [answer, answerRef, setAnswer] = useCurrent<ed.EditorState>(ed.emptyEditor);
   const [search, searchRef, setSearch] = useCurrent<Search | undefined>(undefined);
-  const history = useRef<string[]>(historyFile ? loadHistory(historyFile) : []);
+  // Read once, not on every render (useRef's argument is evaluated each time).
+  const [loaded] = useState(() => (historyFile ? loadHistory(historyFile) : []));
+  const history = useRef<string[]>(loaded);
   const historyIndex = useRef<number | undefined>(undefined);
   const draft = useRef('');
 

@@ -4,7 +4,7 @@
  * line) must stay shorter than the terminal: when Ink's frame reaches the terminal's height, Ink
  * clears the whole screen and scroll-back on every frame.
  */
-import stringWidth from 'string-width';
+import { columnsOf } from '../lib/graphemes.js';
 
 /** Queued cells listed by name; more are counted on one extra row. */
 export const QUEUED_SHOWN = 3;
@@ -42,7 +42,7 @@ export interface LiveLayout {
 export function wrappedRows(text: string, columns: number): number {
   return text
     .split('\n')
-    .reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / Math.max(1, columns))), 0);
+    .reduce((n, line) => n + Math.max(1, Math.ceil(columnsOf(line) / Math.max(1, columns))), 0);
 }
 
 export function liveLayout(input: LiveInput): LiveLayout {

@@ -2,7 +2,7 @@
  * Text as the user sees it: graphemes (an emoji, a flag, a letter with its combining marks) and
  * words, found with Intl.Segmenter, so an edit never splits a character in two.
  */
-import stringWidth from 'string-width';
+import { columnsOf } from './textWidth.js';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -55,14 +55,13 @@ export function wellFormed(text: string): string {
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
-/** The columns a string takes in the terminal (wide CJK and emoji count two). */
-export const columnsOf = (text: string): number => stringWidth(text);
+export { columnsOf } from './textWidth.js';
 
 /** The graphemes of a line with their offsets and widths. */
 export function graphemeCells(text: string): { offset: number; text: string; width: number }[] {
   return [...graphemes.segment(text)].map((s) => ({
     offset: s.index,
     text: s.segment,
-    width: stringWidth(s.segment),
+    width: columnsOf(s.segment),
   }));
 }

@@ -59,11 +59,14 @@ export const MAX_LINE_CHARS = 4000;
 export const KEPT_CHARS = 400_000;
 /** Rich outputs (bundles) kept for saving. */
 export const RICH_LIMIT = 100;
+/** Text waiting to be made into rows at most (a longer wait would hold a long line in memory). */
+const PENDING_CHARS = 1 << 20;
 
 export const emptyOutput = (): Output => ({ head: [], tail: [], omitted: 0, rich: [] });
 
 /** Receives the whole text output once the rows cannot keep all of it. */
 export interface Spill {
+  /** Sanitized text, with `\n` line ends. */
   push(text: string): void;
   end(): void;
   /** The file, or why there is none, once ended. */
@@ -83,6 +86,9 @@ export class OutputBuffer {
   private spill?: Spill;
   /** Raw text seen so far, until the first overflow hands it to the spill. */
   private unspilled: string[] = [];
+  /** Text not yet made into rows (see settle), all of one stream. */
+  private pending?: { stream: Stream; rich: number | undefined; texts: string[] };
+  private pendingChars = 0;
   /** Changes with every change of the rows: the runner re-renders only when it moved. */
   version = 0;
 
@@ -90,11 +96,38 @@ export class OutputBuffer {
 
   appendText(stream: Stream, raw: string, rich?: number): void {
     this.version++;
-    if (this.spill) this.spill.push(raw);
-    else this.unspilled.push(raw);
-    const text = sanitize(raw.includes('\r\n') ? raw.replace(/\r\n/g, '\n') : raw);
+    const pending = this.pending;
+    if (pending && (pending.stream !== stream || pending.rich !== rich)) this.settle();
+    if (this.pending) this.pending.texts.push(raw);
+    else this.pending = { stream, rich, texts: [raw] };
+    this.pendingChars += raw.length;
+    if (this.pendingChars > PENDING_CHARS) this.settle();
+  }
+
+  /**
+   * Turns the text received since the last read into rows. Text waits until the rows are read (a
+   * snapshot, about ten times a second), so a cell printing fast makes rows only for the lines
+   * that can still be kept: once the head is full, whole lines that the last TAIL_ROWS lines of
+   * the text would push out of the tail are only counted.
+   */
+  private settle(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    this.pendingChars = 0;
+    const { stream, rich } = pending;
+    const joined = pending.texts.length === 1 ? (pending.texts[0] as string) : pending.texts.join('');
+    const text = sanitize(joined.includes('\r\n') ? joined.replace(/\r\n/g, '\n') : joined);
+    if (this.spill) this.spill.push(text);
+    else this.unspilled.push(text);
+    // The newline that ends the line before the last TAIL_ROWS whole lines (-1: there are fewer).
+    let cut = text.lastIndexOf('\n');
+    for (let i = 0; i < TAIL_ROWS && cut !== -1; i++) cut = cut > 0 ? text.lastIndexOf('\n', cut - 1) : -1;
     let start = 0;
     for (;;) {
+      // Not the first piece: it may end a row left open before.
+      if (start > 0 && start <= cut && this.tail.length > this.tailStart)
+        start = this.skipLines(text, start, cut);
       const nl = text.indexOf('\n', start);
       const piece = nl === -1 ? text.slice(start) : text.slice(start, nl);
       if (nl !== -1 || piece) this.addPiece(stream, piece, nl !== -1, rich);
@@ -103,7 +136,18 @@ export class OutputBuffer {
     }
   }
 
+  /** Counts the whole lines from `start` to the newline at `last` as left out; returns where the rest begins. */
+  private skipLines(text: string, start: number, last: number): number {
+    let lines = 0;
+    for (let nl = text.indexOf('\n', start); nl !== -1 && nl <= last; nl = text.indexOf('\n', nl + 1))
+      lines++;
+    this.omitted += lines;
+    this.overflow();
+    return last + 1;
+  }
+
   appendImage(image: ImageOutput, ansi?: string, rich?: number, columns?: number): void {
+    this.settle();
     this.version++;
     this.push({
       kind: 'image',
@@ -119,6 +163,7 @@ export class OutputBuffer {
    * follows). A spill file begun before is closed; it is no longer named.
    */
   clear(): void {
+    this.settle();
     this.version++;
     this.head = [];
     this.tail = [];
@@ -157,7 +202,8 @@ export class OutputBuffer {
     if (last?.kind === 'text' && last.open && last.stream === stream && last.rich === rich) {
       const base = cr === -1 ? last.text : '';
       const cut = cr === -1 ? (last.cut ?? 0) : 0;
-      this.replaceLast(this.clamped({ ...last, open: !closed }, base, visible, cut));
+      const { open: _, ...rest } = last;
+      this.replaceLast(this.clamped(closed ? rest : last, base, visible, cut));
       return;
     }
     if (!visible && !closed) return;
@@ -214,11 +260,13 @@ export class OutputBuffer {
 
   /** Ends the spill file (the cell is over). */
   end(): void {
+    this.settle();
     this.spill?.end();
     this.unspilled = [];
   }
 
   snapshot(): Output {
+    this.settle();
     return {
       head: this.head.slice(),
       tail: this.tail.slice(this.tailStart),

@@ -71,12 +71,14 @@ export interface State {
   message?: string;
   /** Ctrl-C was pressed once on an empty prompt: a second press exits (until it expires). */
   exitArmed: boolean;
+  /** The time of the running cell's last tick, for its spinner and elapsed time. */
+  now?: number;
 }
 
 export type Action =
   | { type: 'submit'; cells: { code: string; title?: string; language?: CellLanguage; highlight?: string }[] }
   | { type: 'start'; id: number; at: number }
-  | { type: 'output'; id: number; output: Output }
+  | { type: 'output'; id: number; output?: Output; now: number }
   | { type: 'input'; id: number; prompt?: { prompt: string; password: boolean } }
   | { type: 'finish'; id: number; status: CellStatus; durationMs: number; output: Output; counted: boolean }
   | { type: 'skipRest'; afterId: number }
@@ -126,9 +128,15 @@ export function reducer(state: State, action: Action): State {
       return { ...state, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
     }
     case 'start':
-      return updateLive(state, action.id, (c) => ({ ...c, status: 'running', startedAt: action.at }));
-    case 'output':
-      return updateLive(state, action.id, (c) => ({ ...c, output: action.output }));
+      return {
+        ...updateLive(state, action.id, (c) => ({ ...c, status: 'running', startedAt: action.at })),
+        now: action.at,
+      };
+    case 'output': {
+      const { output } = action;
+      const next = output ? updateLive(state, action.id, (c) => ({ ...c, output })) : state;
+      return { ...next, now: action.now };
+    }
     case 'input':
       return updateLive(state, action.id, (c) => {
         const { input: _, ...rest } = c;
