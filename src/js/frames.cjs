@@ -13,29 +13,42 @@ const HIGH_WATER = ring.SIZE / 4;
 const TEXT_PIECE = 64 * 1024;
 const RAW_PIECE = 256 * 1024;
 
-function createFrames(sab, { onHostGone }) {
-  const { ctrl, bytes, data } = ring.views(sab);
-  const dataBuffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const consumer = ring.createConsumer(sab, 3);
-  /**
-   * The main thread drains the ring itself only until the pump runs (or if it died), and never
-   * while a script with breakOnSigint runs: a drain that SIGINT cut short could write a frame
-   * twice or in part. Meanwhile output waits in the ring for the pump.
-   */
-  let pumpDead = false;
-  let scripts = 0;
-  let keyPrefix = '{';
-  let lastId;
-  let lastIdBytes = Buffer.alloc(0);
-
-  const mainDrains = () => pumpDead || (scripts === 0 && Atomics.load(ctrl, ring.READY) === 0);
-
-  function wake(urgent) {
-    if (urgent) {
-      Atomics.store(ctrl, ring.URGENT, 1);
-      Atomics.notify(ctrl, ring.URGENT);
-    }
+/** Wakes the pump at once (`urgent`: no batching window). */
+function wake(ctrl, urgent) {
+  if (urgent) {
+    Atomics.store(ctrl, ring.URGENT, 1);
+    Atomics.notify(ctrl, ring.URGENT);
   }
+}
+
+/** Wakes the pump if it sleeps on an empty ring (see pump.cjs for why this cannot miss). */
+function rouse(ctrl) {
+  if (Atomics.load(ctrl, ring.SLEEP) === 1) {
+    Atomics.store(ctrl, ring.SLEEP, 0);
+    Atomics.notify(ctrl, ring.SLEEP);
+  }
+}
+
+/** A record's header (see ring.cjs) at `pos`. */
+function writeHeader(data, pos, kind, stream, idLen, length) {
+  data[pos] = kind;
+  data[pos + 1] = stream;
+  data[pos + 2] = idLen;
+  data[pos + 3] = 0;
+  data[pos + 4] = length & 255;
+  data[pos + 5] = (length >>> 8) & 255;
+  data[pos + 6] = (length >>> 16) & 255;
+  data[pos + 7] = length >>> 24;
+}
+
+/**
+ * The producer's writes into the ring: records reserved (waiting while the ring is full, as with a
+ * pipe), filled and published. `mainDrains()` says whether the main thread drains the ring itself
+ * (with `consumer`) or leaves it to the pump.
+ */
+function createWriter(sab, consumer, { mainDrains, onHostGone }) {
+  const { ctrl, data } = ring.views(sab);
+  const dataBuffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
   /** Reserves `need` contiguous bytes; returns the write position (ring offset). */
   function reserve(need) {
@@ -49,24 +62,16 @@ function createFrames(sab, { onHostGone }) {
         if (!wrap) return w;
         data[pos] = ring.KIND_PAD;
         Atomics.store(ctrl, ring.W, ring.advance(w, wrap));
-        rouse();
+        rouse(ctrl);
         continue;
       }
       // Full: the host reads slower than the cell writes, so the cell waits (as with a pipe).
       if (mainDrains()) {
         consumer.drain();
       } else {
-        wake(true);
+        wake(ctrl, true);
         Atomics.wait(ctrl, ring.R, r, 20);
       }
-    }
-  }
-
-  /** Wakes the pump if it sleeps on an empty ring (see pump.cjs for why this cannot miss). */
-  function rouse() {
-    if (Atomics.load(ctrl, ring.SLEEP) === 1) {
-      Atomics.store(ctrl, ring.SLEEP, 0);
-      Atomics.notify(ctrl, ring.SLEEP);
     }
   }
 
@@ -76,19 +81,8 @@ function createFrames(sab, { onHostGone }) {
       consumer.drain();
       return;
     }
-    rouse();
-    wake(urgent || ring.used(Atomics.load(ctrl, ring.W), Atomics.load(ctrl, ring.R)) > HIGH_WATER);
-  }
-
-  function header(pos, kind, stream, idLen, length) {
-    data[pos] = kind;
-    data[pos + 1] = stream;
-    data[pos + 2] = idLen;
-    data[pos + 3] = 0;
-    data[pos + 4] = length & 255;
-    data[pos + 5] = (length >>> 8) & 255;
-    data[pos + 6] = (length >>> 16) & 255;
-    data[pos + 7] = length >>> 24;
+    rouse(ctrl);
+    wake(ctrl, urgent || ring.used(Atomics.load(ctrl, ring.W), Atomics.load(ctrl, ring.R)) > HIGH_WATER);
   }
 
   function appendRaw(buffer, urgent) {
@@ -97,7 +91,7 @@ function createFrames(sab, { onHostGone }) {
       const size = ring.align(ring.HEADER + piece.length);
       const w = reserve(size);
       const pos = w % ring.SIZE;
-      header(pos, ring.KIND_RAW, 0, ring.NULL_ID, piece.length);
+      writeHeader(data, pos, ring.KIND_RAW, 0, ring.NULL_ID, piece.length);
       data.set(piece, pos + ring.HEADER);
       publish(w, size, urgent);
     }
@@ -112,18 +106,56 @@ function createFrames(sab, { onHostGone }) {
     for (let i = 0; i < idLen; i++) data[pos + ring.HEADER + i] = idBytes[i];
     // Buffer#write encodes in place (TextEncoder#encodeInto needs a view per call).
     const written = dataBuffer.write(text, start, text.length * 3, 'utf8');
-    header(pos, ring.KIND_TEXT, stream, idBytes === null ? ring.NULL_ID : idLen, written);
+    writeHeader(data, pos, ring.KIND_TEXT, stream, idBytes === null ? ring.NULL_ID : idLen, written);
     publish(w, ring.align(ring.HEADER + idLen + written), stream === 1);
   }
 
-  function idBytesOf(id) {
+  /** Waits (bounded) until everything queued has been written. */
+  function flush(timeoutMs) {
+    if (Atomics.load(ctrl, ring.R) === Atomics.load(ctrl, ring.W)) return;
+    const until = Date.now() + timeoutMs;
+    while (Atomics.load(ctrl, ring.R) !== Atomics.load(ctrl, ring.W) && Date.now() < until) {
+      if (Atomics.load(ctrl, ring.GONE)) return;
+      if (mainDrains()) {
+        consumer.drain();
+      } else {
+        wake(ctrl, true);
+        Atomics.wait(ctrl, ring.R, Atomics.load(ctrl, ring.R), 10);
+      }
+    }
+  }
+
+  return { appendRaw, appendText, flush };
+}
+
+/** A cell id's UTF-8 bytes (at most 200 characters), kept for the last id asked for. */
+function createIdEncoder() {
+  let lastId;
+  let lastIdBytes = Buffer.alloc(0);
+  return function idBytesOf(id) {
     if (id === null) return null;
     if (id !== lastId) {
       lastId = id;
       lastIdBytes = Buffer.from(String(id).slice(0, 200), 'utf8');
     }
     return lastIdBytes;
-  }
+  };
+}
+
+function createFrames(sab, { onHostGone }) {
+  const { ctrl, bytes } = ring.views(sab);
+  const consumer = ring.createConsumer(sab, 3);
+  /**
+   * The main thread drains the ring itself only until the pump runs (or if it died), and never
+   * while a script with breakOnSigint runs: a drain that SIGINT cut short could write a frame
+   * twice or in part. Meanwhile output waits in the ring for the pump.
+   */
+  let pumpDead = false;
+  let scripts = 0;
+  let keyPrefix = '{';
+  const mainDrains = () => pumpDead || (scripts === 0 && Atomics.load(ctrl, ring.READY) === 0);
+  const { appendRaw, appendText, flush } = createWriter(sab, consumer, { mainDrains, onHostGone });
+  const idBytesOf = createIdEncoder();
 
   return {
     /** The kernel's key (from the host's init request): the prefix of every frame from now on. */
@@ -159,17 +191,7 @@ function createFrames(sab, { onHostGone }) {
 
     /** Waits (bounded) until everything queued has been written. */
     flush(timeoutMs = 2000) {
-      if (Atomics.load(ctrl, ring.R) === Atomics.load(ctrl, ring.W)) return;
-      const until = Date.now() + timeoutMs;
-      while (Atomics.load(ctrl, ring.R) !== Atomics.load(ctrl, ring.W) && Date.now() < until) {
-        if (Atomics.load(ctrl, ring.GONE)) return;
-        if (mainDrains()) {
-          consumer.drain();
-        } else {
-          wake(true);
-          Atomics.wait(ctrl, ring.R, Atomics.load(ctrl, ring.R), 10);
-        }
-      }
+      flush(timeoutMs);
     },
 
     /** True while such a script runs. */

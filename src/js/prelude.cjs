@@ -32,33 +32,111 @@ const codePoints = (text) => {
 const readText = (file) => fs.readFileSync(file, 'utf8').replace(/\r\n?/g, '\n');
 const linesOf = (text) => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 
-module.exports = function createPrelude({ display, caps }) {
-  const status = (op, data = {}) => display({ 'application/x-omp-status': { ...data, op } }, { raw: true });
+function env(key, value) {
+  if (key === undefined || key === null) return { ...process.env };
+  if (value === undefined || value === null) return process.env[key];
+  process.env[String(key)] = String(value);
+  return String(value);
+}
 
-  function env(key, value) {
-    if (key === undefined || key === null) return { ...process.env };
-    if (value === undefined || value === null) return process.env[key];
-    process.env[String(key)] = String(value);
-    return String(value);
+/** The file an `artifact://<id>` or `agent://<id>` name stands for; any other path as it is. */
+function resolveName(file) {
+  const text = String(file);
+  for (const [prefix, fileName] of [
+    ['artifact://', (id) => `${id}.txt`],
+    ['agent://', (id) => `agent-${id}.json`],
+  ]) {
+    if (!text.startsWith(prefix)) continue;
+    const id = text.slice(prefix.length);
+    if (!/^[\w-]+$/.test(id)) throw new Error(`not a valid ${prefix} name: ${text}`);
+    const folder = process.env.OMP_EVAL_ARTIFACTS;
+    if (!folder) throw new Error(`${prefix} names cannot be read here: the host named no artifacts folder`);
+    return path.join(folder, fileName(id));
   }
+  return file;
+}
 
-  /** The file an `artifact://<id>` or `agent://<id>` name stands for; any other path as it is. */
-  function resolveName(file) {
-    const text = String(file);
-    for (const [prefix, fileName] of [
-      ['artifact://', (id) => `${id}.txt`],
-      ['agent://', (id) => `agent-${id}.json`],
-    ]) {
-      if (!text.startsWith(prefix)) continue;
-      const id = text.slice(prefix.length);
-      if (!/^[\w-]+$/.test(id)) throw new Error(`not a valid ${prefix} name: ${text}`);
-      const folder = process.env.OMP_EVAL_ARTIFACTS;
-      if (!folder) throw new Error(`${prefix} names cannot be read here: the host named no artifacts folder`);
-      return path.join(folder, fileName(id));
+/** The lines of tree(): the folders under `root`, `maxDepth` deep (hidden names left out). */
+function treeLines(root, maxDepth) {
+  const lines = [String(root)];
+  let count = 0;
+  const walk = (folder, depth, prefix) => {
+    let names;
+    try {
+      names = fs
+        .readdirSync(folder)
+        .filter((n) => !n.startsWith('.'))
+        .sort();
+    } catch (err) {
+      lines.push(`${prefix}[${STRERROR[err.code] ?? err.code ?? err.message}]`);
+      return;
     }
-    return file;
-  }
+    names.forEach((name, i) => {
+      const last = i === names.length - 1;
+      const full = path.join(folder, name);
+      let isDir = false;
+      try {
+        isDir = fs.statSync(full).isDirectory();
+      } catch {
+        // a broken link: a file
+      }
+      lines.push(`${prefix}${last ? '└── ' : '├── '}${name}${isDir ? '/' : ''}`);
+      count += 1;
+      if (isDir && depth < maxDepth) walk(full, depth + 1, prefix + (last ? '    ' : '│   '));
+    });
+  };
+  walk(String(root), 1, '');
+  return { lines, count };
+}
 
+/**
+ * Runs the functions (at most `concurrency` at once, default one per function up to 16) and
+ * resolves to their results in input order; the first failure rejects (no new one starts).
+ */
+async function parallel(thunks, concurrency = undefined) {
+  const list = [...thunks];
+  const results = new Array(list.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < list.length) {
+      const i = next++;
+      try {
+        results[i] = await list[i]();
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const workers = Math.max(1, concurrency || Math.min(16, list.length));
+  await Promise.all(Array.from({ length: Math.min(workers, list.length) }, worker));
+  return results;
+}
+
+/** Passes every item through the stages in order (each may be async), items concurrently. */
+function pipeline(items, ...stages) {
+  const last = stages[stages.length - 1];
+  const options = last && typeof last === 'object' ? stages.pop() : {};
+  const through = async (item) => {
+    let value = item;
+    for (const stage of stages) value = await stage(value);
+    return value;
+  };
+  return parallel(
+    [...items].map((item) => () => through(item)),
+    options.concurrency,
+  );
+}
+
+/** The output as the host parsed it and checked it against the schema (ajv), or why not. */
+function structured(value) {
+  if (value.schemaError) throw new (value.notJson ? SyntaxError : TypeError)(value.schemaError);
+  return value.data;
+}
+
+/** The helpers that work on files, each reporting what it did as a status line (`status`). */
+function fileHelpers(status) {
   function read(file, offset = 0, limit = undefined) {
     const lines = linesOf(readText(resolveName(file)));
     const chosen = lines.slice(offset, limit === undefined || limit === null ? undefined : offset + limit);
@@ -81,34 +159,7 @@ module.exports = function createPrelude({ display, caps }) {
   }
 
   function tree(root = '.', maxDepth = 2) {
-    const lines = [String(root)];
-    let count = 0;
-    const walk = (folder, depth, prefix) => {
-      let names;
-      try {
-        names = fs
-          .readdirSync(folder)
-          .filter((n) => !n.startsWith('.'))
-          .sort();
-      } catch (err) {
-        lines.push(`${prefix}[${STRERROR[err.code] ?? err.code ?? err.message}]`);
-        return;
-      }
-      names.forEach((name, i) => {
-        const last = i === names.length - 1;
-        const full = path.join(folder, name);
-        let isDir = false;
-        try {
-          isDir = fs.statSync(full).isDirectory();
-        } catch {
-          // a broken link: a file
-        }
-        lines.push(`${prefix}${last ? '└── ' : '├── '}${name}${isDir ? '/' : ''}`);
-        count += 1;
-        if (isDir && depth < maxDepth) walk(full, depth + 1, prefix + (last ? '    ' : '│   '));
-      });
-    };
-    walk(String(root), 1, '');
+    const { lines, count } = treeLines(root, maxDepth);
     status('tree', { path: String(root), entries: count });
     return lines.join('\n');
   }
@@ -129,49 +180,11 @@ module.exports = function createPrelude({ display, caps }) {
     return lines.join('');
   }
 
-  const log = (message) => status('log', { message: String(message) });
-  const phase = (title) => status('phase', { title: String(title) });
+  return { read, write, append, tree, diff };
+}
 
-  /**
-   * Runs the functions (at most `concurrency` at once, default one per function up to 16) and
-   * resolves to their results in input order; the first failure rejects (no new one starts).
-   */
-  async function parallel(thunks, concurrency = undefined) {
-    const list = [...thunks];
-    const results = new Array(list.length);
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (!failed && next < list.length) {
-        const i = next++;
-        try {
-          results[i] = await list[i]();
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-      }
-    };
-    const workers = Math.max(1, concurrency || Math.min(16, list.length));
-    await Promise.all(Array.from({ length: Math.min(workers, list.length) }, worker));
-    return results;
-  }
-
-  /** Passes every item through the stages in order (each may be async), items concurrently. */
-  function pipeline(items, ...stages) {
-    const last = stages[stages.length - 1];
-    const options = last && typeof last === 'object' ? stages.pop() : {};
-    const through = async (item) => {
-      let value = item;
-      for (const stage of stages) value = await stage(value);
-      return value;
-    };
-    return parallel(
-      [...items].map((item) => () => through(item)),
-      options.concurrency,
-    );
-  }
-
+/** agent() and completion(): calls to the host over the bridge (`caps.bridge`). */
+function bridgeHelpers(status, caps) {
   /** One host call; the host pauses the cell's timeout while it is in flight. */
   async function bridge(kind, payload, label) {
     status(kind, { state: 'started', label });
@@ -190,12 +203,6 @@ module.exports = function createPrelude({ display, caps }) {
     status('timeout-resume');
     status(kind, { state: 'finished', label });
     return value;
-  }
-
-  /** The output as the host parsed it and checked it against the schema (ajv), or why not. */
-  function structured(value) {
-    if (value.schemaError) throw new (value.notJson ? SyntaxError : TypeError)(value.schemaError);
-    return value.data;
   }
 
   /**
@@ -225,6 +232,16 @@ module.exports = function createPrelude({ display, caps }) {
     const text = value.output ?? '';
     return schema !== null ? structured(value) : text;
   }
+
+  return { agent, completion };
+}
+
+module.exports = function createPrelude({ display, caps }) {
+  const status = (op, data = {}) => display({ 'application/x-omp-status': { ...data, op } }, { raw: true });
+  const { read, write, append, tree, diff } = fileHelpers(status);
+  const { agent, completion } = bridgeHelpers(status, caps);
+  const log = (message) => status('log', { message: String(message) });
+  const phase = (title) => status('phase', { title: String(title) });
 
   return {
     globals: {

@@ -59,25 +59,12 @@ const used = (w, r) => (w - r + 2 * SIZE) % (2 * SIZE);
 const advance = (pos, n) => (pos + n) % (2 * SIZE);
 
 /**
- * A consumer: drains the ring into NDJSON lines on `fd`. Used by the pump thread, and by the main
- * thread while the pump is not running. Only one drains at a time (LOCK).
+ * Writes a whole buffer to `fd` (waiting out EAGAIN); false, with GONE set, when the host stopped
+ * reading. `writeSync` is the runner's own reference: cells may replace fs.writeSync.
  */
-function createConsumer(sab, fd) {
-  const { ctrl, bytes, data } = views(sab);
-  const { writeSync } = fs; // the runner's own reference: cells may replace fs.writeSync
-  const decoder = new TextDecoder();
-  const idDecoder = new TextDecoder();
-  let keyPrefix = null;
-
-  function prefix() {
-    if (keyPrefix === null && Atomics.load(ctrl, KEY_LEN) > 0) {
-      const key = idDecoder.decode(bytes.slice(KEY_OFFSET, KEY_OFFSET + Atomics.load(ctrl, KEY_LEN)));
-      keyPrefix = `{"key":${JSON.stringify(key)},`;
-    }
-    return keyPrefix ?? '{';
-  }
-
-  function writeFully(buffer) {
+function fdWriter(fd, ctrl) {
+  const { writeSync } = fs;
+  return function writeFully(buffer) {
     let offset = 0;
     while (offset < buffer.length) {
       try {
@@ -92,7 +79,31 @@ function createConsumer(sab, fd) {
       }
     }
     return true;
-  }
+  };
+}
+
+/** The prefix of every frame line: the kernel's key once the main thread has set it. */
+function keyPrefixReader(ctrl, bytes, decoder) {
+  let keyPrefix = null;
+  return function prefix() {
+    if (keyPrefix === null && Atomics.load(ctrl, KEY_LEN) > 0) {
+      const key = decoder.decode(bytes.slice(KEY_OFFSET, KEY_OFFSET + Atomics.load(ctrl, KEY_LEN)));
+      keyPrefix = `{"key":${JSON.stringify(key)},`;
+    }
+    return keyPrefix ?? '{';
+  };
+}
+
+/**
+ * A consumer: drains the ring into NDJSON lines on `fd`. Used by the pump thread, and by the main
+ * thread while the pump is not running. Only one drains at a time (LOCK).
+ */
+function createConsumer(sab, fd) {
+  const { ctrl, bytes, data } = views(sab);
+  const writeFully = fdWriter(fd, ctrl);
+  const decoder = new TextDecoder();
+  const idDecoder = new TextDecoder();
+  const prefix = keyPrefixReader(ctrl, bytes, idDecoder);
 
   function release(r) {
     Atomics.store(ctrl, R, r);

@@ -22,7 +22,11 @@ const VARIABLES_TIMEOUT_MS = 5_000;
 
 const repr = (value) => (typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value)));
 
-module.exports = function serve(host) {
+/**
+ * The runner's own parts: frames out, stack traces, SIGINT, requests in. `late` is given the
+ * parts made after these (the cells' hooks, the executor), which these call only once cells run.
+ */
+function createChannels(host, late) {
   const { main, proc } = host;
   const vm = host.require('node:vm');
   const fs = host.require('node:fs');
@@ -40,8 +44,8 @@ module.exports = function serve(host) {
     isRunnerFile: host.isRunnerFile,
     runnerPaths: host.runnerPaths,
     nodePrepare: host.nodePrepare,
-    // hooks are made below; errors are framed only once cells run.
-    isProcessExit: (err) => hooks.isProcessExit(err),
+    // hooks are made later; errors are framed only once cells run.
+    isProcessExit: (err) => late.hooks.isProcessExit(err),
   });
   main.Error.prepareStackTrace = membrane.expose('prepareStackTrace', (_, error, sites) =>
     stacks.prepareStackTrace(error, sites),
@@ -52,7 +56,7 @@ module.exports = function serve(host) {
     timers,
     membrane,
     frames,
-    onSigint: () => executor.interruptAwait(),
+    onSigint: () => late.executor.interruptAwait(),
   });
   const requests = createRequests({
     net,
@@ -64,19 +68,46 @@ module.exports = function serve(host) {
     runnerContext: host.context,
     guard: sigint.run,
   });
-  const callBridge = createBridge({ net, proc, membrane, StringDecoder, Buffer });
-  /** Requests that arrived while input() waited for its reply. */
-  const queued = [];
+  return {
+    main,
+    proc,
+    vm,
+    fs,
+    net,
+    Buffer,
+    StringDecoder,
+    timers,
+    membrane,
+    frames,
+    stacks,
+    sigint,
+    requests,
+  };
+}
 
-  function protocolError(message, id = null) {
-    frames.send({
-      type: 'error',
-      id,
-      ename: 'ProtocolError',
-      evalue: message,
-      traceback: [`ProtocolError: ${message}`],
-    });
-  }
+/**
+ * The cells' side: the capabilities the main realm gets (display, input, flush, the bridge), its
+ * hooks (globals.cjs), the executor, background work, output capture, completion. `late` is given
+ * the hooks and the executor as soon as they are made; `queued` keeps the requests that arrive
+ * while input() waits for its reply.
+ */
+function createCells(host, channels, late, queued) {
+  const {
+    main,
+    proc,
+    vm,
+    fs,
+    net,
+    Buffer,
+    StringDecoder,
+    timers,
+    membrane,
+    frames,
+    stacks,
+    sigint,
+    requests,
+  } = channels;
+  const callBridge = createBridge({ net, proc, membrane, StringDecoder, Buffer });
 
   function input(_, prompt, password) {
     const cell = executor.current;
@@ -109,7 +140,9 @@ module.exports = function serve(host) {
   });
   caps.dynamicImport = host.dynamicImport;
   const hooks = host.loadMain('./globals.cjs', caps);
+  late.hooks = hooks;
   const executor = createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane, main, sigint });
+  late.executor = executor;
   const background = createBackground({
     proc,
     main,
@@ -128,6 +161,65 @@ module.exports = function serve(host) {
     mainObjectPrototype: main.Object.prototype,
     guard: sigint.run,
   });
+  return { hooks, executor, background, complete };
+}
+
+/**
+ * Answers the requests that are not cells: is_complete (acorn, loaded on first use) and variables
+ * (in the cells' realm, interruptible). `protocolError` reports a malformed one.
+ */
+function createQueries({ vm, frames, sigint }, hooks, protocolError) {
+  return function query(kind, request) {
+    const { id } = request;
+    if (kind === 'is_complete') {
+      if (typeof id !== 'string' || typeof request.code !== 'string')
+        return protocolError('is_complete needs id and code (strings)', typeof id === 'string' ? id : null);
+      const { parse } = require('acorn');
+      return frames.send({ type: 'is_complete_reply', id, ...isComplete(parse, request.code) });
+    }
+    const limit = request.limit ?? 500;
+    if (typeof id !== 'string' || !Number.isSafeInteger(limit))
+      return protocolError(
+        'variables needs id (a string) and limit (an integer)',
+        typeof id === 'string' ? id : null,
+      );
+    let listed = { variables: [], total: 0 };
+    try {
+      hooks.prepare();
+      const script = `__omp_variables__(${Math.max(0, limit)})`;
+      const json = sigint.run(() =>
+        vm.runInThisContext(script, {
+          breakOnSigint: true,
+          timeout: VARIABLES_TIMEOUT_MS,
+          displayErrors: false,
+        }),
+      );
+      listed = JSON.parse(json);
+    } catch {
+      // interrupted or timed out: nothing to list
+    }
+    return frames.send({ type: 'variables_reply', id, ...listed });
+  };
+}
+
+/**
+ * The handler of each request (`handle`), and the kernel's exit. The first cell warms up what
+ * cells need but the kernel does not to become ready.
+ */
+function createHandler(host, channels, cells) {
+  const { frames, stacks, timers } = channels;
+  const { hooks, executor, background, complete } = cells;
+
+  function protocolError(message, id = null) {
+    frames.send({
+      type: 'error',
+      id,
+      ename: 'ProtocolError',
+      evalue: message,
+      traceback: [`ProtocolError: ${message}`],
+    });
+  }
+  const query = createQueries(channels, hooks, protocolError);
 
   let warm = false;
   /** What the kernel needs for cells but not to become ready: started after init, or now. */
@@ -185,38 +277,16 @@ module.exports = function serve(host) {
     }
   }
 
-  /** is_complete (acorn, loaded on first use) and variables (in the cells' realm, interruptible). */
-  function query(kind, request) {
-    const { id } = request;
-    if (kind === 'is_complete') {
-      if (typeof id !== 'string' || typeof request.code !== 'string')
-        return protocolError('is_complete needs id and code (strings)', typeof id === 'string' ? id : null);
-      const { parse } = require('acorn');
-      return frames.send({ type: 'is_complete_reply', id, ...isComplete(parse, request.code) });
-    }
-    const limit = request.limit ?? 500;
-    if (typeof id !== 'string' || !Number.isSafeInteger(limit))
-      return protocolError(
-        'variables needs id (a string) and limit (an integer)',
-        typeof id === 'string' ? id : null,
-      );
-    let listed = { variables: [], total: 0 };
-    try {
-      hooks.prepare();
-      const script = `__omp_variables__(${Math.max(0, limit)})`;
-      const json = sigint.run(() =>
-        vm.runInThisContext(script, {
-          breakOnSigint: true,
-          timeout: VARIABLES_TIMEOUT_MS,
-          displayErrors: false,
-        }),
-      );
-      listed = JSON.parse(json);
-    } catch {
-      // interrupted or timed out: nothing to list
-    }
-    return frames.send({ type: 'variables_reply', id, ...listed });
-  }
+  return { handle, exit };
+}
+
+module.exports = function serve(host) {
+  const late = {};
+  const channels = createChannels(host, late);
+  /** Requests that arrived while input() waited for its reply. */
+  const queued = [];
+  const cells = createCells(host, channels, late, queued);
+  const { handle, exit } = createHandler(host, channels, cells);
 
   let running = false;
   async function pump() {
@@ -224,7 +294,7 @@ module.exports = function serve(host) {
     running = true;
     try {
       for (;;) {
-        const next = queued.shift() ?? requests.next();
+        const next = queued.shift() ?? channels.requests.next();
         if (next === undefined) break;
         await handle(next);
       }
@@ -233,7 +303,7 @@ module.exports = function serve(host) {
     }
   }
 
-  requests.listen(
+  channels.requests.listen(
     () => void pump(),
     () => exit(),
   );

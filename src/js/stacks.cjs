@@ -13,23 +13,55 @@ const { originalPosition } = require('./positions.cjs');
 const CELL_FILE = /^(?:Cell In\[\d+\]|<omp-eval>)$/;
 const CELL_POSITION = /(Cell In\[\d+\]|<omp-eval>):(\d+):(\d+)/g;
 
+const isInternal = (file) =>
+  file === null || file === undefined || file.startsWith('node:') || file.startsWith('internal/');
+
+const fileOf = (site) => {
+  try {
+    return site.getFileName() ?? site.getScriptNameOrSourceURL?.() ?? null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Which of a stack's frames (their `files`) go: runs of the runner's and Node's frames that
+ * include one of the runner's (the task queue that resumed a helper of the kernel is not the
+ * cell's business).
+ */
+function runnerRuns(files, isRunnerFile) {
+  const drop = files.map((f) => isRunnerFile(f));
+  for (let i = 0; i < files.length; ) {
+    let j = i;
+    let runner = false;
+    for (; j < files.length && (isRunnerFile(files[j]) || isInternal(files[j])); j++) {
+      if (drop[j]) runner = true;
+    }
+    if (runner) for (let k = i; k < j; k++) drop[k] = true;
+    i = j === i ? i + 1 : j;
+  }
+  return drop;
+}
+
+/** Drops lines of the runner's frames from text formatted without us (a replaced prepareStackTrace). */
+function withoutRunnerFrames(text, runnerPaths) {
+  const out = [];
+  for (const line of text.split('\n')) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes around a frame
+    const plain = line.replace(/\u001b\[\d+m/g, '');
+    const runner = /^\s+at /.test(plain) && runnerPaths.some((file) => plain.includes(file));
+    if (!runner) out.push(line);
+    else if (plain.endsWith(' {') && out.length) out[out.length - 1] += ' {';
+  }
+  return out.join('\n');
+}
+
 function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isProcessExit }) {
   /** Position maps of transformed cells, by file name. */
   const maps = new Map();
   const { inspect: utilInspect } = util;
   const { isNativeError } = util.types;
   const errorToString = main.Error.prototype.toString;
-
-  const isInternal = (file) =>
-    file === null || file === undefined || file.startsWith('node:') || file.startsWith('internal/');
-
-  const fileOf = (site) => {
-    try {
-      return site.getFileName() ?? site.getScriptNameOrSourceURL?.() ?? null;
-    } catch {
-      return null;
-    }
-  };
 
   /** The frame's text with cell positions mapped; null for the async wrapper's own code. */
   function frameText(site) {
@@ -55,19 +87,9 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
       files.push(fileOf(sites[i]));
       if (typeof files[i] === 'string' && CELL_FILE.test(files[i])) deepestCell = i;
     }
-    // Runs of the runner's and Node's frames that include one of the runner's go (the task queue
-    // that resumed a helper of the kernel is not the cell's business), and so does everything
-    // below the deepest cell frame when it is only that.
-    const drop = files.map((f) => isRunnerFile(f));
-    for (let i = 0; i < files.length; ) {
-      let j = i;
-      let runner = false;
-      for (; j < files.length && (isRunnerFile(files[j]) || isInternal(files[j])); j++) {
-        if (drop[j]) runner = true;
-      }
-      if (runner) for (let k = i; k < j; k++) drop[k] = true;
-      i = j === i ? i + 1 : j;
-    }
+    // The runner's frames go, and so does everything below the deepest cell frame when it is only
+    // the runner's and Node's.
+    const drop = runnerRuns(files, isRunnerFile);
     const tailIsRunners =
       deepestCell !== -1 && files.slice(deepestCell + 1).every((f) => isRunnerFile(f) || isInternal(f));
     const kept = [];
@@ -92,21 +114,9 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     return kept.length ? `${head}\n    at ${kept.join('\n    at ')}` : head;
   }
 
-  /** Drops lines of the runner's frames from text formatted without us (a replaced prepareStackTrace). */
-  function withoutRunnerFrames(text) {
-    const out = [];
-    for (const line of text.split('\n')) {
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes around a frame
-      const plain = line.replace(/\u001b\[\d+m/g, '');
-      const runner = /^\s+at /.test(plain) && runnerPaths.some((file) => plain.includes(file));
-      if (!runner) out.push(line);
-      else if (plain.endsWith(' {') && out.length) out[out.length - 1] += ' {';
-    }
-    return out.join('\n');
-  }
-
   const inspectOptions = (colors) => ({ colors, depth: 4, maxArrayLength: 100, showProxy: true });
-  const inspect = (value, colors = false) => withoutRunnerFrames(utilInspect(value, inspectOptions(colors)));
+  const inspect = (value, colors = false) =>
+    withoutRunnerFrames(utilInspect(value, inspectOptions(colors)), runnerPaths);
 
   /** The traceback of a thrown value: util.inspect of it (its `[cause]` and properties too). */
   function tracebackOf(err) {
@@ -121,7 +131,7 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     }
     if (typeof text !== 'string')
       text = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
-    return withoutRunnerFrames(text).split('\n');
+    return withoutRunnerFrames(text, runnerPaths).split('\n');
   }
 
   function errorFrame(err, id) {

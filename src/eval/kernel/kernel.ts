@@ -1,27 +1,20 @@
 /**
- * The kernel client: one kernel process of either language (spawn.ts), its state machine
- * (state.ts), the cell queue, interrupts escalating to a kill, and shutdown (lifetime.ts). Both
- * runners speak the frames of protocol/ and write their raw fd 1/fd 2 output straight to the
- * host, merged in order with the frames by rawDemux.ts; agent() calls are served by
- * bridgeServer.ts.
+ * The kernel client: one kernel process of either language (started by startup.ts), its state
+ * machine (state.ts), its cells (cellQueue.ts), frames routed to their cell, interrupts escalating
+ * to a kill, and shutdown (lifetime.ts; the exit read by processEnd.ts). Both runners speak the
+ * frames of protocol/ and write their raw fd 1/fd 2 output straight to the host, merged in order
+ * with the frames by rawDemux.ts; agent() calls are served by bridgeServer.ts.
  */
 import { type Logger, silentLogger } from '../logger.js';
-import {
-  type ExecuteRequest,
-  executeRequest,
-  type Frame,
-  initRequest,
-  inputReply,
-} from '../protocol/index.js';
-import { KernelChannel, type ProcessEnd } from './channel.js';
-import { endProcess, reapGroup } from './lifetime.js';
-import { type Cell, cancelledOutcome, cellErrorOf, deadOutcome, exitOutcome } from './outcomes.js';
+import { executeRequest, type Frame, inputReply } from '../protocol/index.js';
+import { CellQueue } from './cellQueue.js';
+import type { KernelChannel, ProcessEnd } from './channel.js';
+import { CellInterrupts } from './interrupts.js';
+import { cleanUpAfter, readExit, stopProcess } from './processEnd.js';
 import type { ResolvedPython } from './python.js';
 import { KernelQueries } from './queries.js';
 import { PendingReplies } from './replies.js';
-import { getPreludeSource } from './runnerFile.js';
-import { spawnKernel } from './spawn.js';
-import { awaitInit, checkDirectory } from './startup.js';
+import { awaitInit, initRequestOf, openChannel } from './startup.js';
 import { type KernelState, KernelStateMachine, type StateListener } from './state.js';
 import {
   type CellOutcome,
@@ -43,8 +36,6 @@ import {
 } from './types.js';
 
 let nextKernelId = 1;
-/** How often a js cell that has not ended gets SIGINT again while it is being interrupted. */
-const JS_REINTERRUPT_MS = 1_000;
 
 export class Kernel {
   readonly name = `k${nextKernelId++}`;
@@ -62,12 +53,9 @@ export class Kernel {
   private stopReason: KernelExitReason = 'shutdown';
   private stopping?: Promise<KernelExit>;
   private protocolError?: string;
-  private current?: Cell;
-  private readonly queue: Cell[] = [];
+  private readonly cells: CellQueue;
   private cellSeq = 0;
-  private lastExecutionCount = 0;
-  private escalation?: NodeJS.Timeout;
-  private reinterrupt?: NodeJS.Timeout;
+  private readonly interrupts: CellInterrupts;
   private readonly replies = new PendingReplies();
   private readonly queries: KernelQueries;
   private readonly backgroundListeners = new Set<(frame: Frame) => void>();
@@ -77,6 +65,20 @@ export class Kernel {
     this.label = LANGUAGE_LABEL[this.language];
     this.logger = opts.logger ?? silentLogger;
     this.trace = opts.trace ?? process.env.PI_PYTHON_IPC_TRACE === '1';
+    this.cells = new CellQueue(this.machine, {
+      label: this.label,
+      exit: () => this.exitInfo,
+      write: (request) => this.write(request),
+      interrupt: () => this.interrupt(),
+      signalInterrupt: () => this.interrupts.signal(),
+      ended: () => this.interrupts.clear(),
+    });
+    this.interrupts = new CellInterrupts({
+      language: this.language,
+      channel: () => this.channel,
+      running: () => this.cells.current,
+      escalate: () => void this.stop('interrupt-timeout'),
+    });
     this.queries = new KernelQueries(
       {
         state: () => this.state,
@@ -86,7 +88,7 @@ export class Kernel {
         idleBy: (deadline) => this.machine.idleBy(deadline),
         // Only while no cell has started: then the runner is answering the query.
         interruptQuery: () => {
-          if (!this.current?.started) this.channel?.signalRunner('SIGINT');
+          if (!this.cells.current?.started) this.channel?.signalRunner('SIGINT');
         },
       },
       this.replies,
@@ -111,7 +113,7 @@ export class Kernel {
     return this.channel?.runnerPid;
   }
   get executionCount(): number {
-    return this.lastExecutionCount;
+    return this.cells.executionCount;
   }
   get exit(): KernelExit | undefined {
     return this.exitInfo;
@@ -138,24 +140,17 @@ export class Kernel {
     const cwd = this.opts.cwd ?? process.cwd();
     let channel: KernelChannel;
     try {
-      checkDirectory(cwd);
-      const proc = await spawnKernel(this.language, cwd, this.opts, this.logger);
-      channel = new KernelChannel(
-        proc,
+      channel = await openChannel(
+        this.language,
+        cwd,
+        this.opts,
         {
           onFrame: (frame) => this.onFrame(frame),
           // Raw output written before the cell's `started` barrier is read before that frame.
-          rawOwner: () => (this.current?.started ? this.current.request.id : null),
+          rawOwner: () => (this.cells.current?.started ? this.cells.current.request.id : null),
           onProtocolError: (message) => this.onProtocolError(message),
         },
-        {
-          name: this.name,
-          label: this.label,
-          logger: this.logger,
-          trace: this.trace,
-          ...(this.opts.bridge ? { bridge: this.opts.bridge } : {}),
-          ...(this.opts.rawSyncMs !== undefined ? { rawSyncMs: this.opts.rawSyncMs } : {}),
-        },
+        { name: this.name, label: this.label, logger: this.logger, trace: this.trace },
       );
     } catch (err) {
       this.machine.fire('exited');
@@ -163,7 +158,7 @@ export class Kernel {
     }
     this.channel = channel;
     this.python = channel.proc.python;
-    this.exited = channel.closed.then((end) => this.onClose(end));
+    this.exited = channel.closed.then((end) => this.onClose(channel, end));
     const spawnFailed = channel.spawnFailed.catch((err: Error) => {
       throw new KernelStartError(err.message);
     });
@@ -178,20 +173,14 @@ export class Kernel {
 
   /** The init request (cwd, env, prelude) under the start-up deadline. */
   private runInit(cwd: string, spawnFailed: Promise<never>): Promise<void> {
-    const { opts } = this;
-    const prelude =
-      opts.prelude === false || this.language === 'js' ? '' : (opts.prelude ?? getPreludeSource());
-    return awaitInit(
-      this.enqueue(initRequest(`init-${this.name}`, prelude, cwd, opts.env, this.channel?.proc.frameKey), {}),
-      spawnFailed,
-      {
-        label: this.label,
-        executable: () => this.executable,
-        timeoutMs: opts.startTimeoutMs ?? START_TIMEOUT_MS,
-        stderrTail: () => this.channel?.stderrTail ?? '',
-        shutdown: () => this.shutdown(),
-      },
-    );
+    const init = initRequestOf(this.name, this.language, cwd, this.opts, this.channel?.proc.frameKey);
+    return awaitInit(this.cells.enqueue(init, {}), spawnFailed, {
+      label: this.label,
+      executable: () => this.executable,
+      timeoutMs: this.opts.startTimeoutMs ?? START_TIMEOUT_MS,
+      stderrTail: () => this.channel?.stderrTail ?? '',
+      shutdown: () => this.shutdown(),
+    });
   }
 
   private write(request: Parameters<KernelChannel['write']>[0]) {
@@ -217,94 +206,13 @@ export class Kernel {
       this.replies.answer(frame);
       return;
     }
-    const cell = this.current;
-    if (!cell || frame.id !== cell.request.id) {
-      for (const listener of this.backgroundListeners) listener(frame);
-      return;
-    }
-    if (frame.type === 'started') {
-      cell.started = true;
-      if (cell.interruptPending) this.signalCell();
-    }
-    if (frame.type === 'error' && !cell.error) cell.error = cellErrorOf(frame);
-    cell.options.onFrame?.(frame);
-    if (frame.type === 'done') {
-      this.lastExecutionCount = frame.executionCount;
-      this.finish(cell, {
-        id: frame.id,
-        status: frame.status,
-        executionCount: frame.executionCount,
-        cancelled: frame.cancelled,
-        killed: false,
-        ...(cell.error ? { error: cell.error } : {}),
-      });
-      this.machine.fire('done');
-      this.pump();
-    }
-  }
-
-  private finish(cell: Cell, outcome: CellOutcome) {
-    if (this.current === cell) {
-      this.current = undefined;
-      clearTimeout(this.escalation);
-      clearInterval(this.reinterrupt);
-      this.escalation = undefined;
-    }
-    if (cell.onAbort) cell.options.signal?.removeEventListener('abort', cell.onAbort);
-    cell.resolve(outcome);
+    if (!this.cells.deliver(frame)) for (const listener of this.backgroundListeners) listener(frame);
   }
 
   /** Runs `code` as a cell. Never rejects: errors, cancellation and kernel death are outcomes. */
   execute(code: string, options: ExecuteOptions = {}): Promise<CellOutcome> {
     const id = `${this.name}-c${++this.cellSeq}`;
-    return this.enqueue(executeRequest(id, code, options), options);
-  }
-
-  private enqueue(request: ExecuteRequest, options: ExecuteOptions): Promise<CellOutcome> {
-    return new Promise<CellOutcome>((resolve) => {
-      const cell: Cell = { request, options, resolve };
-      if (this.state === 'dead') {
-        resolve(
-          deadOutcome(
-            request.id,
-            this.lastExecutionCount,
-            `The ${this.label} kernel is not running`,
-            this.exitInfo,
-          ),
-        );
-        return;
-      }
-      if (options.signal?.aborted) {
-        resolve(cancelledOutcome(request.id, this.lastExecutionCount));
-        return;
-      }
-      if (options.signal) {
-        cell.onAbort = () => this.abortCell(cell);
-        options.signal.addEventListener('abort', cell.onAbort, { once: true });
-      }
-      this.queue.push(cell);
-      this.pump();
-    });
-  }
-
-  /** Sends the next queued cell when the kernel can take it. */
-  private pump() {
-    if (this.current || (this.state !== 'idle' && this.state !== 'starting')) return;
-    const cell = this.queue.shift();
-    if (!cell) return;
-    this.current = cell;
-    this.machine.fire('run');
-    this.write(cell.request);
-  }
-
-  private abortCell(cell: Cell) {
-    const queued = this.queue.indexOf(cell);
-    if (queued !== -1) {
-      this.queue.splice(queued, 1);
-      this.finish(cell, cancelledOutcome(cell.request.id, this.lastExecutionCount));
-    } else if (this.current === cell) {
-      this.interrupt();
-    }
+    return this.cells.enqueue(executeRequest(id, code, options), options);
   }
 
   /** Stops reading the kernel's output (it blocks on its writes) until resumeOutput(). Counted. */
@@ -333,7 +241,8 @@ export class Kernel {
 
   /** Answers the running cell's input_request. */
   sendInput(value: string): void {
-    if (this.current) this.write(inputReply(this.current.request.id, value));
+    const cell = this.cells.current;
+    if (cell) this.write(inputReply(cell.request.id, value));
   }
 
   /**
@@ -342,77 +251,25 @@ export class Kernel {
    */
   interrupt(): boolean {
     if (this.state === 'interrupting') return true;
-    const cell = this.current;
+    const cell = this.cells.current;
     if (this.state !== 'busy' || !cell) return false;
     this.machine.fire('interrupt');
-    this.channel?.cancelBridgeCalls(cell.request.id);
-    // Before the cell has started, the runner would ignore the signal: it waits for `started`.
-    if (cell.started) this.signalCell();
-    else cell.interruptPending = true;
-    const ms = this.opts.interruptEscalationMs ?? INTERRUPT_ESCALATION_MS;
-    this.escalation = setTimeout(() => void this.stop('interrupt-timeout'), ms);
-    // Node can swallow a SIGINT that lands as a cell's synchronous part ends (vm's breakOnSigint
-    // watchdog has it, and no code is left to break): a js cell gets it again until it ends.
-    if (this.language === 'js')
-      this.reinterrupt = setInterval(() => this.current?.started && this.signalCell(), JS_REINTERRUPT_MS);
+    this.interrupts.start(cell, this.opts.interruptEscalationMs ?? INTERRUPT_ESCALATION_MS);
     return true;
   }
 
-  /**
-   * SIGINT for the running cell: to the runner only for Python (background processes of earlier
-   * cells go on; the runner forwards it to shell commands). A js runner blocked in execSync()
-   * cannot act on it, so there its child processes get it too.
-   */
-  private signalCell() {
-    this.channel?.signalRunner('SIGINT');
-    if (this.language === 'js') this.channel?.signalDescendants('SIGINT');
-  }
-
-  private onClose({ code, signal }: ProcessEnd): KernelExit {
-    // Every pipe is drained now: what the merge held back reaches its cell first, and the stderr
-    // tail (read below: an out-of-memory message says why the kernel died) is whole.
-    const tail = this.channel?.finishStreams();
-    if (tail?.trim())
-      this.logger.warn(`${this.label} kernel ${this.name} ended inside a frame: ${tail.slice(0, 200)}`);
-    let reason: KernelExitReason = this.state === 'stopping' ? this.stopReason : 'died';
-    const stderrTail = (this.channel?.stderrTail ?? '').split('\n').slice(-40).join('\n');
-    const sandbox = this.channel?.proc.sandbox;
-    const memoryLimitMb =
-      reason === 'died' ? sandbox?.memoryExceeded({ code, signal }, stderrTail) : undefined;
-    if (memoryLimitMb) reason = 'memory-limit';
-    const exit: KernelExit = {
-      code,
-      signal,
-      reason,
-      stderrTail,
-      ...(memoryLimitMb ? { memoryLimitMb } : {}),
-    };
+  private onClose(channel: KernelChannel, end: ProcessEnd): KernelExit {
+    const exit = readExit(
+      channel,
+      end,
+      () => (this.state === 'stopping' ? this.stopReason : 'died'),
+      (text) => this.logger.warn(`${this.label} kernel ${this.name} ended inside a frame: ${text}`),
+    );
     this.exitInfo = exit;
     this.machine.fire('exited');
-    clearTimeout(this.escalation);
-    clearInterval(this.reinterrupt);
-    const context = {
-      label: this.label,
-      executionCount: this.lastExecutionCount,
-      protocolError: this.protocolError,
-    };
-    const running = this.current;
-    this.current = undefined;
-    if (running) {
-      const cell = { id: running.request.id, ...(running.error ? { error: running.error } : {}) };
-      const outcome = exitOutcome(cell, true, exit, context);
-      // A started cell received the kernel's last stderr as its own output: not repeated here.
-      if (running.started && outcome.error?.ename === 'KernelDied') outcome.error.traceback = [];
-      this.finish(running, outcome);
-    }
-    for (const cell of this.queue.splice(0))
-      this.finish(cell, exitOutcome({ id: cell.request.id }, false, exit, context));
-    // A kernel that died on its own may leave its cells' children behind.
-    const reaped =
-      reason === 'died' || reason === 'memory-limit'
-        ? reapGroup(this.pid, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, this.channel?.exitedAt)
-        : Promise.resolve();
-    void reaped.then(() => sandbox?.dispose());
+    this.interrupts.clear();
+    this.cells.endAll(exit, this.protocolError);
+    void cleanUpAfter(exit, channel, this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
     return exit;
   }
 
@@ -430,18 +287,15 @@ export class Kernel {
   }
 
   private async stopSequence(reason: KernelExitReason, kill: boolean): Promise<KernelExit> {
-    const grace = this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
     const channel = this.channel;
     if (!channel) return { code: null, signal: null, reason: 'shutdown', stderrTail: '' };
-    if (this.state !== 'dead') {
-      const idle = this.state === 'idle';
+    const end = this.state !== 'dead';
+    const idle = this.state === 'idle';
+    if (end) {
       this.stopReason = reason;
       this.machine.fire('stop');
-      await endProcess(channel, this.exited, { idle, kill, graceMs: grace });
     }
-    const exit = await this.exited;
-    await reapGroup(this.pid, grace, channel.exitedAt);
-    await channel.proc.sandbox?.dispose(); // (its temp dir is gone when shutdown() resolves)
-    return exit;
+    const graceMs = this.opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+    return await stopProcess(channel, this.exited, { end, idle, kill, graceMs });
   }
 }

@@ -1,6 +1,19 @@
-/** Checks before a kernel starts, and the verdict on its init request. */
+/**
+ * A local kernel's start: the checks before it, its process spawned and wired to the host's end of
+ * its channels, and the verdict on its init request.
+ */
 import { statSync } from 'node:fs';
-import { type CellOutcome, describeExit, KernelStartError } from './types.js';
+import { type ExecuteRequest, initRequest } from '../protocol/index.js';
+import { type ChannelHandlers, type ChannelOptions, KernelChannel } from './channel.js';
+import { getPreludeSource } from './runnerFile.js';
+import { spawnKernel } from './spawn.js';
+import {
+  type CellOutcome,
+  describeExit,
+  type KernelLanguage,
+  type KernelOptions,
+  KernelStartError,
+} from './types.js';
 
 /** The working directory must exist and be a directory, before anything is spawned. */
 export function checkDirectory(cwd: string): void {
@@ -15,6 +28,38 @@ export function checkDirectory(cwd: string): void {
       st ? `Working directory is not a directory: ${cwd}` : `Working directory does not exist: ${cwd}`,
     );
   }
+}
+
+/**
+ * Spawns the kernel's process in `cwd` (checked first) and opens its channel: `handlers` hear its
+ * frames, `names` say whose they are in logs.
+ */
+export async function openChannel(
+  language: KernelLanguage,
+  cwd: string,
+  opts: KernelOptions,
+  handlers: ChannelHandlers,
+  names: Pick<ChannelOptions, 'name' | 'label' | 'logger' | 'trace'>,
+): Promise<KernelChannel> {
+  checkDirectory(cwd);
+  const proc = await spawnKernel(language, cwd, opts, names.logger);
+  return new KernelChannel(proc, handlers, {
+    ...names,
+    ...(opts.bridge ? { bridge: opts.bridge } : {}),
+    ...(opts.rawSyncMs !== undefined ? { rawSyncMs: opts.rawSyncMs } : {}),
+  });
+}
+
+/** The init request: the working directory, the environment, the prelude (Python's, unless turned off). */
+export function initRequestOf(
+  name: string,
+  language: KernelLanguage,
+  cwd: string,
+  opts: KernelOptions,
+  frameKey: string | undefined,
+): ExecuteRequest {
+  const prelude = opts.prelude === false || language === 'js' ? '' : (opts.prelude ?? getPreludeSource());
+  return initRequest(`init-${name}`, prelude, cwd, opts.env, frameKey);
 }
 
 export interface InitWait {

@@ -1,8 +1,10 @@
 /**
- * One cell of a remote kernel: its Jupyter messages → the engine's frames (`started` at
- * execute_input, output, clear_output with `wait`, input_request, `done`), and its outcome from the
- * execute_reply, or from how it was cut short (a restart, a lost connection, a shutdown).
+ * One cell of a remote kernel: its execute_request, its Jupyter messages → the engine's frames
+ * (`started` at execute_input, output, clear_output with `wait`, input_request, `done`), and its
+ * outcome from the execute_reply, or from how it was cut short (a restart, a lost connection, a
+ * shutdown).
  */
+import type { Kernel as JupyterKernel, KernelMessage } from '@jupyterlab/services';
 import type { CellError, CellOutcome, ExecuteOptions } from '../kernel/types.js';
 import type { ErrorFrame, Frame } from '../protocol/index.js';
 import { CLEAR_OUTPUT_BUNDLE, type JupyterMessage, readIopub } from './messages.js';
@@ -14,6 +16,16 @@ export interface ExecuteReply {
   ename?: string;
   evalue?: string;
   traceback?: string[];
+}
+
+/** What a sent cell tells its kernel. */
+export interface SentCellHandlers {
+  /** True while the cell is the kernel's running one: only then do its messages count. */
+  running(): boolean;
+  /** The cell started with an interrupt pending: it goes now. */
+  interrupt(): void;
+  /** The execute_reply came. */
+  replied(reply: ExecuteReply): void;
 }
 
 export class RemoteCell {
@@ -40,6 +52,31 @@ export class RemoteCell {
     readonly options: ExecuteOptions,
     private readonly resolve: (outcome: CellOutcome) => void,
   ) {}
+
+  /** Sends the cell's execute_request on `connection`; what comes back goes to the cell and `on`. */
+  send(connection: JupyterKernel.IKernelConnection, on: SentCellHandlers): void {
+    const { options } = this;
+    const future = connection.requestExecute({
+      code: this.code,
+      allow_stdin: options.allowStdin === true,
+      silent: options.silent === true,
+      store_history: options.storeHistory ?? options.silent !== true,
+      stop_on_error: false,
+    });
+    this.msgId = future.msg.header.msg_id;
+    this.dispose = () => future.dispose();
+    future.onIOPub = (msg) => {
+      if (on.running() && this.iopub(msg) && this.interruptPending) on.interrupt();
+    };
+    future.onStdin = (msg) => {
+      if (on.running() && msg.header.msg_type === 'input_request') this.inputRequest(msg);
+    };
+    future.done.then(
+      (reply) => on.replied(reply.content as ExecuteReply),
+      // The library dropped the request: a restart or a lost connection, which end the cell themselves.
+      () => {},
+    );
+  }
 
   private emit(frame: Frame) {
     this.options.onFrame?.(frame);
@@ -90,6 +127,16 @@ export class RemoteCell {
       prompt: String(content.prompt ?? ''),
       password: content.password === true,
     });
+  }
+
+  /** Answers the input_request being asked (none: nothing). */
+  answerInput(connection: JupyterKernel.IKernelConnection, value: string): void {
+    const header = this.inputHeader;
+    if (!header) return;
+    connection.sendInputReply(
+      { status: 'ok', value },
+      header as KernelMessage.IInputReplyMsg['parent_header'],
+    );
   }
 
   /** The outcome the execute_reply gives; an error the kernel did not publish on iopub is reported. */
