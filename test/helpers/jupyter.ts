@@ -71,6 +71,9 @@ export async function startJupyterServer(opts: { kernelspecs?: KernelSpecs } = {
       '--ServerApp.port_retries=0',
       `--ServerApp.token=${token}`,
       '--ServerApp.open_browser=False',
+      // Kernels talk over Unix sockets: TCP ports picked at random collide under load (the kernel
+      // then dies binding one, and the server restarts it while a test talks to it).
+      '--KernelManager.transport=ipc',
       `--ServerApp.root_dir=${root}`,
     ],
     {
