@@ -78,13 +78,25 @@ describe('text that waits to be made into rows', () => {
     lines: fc.integer({ min: 0, max: 2500 }),
     rewrite: fc.integer({ min: 0, max: 7 }),
     width: fc.constantFrom(0, 3, 60, 5000),
-    open: fc.constantFrom('', 'open', 'pro\rgress'),
+    open: fc.constantFrom('', 'open', 'pro\rgress', '\x1b[1mbold'),
+    style: fc.constantFrom('plain', 'colour', 'crlf', 'junk'),
   });
-  const textOf = (c: { lines: number; rewrite: number; width: number; open: string }, n: number) => {
+  const styled: Record<string, (body: string) => string> = {
+    plain: (body) => `${body}\n`,
+    colour: (body) => `\x1b[31m${body}\x1b[0m\n`,
+    crlf: (body) => `${body}\r\n`,
+    junk: (body) => `\x07${body}\x1b[2K\x00\n`,
+  };
+  const textOf = (
+    c: { lines: number; rewrite: number; width: number; open: string; style?: string },
+    n: number,
+  ) => {
+    const line = styled[c.style ?? 'plain'] as (body: string) => string;
     let text = '';
     for (let i = 0; i < c.lines; i++) {
       const body = `${n}.${i}${'w'.repeat(c.width)}`;
-      text += c.rewrite && i % (c.rewrite + 1) === 0 ? `old\r${body}\n` : i % 97 === 3 ? '\n' : `${body}\n`;
+      text +=
+        c.rewrite && i % (c.rewrite + 1) === 0 ? `old\r${line(body)}` : i % 97 === 3 ? '\n' : line(body);
     }
     return text + c.open;
   };
@@ -111,6 +123,17 @@ describe('text that waits to be made into rows', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('shows colour and drops other escapes in rows, and keeps them all in the spill file', () => {
+    const buffer = new OutputBuffer(openSpill);
+    let all = '';
+    for (let i = 0; i < 3000; i++) all += `\x1b[32mok\x1b[0m ${i}\x07\x1b[2J\r\n`;
+    buffer.appendText('stdout', all);
+    buffer.end();
+    const output = buffer.snapshot();
+    expect(output.tail.at(-1)).toMatchObject({ text: '\x1b[32mok\x1b[0m 2999' });
+    expect(readFileSync(output.spill?.path as string, 'utf8')).toBe(all);
   });
 
   it('writes all of the text to the spill file, in order, however it was batched', () => {

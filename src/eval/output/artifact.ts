@@ -170,27 +170,53 @@ export class ArtifactFile {
   }
 
   private flush() {
-    let batch = this.pending.join('');
+    let batch = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
     if (this.fd === undefined || !batch) return;
-    let data = Buffer.from(batch, 'utf8');
     const room = this.maxBytes - this.bytes;
-    let capped = false;
-    if (data.length > room) {
-      // Cut at a character: whole characters up to the cap.
-      batch = data
-        .subarray(0, room)
-        .toString('utf8')
-        .replace(/\uFFFD$/, '');
-      data = Buffer.from(batch, 'utf8');
-      capped = true;
+    const bytes = Buffer.byteLength(batch, 'utf8');
+    if (bytes <= room) {
+      this.writeText(batch, bytes);
+      return;
     }
+    // Cut at a character: whole characters up to the cap.
+    batch = Buffer.from(batch, 'utf8')
+      .subarray(0, room)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
+    const data = Buffer.from(batch, 'utf8');
     this.writeOut(data, batch.length);
-    if (capped && !this.error) {
+    if (!this.error) {
       this.error = `the artifact cap of ${megabytes(this.maxBytes)} was reached`;
       this.close();
     }
+  }
+
+  /**
+   * Writes text as it is (the file system encodes it): no Buffer to allocate, which for a cell
+   * printing fast would be most of what the host allocates.
+   */
+  private writeText(text: string, bytes: number) {
+    if (this.fd === undefined) return;
+    let done = 0;
+    try {
+      done = writeSync(this.fd, text);
+    } catch (err) {
+      this.error = reasonOf(err);
+      this.close();
+      return;
+    }
+    this.bytes += done;
+    if (done < bytes) {
+      // A short write: the rest as bytes.
+      const data = Buffer.from(text, 'utf8');
+      const written = data.subarray(0, done).toString('utf8').length;
+      this.savedChars += written;
+      this.writeOut(data.subarray(done), text.length - written);
+      return;
+    }
+    this.savedChars += text.length;
   }
 
   private writeOut(data: Buffer, chars: number) {

@@ -1,8 +1,8 @@
 /**
  * Where a cell's whole text output goes once the notebook cannot keep all of it: an artifact file
  * of the engine (the same writer and private directory the eval tool uses), named in the cell. The
- * text comes sanitized from the cell's output buffer and goes to the file as it is: a line rewritten
- * with `\r` keeps every state it was printed in, as a terminal's log would.
+ * text goes to the file as the cell printed it, as a terminal's log (`script`, `tee`) keeps it:
+ * colour and other escape sequences included, and every state of a line rewritten with `\r`.
  */
 import { ArtifactFile } from '../../eval/index.js';
 import type { Spill } from '../state/output.js';

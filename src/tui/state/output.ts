@@ -66,7 +66,7 @@ export const emptyOutput = (): Output => ({ head: [], tail: [], omitted: 0, rich
 
 /** Receives the whole text output once the rows cannot keep all of it. */
 export interface Spill {
-  /** Sanitized text, with `\n` line ends. */
+  /** Text as the cell printed it. */
   push(text: string): void;
   end(): void;
   /** The file, or why there is none, once ended. */
@@ -108,7 +108,8 @@ export class OutputBuffer {
    * Turns the text received since the last read into rows. Text waits until the rows are read (a
    * snapshot, about ten times a second), so a cell printing fast makes rows only for the lines
    * that can still be kept: once the head is full, whole lines that the last TAIL_ROWS lines of
-   * the text would push out of the tail are only counted.
+   * the text would push out of the tail are only counted. Only what becomes a row is sanitized;
+   * the spill file gets the text as the cell printed it.
    */
   private settle(): void {
     const pending = this.pending;
@@ -116,10 +117,11 @@ export class OutputBuffer {
     this.pending = undefined;
     this.pendingChars = 0;
     const { stream, rich } = pending;
-    const joined = pending.texts.length === 1 ? (pending.texts[0] as string) : pending.texts.join('');
-    const text = sanitize(joined.includes('\r\n') ? joined.replace(/\r\n/g, '\n') : joined);
-    if (this.spill) this.spill.push(text);
-    else this.unspilled.push(text);
+    for (const raw of pending.texts) {
+      if (this.spill) this.spill.push(raw);
+      else this.unspilled.push(raw);
+    }
+    const text = pending.texts.length === 1 ? (pending.texts[0] as string) : pending.texts.join('');
     // The newline that ends the line before the last TAIL_ROWS whole lines (-1: there are fewer).
     let cut = text.lastIndexOf('\n');
     for (let i = 0; i < TAIL_ROWS && cut !== -1; i++) cut = cut > 0 ? text.lastIndexOf('\n', cut - 1) : -1;
@@ -129,8 +131,9 @@ export class OutputBuffer {
       if (start > 0 && start <= cut && this.tail.length > this.tailStart)
         start = this.skipLines(text, start, cut);
       const nl = text.indexOf('\n', start);
-      const piece = nl === -1 ? text.slice(start) : text.slice(start, nl);
-      if (nl !== -1 || piece) this.addPiece(stream, piece, nl !== -1, rich);
+      // (A line's `\r\n` ends it as `\n` does.)
+      const piece = nl === -1 ? text.slice(start) : text.slice(start, text[nl - 1] === '\r' ? nl - 1 : nl);
+      if (nl !== -1 || piece) this.addPiece(stream, sanitize(piece), nl !== -1, rich);
       if (nl === -1) break;
       start = nl + 1;
     }
