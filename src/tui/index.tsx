@@ -21,6 +21,11 @@ const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
+  // Raw input from the start: keys typed while the notebook starts, or as soon as its prompt is
+  // drawn (with an idle kernel, in the first frame), must not meet the terminal's line discipline,
+  // which echoes them and turns Enter into a newline, before the key handler's effect would turn
+  // raw mode on. (Ink turns it off when the notebook ends; Node restores the terminal at exit.)
+  if (process.stdin.isTTY) process.stdin.setRawMode(true);
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
