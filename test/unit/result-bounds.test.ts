@@ -219,15 +219,21 @@ describe('the advice text', () => {
 });
 
 describe('the artifacts folder', () => {
+  /** A 3,000-byte folder holding four old 900-byte artifacts, oldest first: two must go. */
+  const fullFolder = () => {
+    configureArtifacts({ maxFileBytes: 1000, maxTotalBytes: 3000 });
+    const dir = artifactDir();
+    const now = Date.now() / 1000;
+    for (let i = 1; i <= 4; i++) {
+      writeFileSync(join(dir, `old-${i}.txt`), 'o'.repeat(900));
+      utimesSync(join(dir, `old-${i}.txt`), now - 100 + i, now - 100 + i);
+    }
+    return dir;
+  };
+
   it('caps one file and says so; removes the oldest files to stay under its total', () =>
     withTmp(() => {
-      configureArtifacts({ maxFileBytes: 1000, maxTotalBytes: 3000 });
-      const dir = artifactDir();
-      const now = Date.now() / 1000;
-      for (let i = 1; i <= 4; i++) {
-        writeFileSync(join(dir, `old-${i}.txt`), 'o'.repeat(900));
-        utimesSync(join(dir, `old-${i}.txt`), now - 100 + i, now - 100 + i);
-      }
+      const dir = fullFolder();
       const file = ArtifactFile.create() as ArtifactFile;
       file.write('é'.repeat(400_000)); // more than a batch, two bytes a character
       file.close();
@@ -242,13 +248,7 @@ describe('the artifacts folder', () => {
 
   it('is tidied on request, before any artifact is written (the notebook does it at start)', () =>
     withTmp(() => {
-      configureArtifacts({ maxFileBytes: 1000, maxTotalBytes: 3000 });
-      const dir = artifactDir();
-      const now = Date.now() / 1000;
-      for (let i = 1; i <= 4; i++) {
-        writeFileSync(join(dir, `old-${i}.txt`), 'o'.repeat(900));
-        utimesSync(join(dir, `old-${i}.txt`), now - 100 + i, now - 100 + i);
-      }
+      const dir = fullFolder();
       ArtifactFile.tidy();
       expect(readdirSync(dir).sort()).toEqual(['old-3.txt', 'old-4.txt']);
     }));
