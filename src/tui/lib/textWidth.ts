@@ -25,12 +25,16 @@ export function columnsOf(text: string): number {
   let width = widths.get(text);
   if (width === undefined) {
     width = stringWidth(text);
-    if (text.length <= CACHED_CHARS) {
-      if (widths.size >= CACHED) widths.clear();
-      widths.set(text, width);
-    }
+    keep(widths, text, width, CACHED_CHARS);
   }
   return width;
+}
+
+/** Caches `value` for a text of at most `maxChars`; a full cache starts over. */
+function keep<V>(cache: Map<string, V>, text: string, value: V, maxChars: number): void {
+  if (text.length > maxChars) return;
+  if (cache.size >= CACHED) cache.clear();
+  cache.set(text, value);
 }
 
 /** string-width's signature, for the libraries bundled with Ink. */
@@ -49,10 +53,7 @@ export function measureText(text: string): { width: number; height: number } {
     let width = 0;
     for (const line of lines) width = Math.max(width, columnsOf(line));
     size = { width, height: lines.length };
-    if (text.length <= 10 * CACHED_CHARS) {
-      if (sizes.size >= CACHED) sizes.clear();
-      sizes.set(text, size);
-    }
+    keep(sizes, text, size, 10 * CACHED_CHARS);
   }
   return size;
 }
