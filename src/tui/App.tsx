@@ -8,12 +8,13 @@ import type { ReactNode } from 'react';
 import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import type { NotebookBackend } from './backend.js';
 import { runCommandLine } from './commands/index.js';
+import type { CommandContext } from './commands/types.js';
 import { CellBlock, QueuedLine } from './components/CellBlock.js';
 import { CompletionMenu, Editor, InputLine } from './components/Editor.js';
 import { StatusLine, statusParts, statusText } from './components/StatusLine.js';
 import { useCellRunner } from './hooks/useCellRunner.js';
 import { useCompletion } from './hooks/useCompletion.js';
-import { useEditorState } from './hooks/useEditorState.js';
+import { type EditorStateHook, useEditorState } from './hooks/useEditorState.js';
 import { kernelInfoOf, useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
 import { useNextInput } from './hooks/useNextInput.js';
@@ -21,8 +22,8 @@ import { useTerminalSize } from './hooks/useTerminalSize.js';
 import { Box, Text, useStdout } from './ink.js';
 import { liveLayout } from './layout/liveLayout.js';
 import type { ImageMode } from './lib/images.js';
-import { createPrinter } from './lib/printer.js';
-import { initialState, nextCount, reducer, runningCell, selectedCell } from './state/reducer.js';
+import { createPrinter, type Printer } from './lib/printer.js';
+import { initialState, nextCount, reducer, runningCell, type State, selectedCell } from './state/reducer.js';
 
 export interface AppProps {
   backend: NotebookBackend;
@@ -86,22 +87,7 @@ export function App({
     setMessage,
   });
 
-  const columnsRef = useRef(columns);
-  columnsRef.current = columns;
-  const printer = useMemo(
-    () => createPrinter({ write, color, imageMode, columns: () => columnsRef.current }),
-    [write, color, imageMode],
-  );
-  // Print what finished since the last render, once, outside React's commit.
-  const printed = useRef(0);
-  useEffect(() => {
-    const fresh = state.done.slice(printed.current);
-    printed.current = state.done.length;
-    if (fresh.length)
-      setImmediate(() => {
-        for (const cell of fresh) printer.print(cell);
-      });
-  }, [state.done, printer]);
+  const printer = useTranscript(state.done, { write, color, imageMode, columns });
 
   const clearScreen = useCallback(() => write(CLEAR_SCREEN), [write]);
   const stateRef = useRef(state);
@@ -123,21 +109,41 @@ export function App({
     },
     runCommand: (line) =>
       void runCommandLine(line, {
-        print: (text) => dispatch({ type: 'info', text }),
+        print: printInfo,
         setMessage,
         restartKernel: runner.restart,
         clearScreen,
         cells: () => stateRef.current.done,
-        session: {
-          language: backend.language,
-          ...(backend.version && backend.language === 'py' ? { pythonVersion: backend.version } : {}),
-          ...(backend.nodeVersion ? { nodeVersion: backend.nodeVersion } : {}),
-          ...(backend.remote ? { remote: backend.remote } : {}),
-        },
+        session: sessionOf(backend),
         exit: onExit,
       }),
   });
 
+  return (
+    <LiveRegion
+      state={state}
+      editing={editing}
+      menu={completion.menu}
+      columns={columns}
+      rows={rows}
+      color={color}
+      language={backend.language}
+    />
+  );
+}
+
+interface LiveRegionProps {
+  state: State;
+  editing: EditorStateHook;
+  menu: ReturnType<typeof useCompletion>['menu'];
+  columns: number;
+  rows: number;
+  color: boolean;
+  language: NotebookBackend['language'];
+}
+
+/** The running cell, the queued ones, the prompt (or input line), the completion menu and the status line. */
+function LiveRegion({ state, editing, menu, columns, rows, color, language }: LiveRegionProps): ReactNode {
   const running = runningCell(state);
   const queued = state.live.filter((c) => c.status === 'queued');
   const parts = statusParts(state.kernel, state.counter, columns, state.message);
@@ -148,7 +154,7 @@ export function App({
     singleLinePrompt: Boolean(running?.input || editing.search),
     queued: queued.length,
     running: running !== undefined,
-    menuItems: completion.menu?.items.length ?? 0,
+    menuItems: menu?.items.length ?? 0,
     statusText: statusText(parts),
   });
 
@@ -183,13 +189,13 @@ export function App({
           color={color}
           maxRows={layout.editorRows}
           columns={columns}
-          language={backend.language}
+          language={language}
           {...(state.kernel.remoteLanguage ? { remoteLanguage: state.kernel.remoteLanguage } : {})}
           {...(editing.search ? { search: editing.search } : {})}
         />
       )}
-      {completion.menu && layout.menuRows ? (
-        <CompletionMenu items={completion.menu.items} index={completion.menu.index} rows={layout.menuRows} />
+      {menu && layout.menuRows ? (
+        <CompletionMenu items={menu.items} index={menu.index} rows={layout.menuRows} />
       ) : null}
       <StatusLine
         parts={parts}
@@ -199,4 +205,38 @@ export function App({
       />
     </Box>
   );
+}
+
+/** Prints what finished since the last render, once, outside React's commit; the printer for Ctrl-O. */
+function useTranscript(
+  done: State['done'],
+  opts: { write: (text: string) => void; color: boolean; imageMode: ImageMode; columns: number },
+): Printer {
+  const { write, color, imageMode, columns } = opts;
+  const columnsRef = useRef(columns);
+  columnsRef.current = columns;
+  const printer = useMemo(
+    () => createPrinter({ write, color, imageMode, columns: () => columnsRef.current }),
+    [write, color, imageMode],
+  );
+  const printed = useRef(0);
+  useEffect(() => {
+    const fresh = done.slice(printed.current);
+    printed.current = done.length;
+    if (fresh.length)
+      setImmediate(() => {
+        for (const cell of fresh) printer.print(cell);
+      });
+  }, [done, printer]);
+  return printer;
+}
+
+/** What /version and /save tell about the session. */
+function sessionOf(backend: NotebookBackend): CommandContext['session'] {
+  return {
+    language: backend.language,
+    ...(backend.version && backend.language === 'py' ? { pythonVersion: backend.version } : {}),
+    ...(backend.nodeVersion ? { nodeVersion: backend.nodeVersion } : {}),
+    ...(backend.remote ? { remote: backend.remote } : {}),
+  };
 }

@@ -47,24 +47,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // The kernel starts while Ink loads (the hook that shows its state joins this start; a failure
   // is reported there).
   backend.start().catch(() => {});
-  // React's production build, whatever NODE_ENV says: the development build costs memory and CPU on
-  // every frame, and bundled Ink has only the production reconciler. React reads NODE_ENV when it
-  // loads; the variable is set back then (kernels get the environment omp-eval was started with).
-  const nodeEnv = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'production';
-  const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =
-    await Promise.all([
-      import('chalk'),
-      import('./ink.js'),
-      import('react'),
-      import('./App.js'),
-      import('./lib/images.js'),
-      import('./lib/history.js'),
-      import('./lib/terminalQuery.js'),
-    ]).finally(() => {
-      if (nodeEnv === undefined) delete process.env.NODE_ENV;
-      else process.env.NODE_ENV = nodeEnv;
-    });
+  const { chalk, render, React, App, images, historyPath, queryImageProtocol } = await loadFrontEnd();
   if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;
   let imageMode = images.resolveImageMode(opts.images, process.env, color);
@@ -100,6 +83,40 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // The artifacts' folder is tidied once the first frame is out, not in the middle of the first
   // cell that writes a spill file.
   setTimeout(() => ArtifactFile.tidy(), 500).unref();
+  const unwatch = watchTheEnd(stop);
+  await finished;
+  unwatch();
+  return 0;
+}
+
+/** The notebook's libraries, loaded while the kernel starts. */
+async function loadFrontEnd() {
+  // React's production build, whatever NODE_ENV says: the development build costs memory and CPU on
+  // every frame, and bundled Ink has only the production reconciler. React reads NODE_ENV when it
+  // loads; the variable is set back then (kernels get the environment omp-eval was started with).
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  const [{ default: chalk }, { render }, React, { App }, images, { historyPath }, { queryImageProtocol }] =
+    await Promise.all([
+      import('chalk'),
+      import('./ink.js'),
+      import('react'),
+      import('./App.js'),
+      import('./lib/images.js'),
+      import('./lib/history.js'),
+      import('./lib/terminalQuery.js'),
+    ]).finally(() => {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    });
+  return { chalk, render, React, App, images, historyPath, queryImageProtocol };
+}
+
+/**
+ * SIGTERM, SIGHUP and a terminal that goes away end the notebook through `stop`, with the exit
+ * code a shell reports for the signal. Returns what stops watching.
+ */
+function watchTheEnd(stop: () => Promise<void>): () => void {
   // 128 + the signal's number, as a shell reports a program the signal ended.
   const onSignal = (signal: NodeJS.Signals) => {
     void stop().then(() => process.exit(signal === 'SIGHUP' ? 129 : 143));
@@ -114,11 +131,11 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   process.stdin.once('end', onTerminalGone);
   process.stdin.on('error', onTerminalGone);
   process.stdout.on('error', onTerminalGone);
-  await finished;
-  process.off('SIGTERM', onSignal);
-  process.off('SIGHUP', onSignal);
-  process.stdin.off('end', onTerminalGone);
-  process.stdin.off('error', onTerminalGone);
-  process.stdout.off('error', onTerminalGone);
-  return 0;
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    process.stdin.off('end', onTerminalGone);
+    process.stdin.off('error', onTerminalGone);
+    process.stdout.off('error', onTerminalGone);
+  };
 }

@@ -44,6 +44,107 @@ export interface CellRunner {
   lastInterrupt: () => number | undefined;
 }
 
+type Ref<T> = { current: T };
+
+/** What running one cell needs from the hook: its options and its refs. */
+interface RunContext {
+  settings: Ref<RunnerOptions>;
+  restarting: Ref<boolean>;
+  interruptedAt: Ref<number | undefined>;
+  currentEvents: Ref<CellEvents | undefined>;
+}
+
+function eventsFor(ctx: RunContext, id: number, onNextInput: (text: string) => void): CellEvents {
+  const { settings, restarting } = ctx;
+  const { dispatch } = settings.current;
+  return new CellEvents(
+    {
+      imageMode: settings.current.imageMode,
+      color: settings.current.color,
+      columns: () => settings.current.columns,
+      restarting: () => restarting.current,
+      onInput: (prompt) => dispatch({ type: 'input', id, prompt }),
+      onCd: (path) => dispatch({ type: 'kernel', info: { cwd: path } }),
+      onNextInput,
+    },
+    openSpill,
+  );
+}
+
+/** One render: the output if it changed, and the time (the spinner turns even when it did not). */
+function flusher(ctx: RunContext, id: number, events: CellEvents): (wait: boolean) => Promise<void> {
+  const { dispatch, clock } = ctx.settings.current;
+  let shown = -1;
+  return async (wait) => {
+    await events.drain(wait);
+    const changed = events.buffer.version !== shown;
+    shown = events.buffer.version;
+    dispatch({ type: 'output', id, now: clock(), ...(changed ? { output: events.buffer.snapshot() } : {}) });
+  };
+}
+
+/** Runs one cell to its end: output on every tick, then the cell's status and what follows from it. */
+async function runCell(ctx: RunContext, cell: CellView): Promise<void> {
+  const { id } = cell;
+  const { backend, dispatch, clock } = ctx.settings.current;
+  dispatch({ type: 'start', id, at: clock() });
+  // The count this cell gets if it starts (cells run one at a time): tracebacks name it.
+  const cellNumber = ctx.settings.current.state.counter + 1;
+  let nextInput: string | undefined;
+  let started = false;
+  const events = eventsFor(ctx, id, (text) => {
+    nextInput = text;
+  });
+  ctx.currentEvents.current = events;
+  const flush = flusher(ctx, id, events);
+  const timer = setInterval(() => void flush(false), FLUSH_MS);
+  const result = await backend
+    .runCell({
+      code: cell.code,
+      cellNumber,
+      onEvent: (event) => {
+        if (event.kind === 'started') started = true;
+        events.onEvent(event);
+        // input() waits for an answer: what the cell printed before must be on screen.
+        if (event.kind === 'input_request') void flush(true);
+      },
+    })
+    .catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      events.onEvent({ kind: 'notice', text: message });
+      return failedResult({ index: 0, language: 'py' }, 0, message);
+    });
+  clearInterval(timer);
+  ctx.currentEvents.current = undefined;
+  await finishCell(ctx, id, events, result, started);
+  if (nextInput !== undefined) ctx.settings.current.onNextInput(nextInput);
+}
+
+async function finishCell(
+  ctx: RunContext,
+  id: number,
+  events: CellEvents,
+  result: CellResult,
+  started: boolean,
+): Promise<void> {
+  const { dispatch, clock } = ctx.settings.current;
+  await events.drain(true);
+  events.buffer.end();
+  const status = ctx.restarting.current && result.status !== 'ok' ? 'cancelled' : statusOf(result);
+  if (status === 'cancelled' && ctx.interruptedAt.current !== undefined) ctx.interruptedAt.current = clock();
+  dispatch({
+    type: 'finish',
+    id,
+    status,
+    durationMs: result.durationMs,
+    output: events.buffer.snapshot(),
+    counted: started,
+  });
+  if (status !== 'ok') dispatch({ type: 'skipRest', afterId: id });
+  const died = status === 'killed' || result.error?.ename === 'KernelDied';
+  if (died && !ctx.restarting.current) ctx.settings.current.startKernel();
+}
+
 export function useCellRunner(opts: RunnerOptions): CellRunner {
   const { backend, state, dispatch, clock } = opts;
   const busy = useRef(false);
@@ -54,81 +155,10 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
   const settings = useRef(opts);
   settings.current = opts;
 
-  const runOne = useCallback(
-    async (cell: CellView) => {
-      const { id } = cell;
-      dispatch({ type: 'start', id, at: clock() });
-      // The count this cell gets if it starts (cells run one at a time): tracebacks name it.
-      const cellNumber = settings.current.state.counter + 1;
-      let nextInput: string | undefined;
-      let started = false;
-      const events = new CellEvents(
-        {
-          imageMode: settings.current.imageMode,
-          color: settings.current.color,
-          columns: () => settings.current.columns,
-          restarting: () => restarting.current,
-          onInput: (prompt) => dispatch({ type: 'input', id, prompt }),
-          onCd: (path) => dispatch({ type: 'kernel', info: { cwd: path } }),
-          onNextInput: (text) => {
-            nextInput = text;
-          },
-        },
-        openSpill,
-      );
-      currentEvents.current = events;
-      let shown = -1;
-      /** One render: the output if it changed, and the time (the spinner turns even when it did not). */
-      const flush = async (wait: boolean) => {
-        await events.drain(wait);
-        const changed = events.buffer.version !== shown;
-        shown = events.buffer.version;
-        dispatch({
-          type: 'output',
-          id,
-          now: clock(),
-          ...(changed ? { output: events.buffer.snapshot() } : {}),
-        });
-      };
-      const timer = setInterval(() => void flush(false), FLUSH_MS);
-      const result = await backend
-        .runCell({
-          code: cell.code,
-          cellNumber,
-          onEvent: (event) => {
-            if (event.kind === 'started') started = true;
-            events.onEvent(event);
-            // input() waits for an answer: what the cell printed before must be on screen.
-            if (event.kind === 'input_request') void flush(true);
-          },
-        })
-        .catch((err: unknown) => {
-          const message = err instanceof Error ? err.message : String(err);
-          events.onEvent({ kind: 'notice', text: message });
-          return failedResult({ index: 0, language: 'py' }, 0, message);
-        });
-      clearInterval(timer);
-      currentEvents.current = undefined;
-      await events.drain(true);
-      events.buffer.end();
-      const status = restarting.current && result.status !== 'ok' ? 'cancelled' : statusOf(result);
-      if (status === 'cancelled' && interruptedAt.current !== undefined) interruptedAt.current = clock();
-      dispatch({
-        type: 'finish',
-        id,
-        status,
-        durationMs: result.durationMs,
-        output: events.buffer.snapshot(),
-        counted: started,
-      });
-      if (status !== 'ok') dispatch({ type: 'skipRest', afterId: id });
-      if (nextInput !== undefined) settings.current.onNextInput(nextInput);
-      const died = status === 'killed' || result.error?.ename === 'KernelDied';
-      if (died && !restarting.current) settings.current.startKernel();
-      busy.current = false;
-    },
-    [backend, dispatch, clock],
-  );
+  const runOne = useCallback(async (cell: CellView) => {
+    await runCell({ settings, restarting, interruptedAt, currentEvents }, cell);
+    busy.current = false;
+  }, []);
 
   // Run the next queued cell when nothing runs.
   const running = runningCell(state);

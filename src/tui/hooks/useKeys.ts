@@ -3,7 +3,7 @@
  * against the prompt, the input() answer, the search or the completion menu, whichever has them.
  */
 
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
 import { isCommandLine } from '../commands/index.js';
@@ -51,234 +51,246 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
-/** A `/` command line: runs without asking the kernel whether it is complete. */
+
+/**
+ * What the keys do. One instance lives for the notebook's life; `latest` holds the current render's
+ * options, so that handlers always see the current state.
+ */
+class KeyHandlers {
+  private pasting = false;
+  /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
+  private deciding = false;
+  private held: KeyEvent[] = [];
+  private armedAt: number | undefined;
+  private disarmTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly latest: { current: KeysOptions }) {}
+
+  submit(text: string) {
+    const { editing, runCommand, runner, backend } = this.latest.current;
+    const code = text.replace(/\s+$/, '');
+    if (!code.trim()) return;
+    editing.remember(code);
+    editing.setEditor(ed.emptyEditor());
+    if (isCommandLine(code)) {
+      runCommand(code);
+      return;
+    }
+    // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.
+    const cells = hasCellMarkers(code, backend.language) ? splitCells(code, backend.language) : [{ code }];
+    runner.submit(
+      cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })),
+    );
+  }
+
+  ctrlC() {
+    const o = this.latest.current;
+    const action = ctrlC({
+      now: o.clock(),
+      running: runningCell(o.state) !== undefined,
+      ...(o.runner.lastInterrupt() !== undefined
+        ? { lastInterrupt: o.runner.lastInterrupt() as number }
+        : {}),
+      ...(this.armedAt !== undefined ? { armedAt: this.armedAt } : {}),
+      searching: o.editing.searchRef.current !== undefined,
+      menuOpen: o.completion.menuRef.current !== undefined,
+      promptEmpty: !ed.editorText(o.editing.editorRef.current),
+    });
+    if (action !== 'arm' && action !== 'exit') this.disarm();
+    switch (action) {
+      case 'interrupt':
+        o.runner.interrupt();
+        o.dispatch({ type: 'message', text: 'Interrupting… (killed after 5 s)' });
+        return;
+      case 'endSearch':
+        return o.editing.endSearch(false);
+      case 'closeMenu':
+        o.completion.close(false);
+        return;
+      case 'clearPrompt':
+        return o.editing.setEditor(ed.emptyEditor());
+      case 'arm':
+        this.armedAt = o.clock();
+        o.dispatch({ type: 'armExit', armed: true });
+        clearTimeout(this.disarmTimer);
+        this.disarmTimer = setTimeout(() => this.disarm(), ARMED_MS);
+        return;
+      case 'exit':
+        return o.onExit();
+      default:
+        return; // absorbed: part of the interrupt just made
+    }
+  }
+
+  disarm() {
+    clearTimeout(this.disarmTimer);
+    if (this.armedAt === undefined) return;
+    this.armedAt = undefined;
+    this.latest.current.dispatch({ type: 'armExit', armed: false });
+  }
+
+  /** input() in the running cell takes the keys. */
+  answerKey(cell: CellView, key: string) {
+    const { editing, runner } = this.latest.current;
+    if (key === 'enter') {
+      runner.answer(cell, ed.editorText(editing.answerRef.current));
+      editing.setAnswer(ed.emptyEditor());
+      return;
+    }
+    const command = commandOf(key);
+    const edit = command && command !== 'newline' ? EDITS[command] : undefined;
+    if (edit) editing.setAnswer(edit(editing.answerRef.current));
+  }
+
+  searchKey(key: string) {
+    const { editing } = this.latest.current;
+    const search = editing.searchRef.current;
+    if (!search) return;
+    if (key === 'enter' || key === 'escape' || key === 'left' || key === 'right') editing.endSearch(true);
+    else if (key === 'ctrl+r') editing.searchFor(search.query, search.index);
+    else if (key === 'backspace') editing.searchFor(search.query.slice(0, -1));
+  }
+
+  key(key: string) {
+    const o = this.latest.current;
+    if (key === 'ctrl+c') return this.ctrlC();
+    this.disarm();
+    const running = runningCell(o.state);
+    if (running?.input) return this.answerKey(running, key);
+    if (o.editing.searchRef.current) return this.searchKey(key);
+    const command = commandOf(key);
+    if (o.completion.menuRef.current) {
+      if (command === 'complete') return o.completion.complete(1);
+      if (command === 'completePrevious') return o.completion.complete(-1);
+      if (command === 'submit') return void o.completion.close(true);
+      if (command === 'escape') return void o.completion.close(false);
+      o.completion.close(true);
+    }
+    if (command) this.command(command);
+  }
+
+  command(command: KeyCommand) {
+    const o = this.latest.current;
+    const { editing } = o;
+    const editor = editing.editorRef.current;
+    const edit = EDITS[command];
+    if (edit) return editing.setEditor(edit(editor));
+    switch (command) {
+      case 'submit':
+        return this.enter(editor);
+      case 'deleteOrExit':
+        if (!ed.editorText(editor)) return o.onExit();
+        return editing.setEditor(ed.deleteForward(editor));
+      case 'historyPrevious':
+        return editor.row === 0 ? editing.walkHistory(-1) : editing.setEditor(ed.move(editor, -1, 0));
+      case 'historyNext':
+        return editor.row === editor.lines.length - 1
+          ? editing.walkHistory(1)
+          : editing.setEditor(ed.move(editor, 1, 0));
+      case 'historySearch':
+        return editing.searchFor('');
+      case 'complete':
+        return o.completion.complete(1);
+      case 'showOutput':
+        return o.showOutput();
+      case 'selectEarlier':
+        return o.dispatch({ type: 'select', delta: -1 });
+      case 'selectLater':
+        return o.dispatch({ type: 'select', delta: 1 });
+      case 'clearScreen':
+        return o.clearScreen();
+      default:
+        return;
+    }
+  }
+
+  /**
+   * Enter at the end of the prompt: the kernel says whether the cell is whole (run it) or needs
+   * more lines (a new line, indented as it says). Inside the text it always adds a line.
+   */
+  enter(editor: ed.EditorState) {
+    const { editing, backend } = this.latest.current;
+    const text = ed.editorText(editor);
+    if (editor.row !== editor.lines.length - 1) return editing.setEditor(ed.newline(editor));
+    if (!text.trim() || isCommandLine(text)) return this.submit(text);
+    this.deciding = true;
+    void backend
+      .isComplete(text)
+      .catch((): Completeness => ({ status: 'complete' }))
+      .then((answer) => {
+        this.deciding = false;
+        if (needsMoreLines(answer)) editing.setEditor(ed.insert(editor, `\n${answer.indent ?? ''}`));
+        else this.submit(text);
+        this.events(this.held.splice(0));
+      });
+  }
+
+  /** Key and text events in order; those that come while Enter waits are held until it is done. */
+  events(list: KeyEvent[]) {
+    for (const [i, event] of list.entries()) {
+      if (this.deciding) {
+        this.held.push(...list.slice(i));
+        return;
+      }
+      if ('key' in event) this.key(event.key);
+      else this.text(event.text);
+    }
+  }
+
+  text(text: string) {
+    const o = this.latest.current;
+    const { editing } = o;
+    this.disarm();
+    const running = runningCell(o.state);
+    if (running?.input) {
+      editing.setAnswer(ed.insert(editing.answerRef.current, text.split('\n')[0] ?? ''));
+      return;
+    }
+    const search = editing.searchRef.current;
+    if (search) return editing.searchFor(search.query + text);
+    o.completion.close(true);
+    editing.setEditor(ed.insert(editing.editorRef.current, text));
+  }
+
+  input(raw: string) {
+    // Bracketed paste: everything between the markers is text, newlines included.
+    if (raw === PASTE_START) {
+      this.pasting = true;
+      return;
+    }
+    if (raw === PASTE_END) {
+      this.pasting = false;
+      return;
+    }
+    if (this.pasting) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
+      const text = raw.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+      if (text) this.events([{ text }]);
+      return;
+    }
+    this.events(keyEvents(raw));
+  }
+
+  /** Ends the armed exit's timer (the notebook is closing). */
+  dispose(): void {
+    clearTimeout(this.disarmTimer);
+  }
+}
 
 export function useKeys(opts: KeysOptions): void {
-  const pasting = useRef(false);
-  /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
-  const deciding = useRef(false);
-  const held = useRef<KeyEvent[]>([]);
-  const armedAt = useRef<number | undefined>(undefined);
-  const disarm = useRef<NodeJS.Timeout | undefined>(undefined);
   const latest = useRef(opts);
   latest.current = opts;
-
-  const handlers = useRef({
-    submit(text: string) {
-      const { editing, runCommand, runner, backend } = latest.current;
-      const code = text.replace(/\s+$/, '');
-      if (!code.trim()) return;
-      editing.remember(code);
-      editing.setEditor(ed.emptyEditor());
-      if (isCommandLine(code)) {
-        runCommand(code);
-        return;
-      }
-      // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.
-      const cells = hasCellMarkers(code, backend.language) ? splitCells(code, backend.language) : [{ code }];
-      runner.submit(
-        cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })),
-      );
-    },
-
-    ctrlC() {
-      const o = latest.current;
-      const action = ctrlC({
-        now: o.clock(),
-        running: runningCell(o.state) !== undefined,
-        ...(o.runner.lastInterrupt() !== undefined
-          ? { lastInterrupt: o.runner.lastInterrupt() as number }
-          : {}),
-        ...(armedAt.current !== undefined ? { armedAt: armedAt.current } : {}),
-        searching: o.editing.searchRef.current !== undefined,
-        menuOpen: o.completion.menuRef.current !== undefined,
-        promptEmpty: !ed.editorText(o.editing.editorRef.current),
-      });
-      if (action !== 'arm' && action !== 'exit') this.disarm();
-      switch (action) {
-        case 'interrupt':
-          o.runner.interrupt();
-          o.dispatch({ type: 'message', text: 'Interrupting… (killed after 5 s)' });
-          return;
-        case 'endSearch':
-          return o.editing.endSearch(false);
-        case 'closeMenu':
-          o.completion.close(false);
-          return;
-        case 'clearPrompt':
-          return o.editing.setEditor(ed.emptyEditor());
-        case 'arm':
-          armedAt.current = o.clock();
-          o.dispatch({ type: 'armExit', armed: true });
-          clearTimeout(disarm.current);
-          disarm.current = setTimeout(() => this.disarm(), ARMED_MS);
-          return;
-        case 'exit':
-          return o.onExit();
-        default:
-          return; // absorbed: part of the interrupt just made
-      }
-    },
-
-    disarm() {
-      clearTimeout(disarm.current);
-      if (armedAt.current === undefined) return;
-      armedAt.current = undefined;
-      latest.current.dispatch({ type: 'armExit', armed: false });
-    },
-
-    /** input() in the running cell takes the keys. */
-    answerKey(cell: CellView, key: string) {
-      const { editing, runner } = latest.current;
-      if (key === 'enter') {
-        runner.answer(cell, ed.editorText(editing.answerRef.current));
-        editing.setAnswer(ed.emptyEditor());
-        return;
-      }
-      const command = commandOf(key);
-      const edit = command && command !== 'newline' ? EDITS[command] : undefined;
-      if (edit) editing.setAnswer(edit(editing.answerRef.current));
-    },
-
-    searchKey(key: string) {
-      const { editing } = latest.current;
-      const search = editing.searchRef.current;
-      if (!search) return;
-      if (key === 'enter' || key === 'escape' || key === 'left' || key === 'right') editing.endSearch(true);
-      else if (key === 'ctrl+r') editing.searchFor(search.query, search.index);
-      else if (key === 'backspace') editing.searchFor(search.query.slice(0, -1));
-    },
-
-    key(key: string) {
-      const o = latest.current;
-      if (key === 'ctrl+c') return this.ctrlC();
-      this.disarm();
-      const running = runningCell(o.state);
-      if (running?.input) return this.answerKey(running, key);
-      if (o.editing.searchRef.current) return this.searchKey(key);
-      const command = commandOf(key);
-      if (o.completion.menuRef.current) {
-        if (command === 'complete') return o.completion.complete(1);
-        if (command === 'completePrevious') return o.completion.complete(-1);
-        if (command === 'submit') return void o.completion.close(true);
-        if (command === 'escape') return void o.completion.close(false);
-        o.completion.close(true);
-      }
-      if (command) this.command(command);
-    },
-
-    command(command: KeyCommand) {
-      const o = latest.current;
-      const { editing } = o;
-      const editor = editing.editorRef.current;
-      const edit = EDITS[command];
-      if (edit) return editing.setEditor(edit(editor));
-      switch (command) {
-        case 'submit':
-          return this.enter(editor);
-        case 'deleteOrExit':
-          if (!ed.editorText(editor)) return o.onExit();
-          return editing.setEditor(ed.deleteForward(editor));
-        case 'historyPrevious':
-          return editor.row === 0 ? editing.walkHistory(-1) : editing.setEditor(ed.move(editor, -1, 0));
-        case 'historyNext':
-          return editor.row === editor.lines.length - 1
-            ? editing.walkHistory(1)
-            : editing.setEditor(ed.move(editor, 1, 0));
-        case 'historySearch':
-          return editing.searchFor('');
-        case 'complete':
-          return o.completion.complete(1);
-        case 'showOutput':
-          return o.showOutput();
-        case 'selectEarlier':
-          return o.dispatch({ type: 'select', delta: -1 });
-        case 'selectLater':
-          return o.dispatch({ type: 'select', delta: 1 });
-        case 'clearScreen':
-          return o.clearScreen();
-        default:
-          return;
-      }
-    },
-
-    /**
-     * Enter at the end of the prompt: the kernel says whether the cell is whole (run it) or needs
-     * more lines (a new line, indented as it says). Inside the text it always adds a line.
-     */
-    enter(editor: ed.EditorState) {
-      const { editing, backend } = latest.current;
-      const text = ed.editorText(editor);
-      if (editor.row !== editor.lines.length - 1) return editing.setEditor(ed.newline(editor));
-      if (!text.trim() || isCommandLine(text)) return this.submit(text);
-      deciding.current = true;
-      void backend
-        .isComplete(text)
-        .catch((): Completeness => ({ status: 'complete' }))
-        .then((answer) => {
-          deciding.current = false;
-          if (needsMoreLines(answer)) editing.setEditor(ed.insert(editor, `\n${answer.indent ?? ''}`));
-          else this.submit(text);
-          this.events(held.current.splice(0));
-        });
-    },
-
-    /** Key and text events in order; those that come while Enter waits are held until it is done. */
-    events(list: KeyEvent[]) {
-      for (const [i, event] of list.entries()) {
-        if (deciding.current) {
-          held.current.push(...list.slice(i));
-          return;
-        }
-        if ('key' in event) this.key(event.key);
-        else this.text(event.text);
-      }
-    },
-
-    text(text: string) {
-      const o = latest.current;
-      const { editing } = o;
-      this.disarm();
-      const running = runningCell(o.state);
-      if (running?.input) {
-        editing.setAnswer(ed.insert(editing.answerRef.current, text.split('\n')[0] ?? ''));
-        return;
-      }
-      const search = editing.searchRef.current;
-      if (search) return editing.searchFor(search.query + text);
-      o.completion.close(true);
-      editing.setEditor(ed.insert(editing.editorRef.current, text));
-    },
-
-    input(raw: string) {
-      // Bracketed paste: everything between the markers is text, newlines included.
-      if (raw === PASTE_START) {
-        pasting.current = true;
-        return;
-      }
-      if (raw === PASTE_END) {
-        pasting.current = false;
-        return;
-      }
-      if (pasting.current) {
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
-        const text = raw.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
-        if (text) this.events([{ text }]);
-        return;
-      }
-      this.events(keyEvents(raw));
-    },
-  });
+  const [handlers] = useState(() => new KeyHandlers(latest));
 
   const { internal_eventEmitter: input, setRawMode, isRawModeSupported } = useStdin();
   useEffect(() => {
     if (isRawModeSupported) setRawMode(true);
-    const onInput = (raw: string) => handlers.current.input(raw);
+    const onInput = (raw: string) => handlers.input(raw);
     input.on('input', onInput);
     return () => {
       input.off('input', onInput);
       if (isRawModeSupported) setRawMode(false);
-      clearTimeout(disarm.current);
+      handlers.dispose();
     };
-  }, [input, setRawMode, isRawModeSupported]);
+  }, [input, setRawMode, isRawModeSupported, handlers]);
 }

@@ -110,23 +110,64 @@ function updateLive(state: State, id: number, change: (cell: CellView) => CellVi
   return { ...state, live };
 }
 
+function submitted(state: State, action: Extract<Action, { type: 'submit' }>): State {
+  let nextId = state.nextId;
+  const added = action.cells.map(
+    (c): CellView => ({
+      id: nextId++,
+      code: c.code,
+      ...(c.title ? { title: c.title } : {}),
+      ...(c.language ? { language: c.language } : {}),
+      ...(c.highlight ? { highlight: c.highlight } : {}),
+      status: 'queued',
+      output: emptyOutput(),
+    }),
+  );
+  return { ...state, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
+}
+
+function finished(state: State, action: Extract<Action, { type: 'finish' }>): State {
+  const cell = state.live.find((c) => c.id === action.id);
+  if (!cell) return state;
+  const { input: _, ...rest } = cell;
+  // One count per cell that ran, whatever its language or outcome.
+  const counter = action.counted ? state.counter + 1 : state.counter;
+  const done: CellView = {
+    ...rest,
+    status: action.status,
+    durationMs: action.durationMs,
+    output: action.output,
+    ...(action.counted ? { executionCount: counter } : {}),
+  };
+  return {
+    ...state,
+    counter,
+    message: undefined,
+    live: state.live.filter((c) => c.id !== action.id),
+    done: [...state.done, done],
+  };
+}
+
+function selected(state: State, delta: number): State {
+  const cells = codeCells(state);
+  if (!cells.length) return state;
+  const current = selectedCell(state);
+  const index = Math.max(
+    0,
+    cells.findIndex((c) => c.id === current?.id),
+  );
+  const target = cells[Math.min(cells.length - 1, Math.max(0, index + delta))] as CellView;
+  return {
+    ...state,
+    selected: target.id,
+    message: `selected cell [${target.executionCount ?? ' '}] (ctrl+o prints its output)`,
+  };
+}
+
 export function reducer(state: State, action: Action): State {
   switch (action.type) {
-    case 'submit': {
-      let nextId = state.nextId;
-      const added = action.cells.map(
-        (c): CellView => ({
-          id: nextId++,
-          code: c.code,
-          ...(c.title ? { title: c.title } : {}),
-          ...(c.language ? { language: c.language } : {}),
-          ...(c.highlight ? { highlight: c.highlight } : {}),
-          status: 'queued',
-          output: emptyOutput(),
-        }),
-      );
-      return { ...state, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
-    }
+    case 'submit':
+      return submitted(state, action);
     case 'start':
       return {
         ...updateLive(state, action.id, (c) => ({ ...c, status: 'running', startedAt: action.at })),
@@ -142,27 +183,8 @@ export function reducer(state: State, action: Action): State {
         const { input: _, ...rest } = c;
         return action.prompt ? { ...rest, input: action.prompt } : rest;
       });
-    case 'finish': {
-      const cell = state.live.find((c) => c.id === action.id);
-      if (!cell) return state;
-      const { input: _, ...rest } = cell;
-      // One count per cell that ran, whatever its language or outcome.
-      const counter = action.counted ? state.counter + 1 : state.counter;
-      const finished: CellView = {
-        ...rest,
-        status: action.status,
-        durationMs: action.durationMs,
-        output: action.output,
-        ...(action.counted ? { executionCount: counter } : {}),
-      };
-      return {
-        ...state,
-        counter,
-        message: undefined,
-        live: state.live.filter((c) => c.id !== action.id),
-        done: [...state.done, finished],
-      };
-    }
+    case 'finish':
+      return finished(state, action);
     case 'skipRest': {
       const skipped = state.live.filter((c) => c.id > action.afterId && c.status === 'queued');
       if (!skipped.length) return state;
@@ -172,21 +194,8 @@ export function reducer(state: State, action: Action): State {
         done: [...state.done, ...skipped.map((c): CellView => ({ ...c, status: 'skipped' }))],
       };
     }
-    case 'select': {
-      const cells = codeCells(state);
-      if (!cells.length) return state;
-      const current = selectedCell(state);
-      const index = Math.max(
-        0,
-        cells.findIndex((c) => c.id === current?.id),
-      );
-      const target = cells[Math.min(cells.length - 1, Math.max(0, index + action.delta))] as CellView;
-      return {
-        ...state,
-        selected: target.id,
-        message: `selected cell [${target.executionCount ?? ' '}] (ctrl+o prints its output)`,
-      };
-    }
+    case 'select':
+      return selected(state, action.delta);
     case 'kernel':
       return { ...state, kernel: { ...state.kernel, ...action.info } };
     case 'message':
