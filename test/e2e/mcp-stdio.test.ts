@@ -208,7 +208,7 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
           cells: [
             {
               language: 'py',
-              code: 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nlog("ignoring SIGINT")\nwhile True: pass',
+              code: 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nlog("ignoring SIGINT")\nwhile True: time.sleep(0.05)',
             },
           ],
         },

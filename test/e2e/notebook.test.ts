@@ -96,9 +96,10 @@ describe('the notebook in a terminal', () => {
     const s = await start();
     await s.run('lost = 1');
     await s.waitFor((t) => t.includes('In [2]:'));
-    // One line that ignores SIGINT and then loops forever in C.
+    // One line that ignores SIGINT and then sleeps forever (not spinning: waiting for the kill
+    // costs the other tests no CPU).
     await s.run(
-      'import itertools, signal; signal.signal(signal.SIGINT, signal.SIG_IGN); print("deaf", flush=True); any(itertools.repeat(0))',
+      'import time, signal; signal.signal(signal.SIGINT, signal.SIG_IGN); print("deaf", flush=True); exec("while True: time.sleep(0.05)")',
     );
     await s.waitFor((t) => /^deaf$/m.test(t) && t.includes('running'), 'the deaf cell');
     s.write('\x03');

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Frame } from '../../src/eval/protocol/index.js';
 import { interruptAfterReady, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 
+/** A cell that ignores SIGINT; it sleeps rather than spins, so that waiting for its kill costs no CPU. */
+const DEAF =
+  'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ready")\nwhile True:\n    time.sleep(0.05)';
+
 describe('kernel: interrupt', () => {
   const cases: [string, string][] = [
     ['a Python loop', 'print("ready")\nwhile True:\n    pass'],
@@ -58,10 +62,7 @@ describe('kernel: interrupt', () => {
   it('kills a kernel that ignores the interrupt, after the escalation window', async () => {
     const k = await startKernel({ interruptEscalationMs: 1500, shutdownGraceMs: 500 });
     const pid = k.pid as number;
-    const { outcome } = await interruptAfterReady(
-      k,
-      'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ready")\nwhile True:\n    pass',
-    );
+    const { outcome } = await interruptAfterReady(k, DEAF);
     expect(outcome).toMatchObject({ status: 'error', cancelled: true, killed: true });
     expect(outcome.exit?.reason).toBe('interrupt-timeout');
     expect(k.state).toBe('dead');
@@ -70,10 +71,7 @@ describe('kernel: interrupt', () => {
 
   it('escalates after the default 5 s', async () => {
     const k = await startKernel();
-    const { outcome } = await interruptAfterReady(
-      k,
-      'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ready")\nwhile True:\n    pass',
-    );
+    const { outcome } = await interruptAfterReady(k, DEAF);
     // (How long the window is, is measured by `npm run bench`.)
     expect(outcome).toMatchObject({ killed: true, exit: { reason: 'interrupt-timeout' } });
   });

@@ -210,7 +210,7 @@ describe('remote kernel: interrupts, timeouts, restarts', () => {
     await runCell(s, 'kept = 1');
     const id = s.kernel?.remote?.kernelId;
     const code =
-      'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass';
+      'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: time.sleep(0.05)';
     const { result, events } = await runCell(s, code, {
       onEvent: (e) => {
         if (e.kind === 'stdout' && e.text.includes('deaf')) s.interrupt();
