@@ -8,9 +8,10 @@ export default defineConfig({
     // failing them. Tests wait for conditions, never for time.
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    // Integration tests spawn real kernels: two files at a time on the two cores.
+    // Integration tests spawn real kernels and wait on them: three files at a time keep the two
+    // cores busy (two left them idle a third of the time).
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: 3,
     setupFiles: ['test/setup.ts'],
     coverage: {
       provider: 'v8',

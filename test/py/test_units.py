@@ -382,6 +382,39 @@ class ChildrenModule(unittest.TestCase):
         kids = children.Children(lambda: None, interrupts.Interrupts(), __import__("importlib").import_module)
         self.assertEqual(kids.system("exit 2"), 2 << 8)
 
+    def test_ctrl_c_while_the_command_starts_stops_its_group(self):
+        # SIGINT that lands while Popen is still returning (the command already runs): the command
+        # and what it started are stopped, as for Ctrl-C during the wait; none is left running.
+        import signal
+        import subprocess
+        import time
+
+        state = interrupts.Interrupts()
+        state.start_cell()
+        started = []
+
+        class InterruptedPopen(subprocess.Popen):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                started.append(self)
+                state.handler(signal.SIGINT, None)  # the signal, as the process is made
+
+        fake = types.SimpleNamespace(Popen=InterruptedPopen, TimeoutExpired=subprocess.TimeoutExpired)
+        kids = children.Children(lambda: None, state, lambda name: fake if name == "subprocess" else None)
+        with self.assertRaises(KeyboardInterrupt):
+            kids.spawn("sleep 30.019 & sleep 30.019", True)
+        (proc,) = started
+        self.assertIsNotNone(proc.returncode)  # stopped and reaped
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break  # the whole group is gone
+            time.sleep(0.01)
+        else:
+            self.fail("the command's group still runs")
+
 
 class StdinModule(unittest.TestCase):
     def test_input_asks_through_the_channel_and_queues_other_requests(self):

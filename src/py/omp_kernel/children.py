@@ -13,14 +13,23 @@ class Children(object):
         self._import = private_import
 
     def spawn(self, args, shell, **kwargs):
-        """A child in a process group of its own."""
+        """A child in a process group of its own. Ctrl-C while it starts (the command may already
+        run before Popen returns) is held until `proc` exists, then stops the group as in wait()."""
         subprocess = self._import("subprocess")
         self._flush()
         if sys.version_info >= (3, 11):
             kwargs["process_group"] = 0
         else:
             kwargs["preexec_fn"] = os.setpgrp
-        return subprocess.Popen(args, shell=shell, **kwargs)
+        proc = None
+        try:
+            with self._guard:
+                proc = subprocess.Popen(args, shell=shell, **kwargs)
+        except KeyboardInterrupt:
+            if proc is not None:
+                self.stop(proc)
+            raise
+        return proc
 
     def wait(self, proc):
         """Waits for a child from spawn(); on Ctrl-C stops its whole group."""
