@@ -125,6 +125,30 @@ describe('text that waits to be made into rows', () => {
     );
   });
 
+  it('holds back the last lines when much text waits, with the same rows as reading after every line', () => {
+    // Over a megabyte between two reads: the text is settled without a read, and its last lines
+    // wait for the next settle (whether a read or not).
+    const batched = new OutputBuffer(nothingToSpill);
+    const lineByLine = new OutputBuffer(nothingToSpill);
+    for (let n = 0; n < 61; n++) {
+      // (The last chunk alone is over a megabyte: the rows at the end are made of held-back text.)
+      const lines = n === 60 ? 16_000 : 700;
+      const text = textOf({ lines, rewrite: n % 4, width: 80, open: n % 5 === 2 ? 'pro\rgress' : '' }, n);
+      batched.appendText('stdout', text);
+      if (n % 30 === 29) batched.snapshot();
+      for (const line of text.split(/(?<=\n)/)) {
+        lineByLine.appendText('stdout', line);
+        if (line.endsWith('\n')) lineByLine.snapshot();
+      }
+    }
+    batched.end();
+    lineByLine.end();
+    const { spill: _a, ...got } = batched.snapshot();
+    const { spill: _b, ...want } = lineByLine.snapshot();
+    expect(got.omitted).toBeGreaterThan(40_000);
+    expect(got).toEqual(want);
+  });
+
   it('shows colour and drops other escapes in rows, and keeps them all in the spill file', () => {
     const buffer = new OutputBuffer(openSpill);
     let all = '';

@@ -90,7 +90,10 @@ export class RawStreamDemux {
 
   /** The length of the longest end of `bytes` that is a proper start of the marker prefix. */
   private partialPrefixAtEnd(bytes: Buffer): number {
-    for (let k = Math.min(this.prefix.length - 1, bytes.length); k > 0; k--) {
+    // The prefix starts with a NUL: without one near the end (text rarely has any), nothing to hold.
+    const last = Math.min(this.prefix.length - 1, bytes.length);
+    if (bytes.indexOf(this.prefix[0] as number, bytes.length - last) === -1) return 0;
+    for (let k = last; k > 0; k--) {
       if (bytes.subarray(bytes.length - k).equals(this.prefix.subarray(0, k))) return k;
     }
     return 0;

@@ -13,6 +13,9 @@ import { openSpill } from '../lib/spill.js';
 import { type Action, type CellStatus, type CellView, runningCell, type State } from '../state/reducer.js';
 
 export const FLUSH_MS = 100;
+/** While a cell floods its output (more than FLOOD_CHARS a tick), a tick every FLOOD_FLUSH_MS. */
+export const FLOOD_FLUSH_MS = 200;
+const FLOOD_CHARS = 200_000;
 
 export function statusOf(result: CellResult): CellStatus {
   if (result.status === 'ok') return 'ok';
@@ -83,6 +86,38 @@ function flusher(ctx: RunContext, id: number, events: CellEvents): (wait: boolea
   };
 }
 
+/**
+ * The running cell's ticks: every FLUSH_MS, or every FLOOD_FLUSH_MS while it prints more than
+ * FLOOD_CHARS a tick. A wall of text scrolls as well at five frames a second, and each frame
+ * (rows made, the screen drawn) costs the same whatever it shows: the notebook's CPU while a cell
+ * floods its output is mostly frames.
+ */
+export function ticker(
+  flush: (wait: boolean) => Promise<void>,
+  events: Pick<CellEvents, 'buffer'>,
+): { stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let seen = 0;
+  let stopped = false;
+  const tick = (ms: number) => {
+    timer = setTimeout(() => {
+      const received = events.buffer.received;
+      const flood = received - seen > (FLOOD_CHARS * ms) / FLUSH_MS;
+      seen = received;
+      void flush(false).then(() => {
+        if (!stopped) tick(flood ? FLOOD_FLUSH_MS : FLUSH_MS);
+      });
+    }, ms);
+  };
+  tick(FLUSH_MS);
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 /** Runs one cell to its end: output on every tick, then the cell's status and what follows from it. */
 async function runCell(ctx: RunContext, cell: CellView): Promise<void> {
   const { id } = cell;
@@ -97,7 +132,7 @@ async function runCell(ctx: RunContext, cell: CellView): Promise<void> {
   });
   ctx.currentEvents.current = events;
   const flush = flusher(ctx, id, events);
-  const timer = setInterval(() => void flush(false), FLUSH_MS);
+  const ticks = ticker(flush, events);
   const result = await backend
     .runCell({
       code: cell.code,
@@ -114,7 +149,7 @@ async function runCell(ctx: RunContext, cell: CellView): Promise<void> {
       events.onEvent({ kind: 'notice', text: message });
       return failedResult({ index: 0, language: 'py' }, 0, message);
     });
-  clearInterval(timer);
+  ticks.stop();
   ctx.currentEvents.current = undefined;
   await finishCell(ctx, id, events, result, started);
   if (nextInput !== undefined) ctx.settings.current.onNextInput(nextInput);

@@ -87,21 +87,30 @@ export class OutputBuffer {
   /** Raw text seen so far, until the first overflow hands it to the spill. */
   private unspilled: string[] = [];
   /** Text not yet made into rows (see settle), all of one stream. */
-  private pending?: { stream: Stream; rich: number | undefined; texts: string[] };
+  private pending?: {
+    stream: Stream;
+    rich: number | undefined;
+    texts: string[];
+    /** How many of the first texts are in the spill (or unspilled) already: text held back. */
+    spilled?: number;
+  };
   private pendingChars = 0;
   /** Changes with every change of the rows: the runner re-renders only when it moved. */
   version = 0;
+  /** Characters of text received in all (the runner slows its ticks for a flood). */
+  received = 0;
 
   constructor(private readonly openSpill: () => Spill) {}
 
   appendText(stream: Stream, raw: string, rich?: number): void {
     this.version++;
+    this.received += raw.length;
     const pending = this.pending;
     if (pending && (pending.stream !== stream || pending.rich !== rich)) this.settle();
     if (this.pending) this.pending.texts.push(raw);
     else this.pending = { stream, rich, texts: [raw] };
     this.pendingChars += raw.length;
-    if (this.pendingChars > PENDING_CHARS) this.settle();
+    if (this.pendingChars > PENDING_CHARS) this.settle(true);
   }
 
   /**
@@ -110,14 +119,17 @@ export class OutputBuffer {
    * that can still be kept: once the head is full, whole lines that the last TAIL_ROWS lines of
    * the text would push out of the tail are only counted. Only what becomes a row is sanitized;
    * the spill file gets the text as the cell printed it.
+   *
+   * `holdBack` (a settle because much text waits, not a read): the last TAIL_ROWS lines stay
+   * text, for the next settle to make rows of or to count out, unless they are long.
    */
-  private settle(): void {
+  private settle(holdBack = false): void {
     const pending = this.pending;
     if (!pending) return;
     this.pending = undefined;
     this.pendingChars = 0;
     const { stream, rich } = pending;
-    for (const raw of pending.texts) {
+    for (const raw of pending.texts.slice(pending.spilled ?? 0)) {
       if (this.spill) this.spill.push(raw);
       else this.unspilled.push(raw);
     }
@@ -125,11 +137,17 @@ export class OutputBuffer {
     // The newline that ends the line before the last TAIL_ROWS whole lines (-1: there are fewer).
     let cut = text.lastIndexOf('\n');
     for (let i = 0; i < TAIL_ROWS && cut !== -1; i++) cut = cut > 0 ? text.lastIndexOf('\n', cut - 1) : -1;
+    const end = holdBack && cut !== -1 && text.length - cut <= PENDING_CHARS / 2 ? cut + 1 : text.length;
+    if (end < text.length) {
+      this.pending = { stream, rich, texts: [text.slice(end)], spilled: 1 };
+      this.pendingChars = text.length - end;
+    }
     let start = 0;
     for (;;) {
       // Not the first piece: it may end a row left open before.
       if (start > 0 && start <= cut && this.tail.length > this.tailStart)
         start = this.skipLines(text, start, cut);
+      if (start >= end && end < text.length) break;
       const nl = text.indexOf('\n', start);
       // (A line's `\r\n` ends it as `\n` does.)
       const piece = nl === -1 ? text.slice(start) : text.slice(start, text[nl - 1] === '\r' ? nl - 1 : nl);
