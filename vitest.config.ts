@@ -9,7 +9,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     // Integration tests spawn real kernels and wait on them: three files at a time keep the two
-    // cores busy (two left them idle a third of the time).
+    // cores busy (with two, a sixth of their time went unused).
     fileParallelism: true,
     maxWorkers: 3,
     setupFiles: ['test/setup.ts'],
