@@ -162,8 +162,7 @@ export class ArtifactFile {
   writeBytes(data: Buffer): void {
     if (this.fd === undefined) return;
     if (data.length > this.maxBytes - this.bytes) {
-      this.error = `the file would exceed the artifact cap of ${megabytes(this.maxBytes)}`;
-      this.close();
+      this.fail(`the file would exceed the artifact cap of ${megabytes(this.maxBytes)}`);
       return;
     }
     this.writeOut(data, data.length);
@@ -187,10 +186,7 @@ export class ArtifactFile {
       .replace(/\uFFFD$/, '');
     const data = Buffer.from(batch, 'utf8');
     this.writeOut(data, batch.length);
-    if (!this.error) {
-      this.error = `the artifact cap of ${megabytes(this.maxBytes)} was reached`;
-      this.close();
-    }
+    if (!this.error) this.fail(`the artifact cap of ${megabytes(this.maxBytes)} was reached`);
   }
 
   /**
@@ -203,8 +199,7 @@ export class ArtifactFile {
     try {
       done = writeSync(this.fd, text);
     } catch (err) {
-      this.error = reasonOf(err);
-      this.close();
+      this.fail(reasonOf(err));
       return;
     }
     this.bytes += done;
@@ -227,11 +222,16 @@ export class ArtifactFile {
       this.savedChars += chars;
     } catch (err) {
       this.savedChars += data.subarray(0, done).toString('utf8').length;
-      this.error = reasonOf(err);
-      this.close();
+      this.fail(reasonOf(err));
     } finally {
       this.bytes += done;
     }
+  }
+
+  /** Stops writing: the reason is kept for the note that names the file, and the file is closed. */
+  private fail(reason: string): void {
+    this.error = reason;
+    this.close();
   }
 
   /** Writes what is pending and closes the file. Idempotent. */
