@@ -4,7 +4,7 @@
  * end), so the notebook's work does not grow with what a cell prints: one render per tick carries
  * both the new output and the clock for the spinner and the elapsed time.
  */
-import { useCallback, useEffect, useRef } from 'react';
+import { type RefObject, useCallback, useEffect, useRef } from 'react';
 import { type CellResult, cellLanguage, failedResult } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
 import { CellEvents } from '../lib/cellEvents.js';
@@ -47,14 +47,12 @@ export interface CellRunner {
   lastInterrupt: () => number | undefined;
 }
 
-type Ref<T> = { current: T };
-
 /** What running one cell needs from the hook: its options and its refs. */
 interface RunContext {
-  settings: Ref<RunnerOptions>;
-  restarting: Ref<boolean>;
-  interruptedAt: Ref<number | undefined>;
-  currentEvents: Ref<CellEvents | undefined>;
+  settings: RefObject<RunnerOptions>;
+  restarting: RefObject<boolean>;
+  interruptedAt: RefObject<number | undefined>;
+  currentEvents: RefObject<CellEvents | undefined>;
 }
 
 function eventsFor(ctx: RunContext, id: number, onNextInput: (text: string) => void): CellEvents {

@@ -3,7 +3,7 @@
  * against the prompt, the input() answer, the search or the completion menu, whichever has them.
  */
 
-import { useEffect, useRef, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
 import { isCommandLine } from '../commands/index.js';
@@ -64,7 +64,7 @@ class KeyHandlers {
   private armedAt: number | undefined;
   private disarmTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly latest: { current: KeysOptions }) {}
+  constructor(private readonly latest: RefObject<KeysOptions>) {}
 
   submit(text: string) {
     const { editing, runCommand, runner, backend } = this.latest.current;
