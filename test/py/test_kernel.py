@@ -76,6 +76,12 @@ class Execution(KernelTestCase):
         self.assertEqual(cell.ename, "BridgeError")
         self.assertFalse(any("omp-prelude" in line or "omp-internal-init" in line for line in cell.error["traceback"]))
 
+    def test_the_prelude_runs_without_loading_the_magic_transformer(self):
+        # The prelude is plain Python: rewriting it cost a start-up more than the runner's imports.
+        self.assertEqual(self.k.run("import sys; 'omp_kernel.transform' in sys.modules").plain, "False")
+        self.assertEqual(self.k.run("%who_ls").plain, "['sys']")
+        self.assertEqual(self.k.run("import sys; 'omp_kernel.transform' in sys.modules").plain, "True")
+
     def test_a_pasted_session_and_an_indented_cell_run(self):
         self.assertEqual(self.k.run(">>> a = 2\n>>> a * 3").plain, "6")
         self.assertEqual(self.k.run("In [1]: b = 4\n   ...: b").plain, "4")

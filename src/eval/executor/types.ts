@@ -57,7 +57,7 @@ export interface ExecutorOptions {
   kernelEnv?: Record<string, string>;
   /** Answers agent() and completion() (default: the configured commands). */
   bridge?: BridgeHandler;
-  /** The code every kernel runs once at start (default: the bundled prelude). */
+  /** The code every kernel runs once at start (default: the bundled prelude): plain Python, no IPython syntax. */
   prelude?: string;
   /** Where the engine's traces and warnings go (default: nowhere). */
   logger?: Logger;

@@ -153,7 +153,8 @@ class Executor(object):
         code = normalize(code)
         if register:  # the lines as the user wrote them (the transform keeps their numbers)
             self.k.tracebacks.register_source(filename, code, self._linecache)
-        source = self.transform(code)
+        # The prelude is plain Python: nothing to rewrite, and the transformer stays unloaded.
+        source = code if filename == PRELUDE_FILENAME else self.transform(code)
         tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | self.flags, True)
         last = None
         if want_value and tree.body and isinstance(tree.body[-1], ast.Expr):
