@@ -20,7 +20,8 @@ export async function inkInstances() { return instances; }
 `;
 
 // Text widths: string-width for the libraries bundled with Ink, and Ink's text measuring (whose
-// cache kept every text ever drawn), from the notebook's own module, src/tui/lib/textWidth.ts.
+// cache kept every text ever drawn), from the notebook's own module, src/tui/lib/textWidth.ts;
+// Ink's wrapping and truncation from src/tui/lib/inkWrapText.ts.
 const textWidth = join(process.cwd(), 'dist/src/tui/lib/textWidth.js');
 const fastWidths = {
   name: 'text-width',
@@ -31,6 +32,12 @@ const fastWidths = {
     b.onResolve({ filter: /measure-text\.js$/ }, () => ({
       path: join(process.cwd(), 'dist/src/tui/lib/inkMeasureText.js'),
     }));
+    // Truncation that never overshoots, and a bounded cache (src/tui/lib/inkWrapText.ts).
+    b.onResolve({ filter: /wrap-text\.js$/ }, (args) =>
+      args.importer.includes('/ink/build/')
+        ? { path: join(process.cwd(), 'dist/src/tui/lib/inkWrapText.js') }
+        : undefined,
+    );
   },
 };
 

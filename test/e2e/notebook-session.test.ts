@@ -89,6 +89,17 @@ describe('the notebook in a terminal, for long sessions', () => {
     expect(all.split('\n').filter((l) => l.includes('[*] running')).length).toBeLessThanOrEqual(1);
   });
 
+  it('leaves no stale frame behind when a streamed line of wide characters meets the edge', async () => {
+    const s = launch({ columns: 80, rows: 24 });
+    await ready(s);
+    // 41 CJK characters are 82 columns: the live row is cut at 80, a wide character at the cut.
+    await s.run('import time\nfor i in range(3): print(chr(0x884c) * 41, flush=True); time.sleep(0.4)');
+    await s.waitFor((t) => t.includes('In [2]:'), 'the cell, done');
+    const all = s.all();
+    expect(all.split('\n').filter((l) => l.includes('[*] running')).length).toBe(0);
+    expect(all.split('\n').filter((l) => l.startsWith('In [')).length).toBe(1);
+  });
+
   it('keeps a 25 MB line under 300 MB and names the file that has all of it', async () => {
     const s = launch();
     await ready(s);
