@@ -46,7 +46,7 @@ export function App({
   onExit,
   clock = Date.now,
 }: AppProps): ReactNode {
-  const { columns, rows } = useTerminalSize();
+  const { columns, rows, flushFrame } = useTerminalSize();
   const { write } = useStdout();
   const [state, dispatch] = useReducer(reducer, undefined, () =>
     initialState({
@@ -87,7 +87,7 @@ export function App({
     setMessage,
   });
 
-  const printer = useTranscript(state.done, { write, color, imageMode, columns });
+  const printer = useTranscript(state.done, { write, flushFrame, color, imageMode, columns });
 
   const clearScreen = useCallback(() => write(CLEAR_SCREEN), [write]);
   const stateRef = useRef(state);
@@ -210,14 +210,30 @@ function LiveRegion({ state, editing, menu, columns, rows, color, language }: Li
 /** Prints what finished since the last render, once, outside React's commit; the printer for Ctrl-O. */
 function useTranscript(
   done: State['done'],
-  opts: { write: (text: string) => void; color: boolean; imageMode: ImageMode; columns: number },
+  opts: {
+    write: (text: string) => void;
+    /** Draws the frame Ink holds back: the print goes above the live region as it is now. */
+    flushFrame: () => void;
+    color: boolean;
+    imageMode: ImageMode;
+    columns: number;
+  },
 ): Printer {
-  const { write, color, imageMode, columns } = opts;
+  const { write, flushFrame, color, imageMode, columns } = opts;
   const columnsRef = useRef(columns);
   columnsRef.current = columns;
   const printer = useMemo(
-    () => createPrinter({ write, color, imageMode, columns: () => columnsRef.current }),
-    [write, color, imageMode],
+    () =>
+      createPrinter({
+        write: (text) => {
+          flushFrame();
+          write(text);
+        },
+        color,
+        imageMode,
+        columns: () => columnsRef.current,
+      }),
+    [write, flushFrame, color, imageMode],
   );
   const printed = useRef(0);
   useEffect(() => {

@@ -100,6 +100,19 @@ describe('the notebook in a terminal, for long sessions', () => {
     expect(all.split('\n').filter((l) => l.startsWith('In [')).length).toBe(1);
   });
 
+  it('prints a cell stopped by Ctrl-C once, with no old frame of it drawn again below', async () => {
+    const s = launch({ columns: 80, rows: 24 });
+    await ready(s);
+    await s.run('import time\nfor i in range(100): print("n", i, flush=True); time.sleep(0.3)');
+    await s.waitFor((t) => t.includes('n 6') && t.includes('running'), 'seven lines');
+    s.write('\x03');
+    await s.waitFor((t) => t.includes('In [2]:') && t.includes('● idle'), 'the prompt');
+    const all = s.all();
+    expect(all.split('\n').filter((l) => l.includes('[*] running')).length).toBe(0);
+    // The cell's header stays on screen, above its output and the prompt.
+    expect(s.text()).toMatch(/cancelled[\s\S]*n 0[\s\S]*In \[2\]:/);
+  });
+
   it('keeps a 25 MB line under 300 MB and names the file that has all of it', async () => {
     const s = launch();
     await ready(s);

@@ -1,25 +1,27 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useStdout } from '../ink.js';
 import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
 
 /**
  * Columns and rows of the terminal, updated on resize. A resize erases the live frame as the
  * terminal reflowed it and draws it again at the new size; the transcript above is the terminal's
- * own scroll-back and is never printed again.
+ * own scroll-back and is never printed again. `flushFrame` draws a frame Ink holds back, before
+ * text is printed above the live region.
  */
-export function useTerminalSize(): { columns: number; rows: number } {
+export function useTerminalSize(): { columns: number; rows: number; flushFrame: () => void } {
   const { stdout } = useStdout();
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [size, setSize] = useState(read);
+  const hooksRef = useRef<TerminalHooks | undefined>(undefined);
+  const flushFrame = useCallback(() => hooksRef.current?.flushFrame(), []);
   useEffect(() => {
-    let hooks: TerminalHooks | undefined;
     let active = true;
     void adaptInk(stdout).then((h) => {
-      hooks = h;
+      if (active) hooksRef.current = h;
     });
     const onResize = () => {
       if (!active) return;
-      hooks?.eraseForResize();
+      hooksRef.current?.eraseForResize();
       // A new object every time: React draws the frame again even when the size is the same.
       setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
     };
@@ -29,5 +31,5 @@ export function useTerminalSize(): { columns: number; rows: number } {
       stdout.off('resize', onResize);
     };
   }, [stdout]);
-  return size;
+  return { ...size, flushFrame };
 }

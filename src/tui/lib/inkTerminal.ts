@@ -1,5 +1,5 @@
 /**
- * Two workarounds for Ink 6.8, which does not export its instances: this reaches them by file, and
+ * Three workarounds for Ink 6.8, which does not export its instances: this reaches them by file, and
  * when the internals are not shaped as expected (another Ink version) it does nothing.
  *
  * 1. A frame that Ink's output throttle holds back can be written *after* a newer one, leaving an
@@ -8,6 +8,10 @@
  *    (xterm.js, tmux, VTE, iTerm2, kitty) has just made a narrowed frame taller, so old rows stay
  *    behind in the scroll-back. The notebook erases the reflowed frame itself and lets React draw
  *    the new one; nothing of the transcript is printed again.
+ * 3. Text printed above the live region (a finished cell) is written under the frame Ink drew
+ *    last. While the throttle holds back a newer frame (the running cell just ended), that is the
+ *    old one: drawn again below the print, it scrolled the print up, and was erased by the held
+ *    frame, leaving blank rows. The held frame is drawn first.
  */
 import stringWidth from 'string-width';
 import stripAnsi from 'strip-ansi';
@@ -17,7 +21,8 @@ type LogUpdate = ((output: string) => boolean) & { clear?: () => void; sync?: (o
 
 interface InkInternals {
   log?: LogUpdate;
-  throttledLog?: { cancel?: () => void };
+  throttledLog?: { cancel?: () => void; flush?: () => void };
+  throttledOnRender?: { flush?: () => void };
   lastOutput?: string;
   lastOutputToRender?: string;
   lastOutputHeight?: number;
@@ -38,6 +43,8 @@ export function reflowedRows(frame: string, columns: number): number {
 export interface TerminalHooks {
   /** Erases the live frame as the terminal now shows it; Ink then draws the next one afresh. */
   eraseForResize: () => void;
+  /** Draws now the frame that Ink's output throttle holds back, if any. */
+  flushFrame: () => void;
 }
 
 export async function adaptInk(stdout: NodeJS.WriteStream): Promise<TerminalHooks | undefined> {
@@ -67,6 +74,10 @@ export async function adaptInk(stdout: NodeJS.WriteStream): Promise<TerminalHook
   if (typeof ink.unsubscribeResize !== 'function') return undefined;
   ink.unsubscribeResize();
   return {
+    flushFrame() {
+      ink.throttledOnRender?.flush?.();
+      throttled.flush?.();
+    },
     eraseForResize() {
       throttled.cancel?.();
       const frame = written.replace(/\n$/, '');
