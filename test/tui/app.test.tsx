@@ -176,6 +176,32 @@ describe('notebook screen', () => {
     expect(exited()).toBe(1);
   });
 
+  it('Ctrl-D on an empty prompt exits, but not while a cell runs', async () => {
+    const { h, backend, exited } = start({ 'while True: pass': { events: [], hold: true } });
+    await run(h, 'while True: pass');
+    await h.waitFor((f) => f.includes('running'));
+    await h.press(KEYS.ctrlD);
+    await h.waitFor((f) => f.includes('A cell is running: Ctrl-C stops it'));
+    expect(exited()).toBe(0);
+    backend.finish();
+    await h.waitFor((f) => f.includes('✓ [1] ok'));
+    await h.press(KEYS.ctrlD);
+    expect(exited()).toBe(1);
+  });
+
+  it('Ctrl-C on a history entry clears it, and Up starts again from the latest entry', async () => {
+    const { h } = start();
+    await run(h, 'aaa = 1');
+    await run(h, 'bbb = 2');
+    await h.waitFor((f) => f.includes('[2] ok'));
+    await h.press(KEYS.up);
+    await h.waitFor((f) => /In \[3\]: bbb = 2/.test(f));
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => /In \[3\]:\s*\n/.test(f));
+    await h.press(KEYS.up);
+    await h.waitFor((f) => /In \[3\]: bbb = 2/.test(f), 'the latest entry again');
+  });
+
   it('the armed exit expires with its hint: a later Ctrl-C arms it again instead of exiting', async () => {
     const clock = new FakeClock();
     const { h, exited } = start({}, {}, { clock });

@@ -42,6 +42,13 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
     [historyFile, notify],
   );
 
+  /** An empty prompt, and Up starts again from the latest history entry. */
+  const clearEditor = useCallback(() => {
+    historyIndex.current = undefined;
+    draft.current = '';
+    setEditor(ed.emptyEditor());
+  }, [setEditor]);
+
   /** Up / Down from the first / last line: the previous / next history entry. */
   const walkHistory = useCallback(
     (delta: number) => {
@@ -85,6 +92,7 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
     editor,
     editorRef,
     setEditor,
+    clearEditor,
     answer,
     answerRef,
     setAnswer,

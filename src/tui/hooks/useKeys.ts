@@ -108,7 +108,7 @@ class KeyHandlers {
         o.completion.close(false);
         return;
       case 'clearPrompt':
-        return o.editing.setEditor(ed.emptyEditor());
+        return o.editing.clearEditor();
       case 'arm':
         this.armedAt = o.clock();
         o.dispatch({ type: 'armExit', armed: true });
@@ -179,7 +179,15 @@ class KeyHandlers {
       case 'submit':
         return this.enter(editor);
       case 'deleteOrExit':
-        if (!ed.editorText(editor)) return o.onExit();
+        if (!ed.editorText(editor)) {
+          // As IPython: not while a cell runs (its kernel and its output would go with it).
+          if (runningCell(o.state))
+            return o.dispatch({
+              type: 'message',
+              text: 'A cell is running: Ctrl-C stops it; Ctrl-D exits after',
+            });
+          return o.onExit();
+        }
         return editing.setEditor(ed.deleteForward(editor));
       case 'historyPrevious':
         return editor.row === 0 ? editing.walkHistory(-1) : editing.setEditor(ed.move(editor, -1, 0));
