@@ -91,10 +91,11 @@ export function autoIndent(line: string): string {
 export type CompletenessOracle = (code: string, language: CellLanguage) => Promise<Completeness>;
 
 /**
- * Whether a cell typed in a front end, whose first line may be `%%js` or `%%py`, is whole: the
- * kernel of its language is asked about its body. Read line by line (piped input, `lines`), an
- * empty line ends a Python cell as it always did (open brackets too: the kernel reports them),
- * and ends a `%%js` / `%%py` body, like %%bash.
+ * Whether a cell typed in a front end, whose first line may be `%%js` or `%%py`, is whole: a
+ * `%%js` / `%%py` body goes on until an empty line, like any cell magic's (%%bash) in IPython, and
+ * then the kernel of its language is asked about it; a cell without one is the kernel's to judge.
+ * Read line by line (piped input, `lines`), an empty line ends a Python cell as it always did
+ * (open brackets too: the kernel reports them).
  */
 export async function cellCompleteness(
   text: string,
@@ -105,11 +106,9 @@ export async function cellCompleteness(
   const cell = cellLanguage(text, fallback);
   const magic = cell.code !== text;
   if (magic && !cell.code.trim()) return incomplete(''); // just the magic line: the body follows
-  if (opts.lines) {
-    const endsBlank = text.includes('\n') && (text.split('\n').at(-1) ?? '').trim() === '';
-    if (magic && !endsBlank) return incomplete('');
-    if (endsBlank && cell.language === 'py') return complete;
-  }
+  const endsBlank = text.includes('\n') && (text.split('\n').at(-1) ?? '').trim() === '';
+  if (magic && !endsBlank) return incomplete('');
+  if (opts.lines && endsBlank && cell.language === 'py') return complete;
   if (!cell.code.trim()) return complete;
   return ask(cell.code, cell.language);
 }

@@ -77,12 +77,12 @@ describe('the notebook asks its kernel', () => {
 
   it('tracebacks say the In [n] of the notebook, whichever language ran before', async () => {
     const s = await start();
-    await s.run('%%js\n1');
+    await s.run('%%js\n1\n'); // a %%js body ends with an empty line
     await s.waitFor((t) => t.includes('In [2]:'));
     await s.run('1 / 0');
     await s.waitFor((t) => t.includes('ZeroDivisionError') && t.includes('In [3]:'));
     expect(s.text()).toContain('Cell In[2], line 1'); // the Python kernel's own count is 1
-    s.write('%%js\nnull.x');
+    s.write('%%js\nnull.x\n');
     await s.waitFor((t) => t.includes('null.x'));
     s.write('\r');
     await s.waitFor((t) => t.includes('TypeError') && t.includes('In [4]:'));

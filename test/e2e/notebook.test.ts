@@ -41,7 +41,8 @@ describe('the notebook in a terminal', () => {
     const s = await start();
     await s.run('shared = "py"');
     await s.waitFor((t) => t.includes('In [2]:'));
-    s.write(PASTE('%%js\nconst shared = "js";\n[shared, 6 * 7]'));
+    // A %%js body ends with an empty line (pasted here).
+    s.write(PASTE('%%js\nconst shared = "js";\n[shared, 6 * 7]\n'));
     await s.waitFor((t) => t.includes('[shared, 6 * 7]'), 'the paste in the editor');
     s.write('\r');
     await s.waitFor((t) => t.includes("[ 'js', 42 ]"), 'the js result');

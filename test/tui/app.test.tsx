@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
 import { KEYS, mount } from '../helpers/ink.js';
-import { count, FakeClock, mounted, run, screen, start } from './start.js';
+import { count, FakeClock, mounted, run, runBody, screen, start } from './start.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();
@@ -238,6 +238,19 @@ describe('notebook screen', () => {
     await h.press(KEYS.enter);
     await h.waitFor(() => backend.ran.length === 1);
     expect(backend.ran).toEqual(['for i in range(2):\n    print(i)']);
+  });
+
+  it('a %%js cell typed line by line goes on until an empty line, as %%bash in IPython', async () => {
+    const { h, backend } = start();
+    await run(h, '%%js');
+    await run(h, 'const a = [1, 2, 3].map((x) => x * 2)');
+    await run(h, 'console.log("hi"); a');
+    await h.waitFor((f) => f.includes('...: console.log("hi"); a'));
+    expect(backend.ran).toEqual([]);
+    await h.waitFor((f) => /^\s*\.\.\.:\s*$/m.test(f), 'the empty line');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.ran.length === 1);
+    expect(backend.ran).toEqual(['%%js\nconst a = [1, 2, 3].map((x) => x * 2)\nconsole.log("hi"); a']);
   });
 
   it('walks the history with Up and Down', async () => {
@@ -537,8 +550,7 @@ describe('notebook: JavaScript results', () => {
       mounted.push(h);
       await h.type('%%js');
       await h.press(KEYS.enter);
-      await h.type('[1]');
-      await h.press(KEYS.enter);
+      await runBody(h, '[1]');
       await h.waitFor((f) => f.includes('Out[1]: [ 1 ]'));
       const raw = h.stdout.writes.join('');
       if (color) expect(raw).toContain('[ \u001b[33m1\u001b[39m ]');

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS } from '../helpers/ink.js';
-import { mounted, run, start } from './start.js';
+import { mounted, run, runBody, start } from './start.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();
@@ -63,7 +63,7 @@ describe('what the kernel asks of the notebook', () => {
     const { h, backend } = start();
     await run(h, 'a = 1');
     await h.waitFor((f) => f.includes('In [2]:'));
-    await run(h, '%%js\n1');
+    await runBody(h, '%%js\n1');
     await h.waitFor((f) => f.includes('In [3]:'));
     await run(h, 'b = 2');
     await h.waitFor((f) => f.includes('In [4]:'));

@@ -39,6 +39,13 @@ export async function run(h: Harness, code: string) {
   await h.press(KEYS.enter);
 }
 
+/** Runs a cell magic's cell (`%%js`): its body ends with an empty line, so Enter twice. */
+export async function runBody(h: Harness, code: string) {
+  await run(h, code);
+  await h.waitFor((f) => /^\s*\.\.\.:\s*$/m.test(f), 'the empty line that ends the body');
+  await h.press(KEYS.enter);
+}
+
 /** The screen with what changes from run to run (spinner frames, elapsed times) made constant. */
 export const screen = (frame: string) =>
   frame

@@ -68,8 +68,15 @@ describe('completeness of JavaScript cells (the local rules, shared with the js 
     expect(await more('await fetchIt()')).toBe(false);
     expect(await more('import x from "y"')).toBe(false);
     expect(await more('let = = 1;\nok()')).toBe(false);
-    expect(await more('%%js\nfunction f() {\n  return 1\n}')).toBe(false);
+    // A %%js body, typed or read line by line, goes on until an empty line (as %%bash in IPython).
+    expect(await more('%%js\nfunction f() {\n  return 1\n}')).toBe(true);
+    expect(await more('%%js\nfunction f() {\n  return 1\n}\n')).toBe(false);
+    expect(await cellNeedsMoreInput('%%js\nconst a = [1, 2].map((x) => x * 2)', 'py')).toBe(true);
+    expect(await cellNeedsMoreInput('%%js\nconst a = [1, 2].map((x) => x * 2)\n', 'py')).toBe(false);
     expect(await cellNeedsMoreInput('%%js\nif (x) {', 'py')).toBe(true);
+    expect(await cellNeedsMoreInput('%%js\nif (x) {\n', 'py')).toBe(true);
+    expect(await cellNeedsMoreInput('%%py\nx = 1', 'js')).toBe(true);
+    expect(await cellNeedsMoreInput('%%py\nx = 1\n', 'js')).toBe(false);
     // Blank lines inside open code do not end it; read line by line, a %%js body ends with one.
     expect(await more('function f() {\n  const a = 1\n')).toBe(true);
     expect(await cellNeedsMoreInput('%%js\nconst a = 1', 'py', { lines: true })).toBe(true);
