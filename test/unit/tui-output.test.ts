@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { outputsOf } from '../../src/tui/lib/save.js';
 import { openSpill } from '../../src/tui/lib/spill.js';
 import {
   HEAD_ROWS,
@@ -49,6 +50,16 @@ describe("a cell's output in the notebook", () => {
     const file = readFileSync(output.spill?.path as string, 'utf8');
     expect(file.split('\n')).toHaveLength(200_001);
     expect(file).toContain('line 123456\n');
+    // Saved as .ipynb: the rows kept, and between them a line saying what was left out and where.
+    const [saved] = outputsOf(output) as { name: string; text: string[] }[];
+    expect(saved?.name).toBe('stdout');
+    const text = saved?.text ?? [];
+    expect(text[HEAD_ROWS - 1]).toBe(`line ${HEAD_ROWS - 1}\n`);
+    expect(text[HEAD_ROWS]).toBe(`[${spillNote(output)}]\n`);
+    expect(text[HEAD_ROWS]).toContain(`${200_000 - HEAD_ROWS - TAIL_ROWS} lines not kept`);
+    expect(text[HEAD_ROWS]).toContain(output.spill?.path as string);
+    expect(text[HEAD_ROWS + 1]).toBe(`line ${200_000 - TAIL_ROWS}\n`);
+    expect(text).toHaveLength(HEAD_ROWS + 1 + TAIL_ROWS);
   });
 
   it('bounds the characters kept, whatever the shape of the lines', () => {

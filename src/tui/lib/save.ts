@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import stripAnsi from 'strip-ansi';
 import type { CellLanguage, RemoteKernelInfo } from '../../eval/index.js';
-import { type Output, type RichOutput, rowsOf } from '../state/output.js';
+import { type Output, type RichOutput, rowsOf, spillNote } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 
 export interface SessionInfo {
@@ -93,7 +93,19 @@ export function outputsOf(output: Output, count?: number): unknown[] {
     });
     error = undefined;
   };
-  for (const row of rowsOf(output)) {
+  // Where rows were left out, a line says how many and names the file that has them all.
+  const rows = rowsOf(output);
+  const note = () => {
+    const text = spillNote(output);
+    if (!text) return;
+    flushError();
+    const name = stream?.name ?? 'stdout';
+    if (stream?.name !== name) flush();
+    stream ??= { name, text: [] };
+    stream.text.push(`[${text}]\n`);
+  };
+  for (const [i, row] of rows.entries()) {
+    if (i === output.head.length) note();
     if (row.rich !== undefined) {
       flushError();
       richUpTo(row.rich);
@@ -114,6 +126,7 @@ export function outputsOf(output: Output, count?: number): unknown[] {
     }
     stream.text.push(`${stripAnsi(row.text)}${row.open ? '' : '\n'}`);
   }
+  if (output.head.length >= rows.length) note();
   flushError();
   flush();
   richUpTo(output.rich.length - 1);
