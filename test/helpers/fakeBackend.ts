@@ -120,6 +120,8 @@ export class FakeBackend implements NotebookBackend {
   names = ['print', 'prod', 'value_one', 'value_two'];
 
   async complete(code: string, cursor: number) {
+    // A kernel that runs a cell does not answer (the engine's complete() gives nothing then).
+    if (this.state === 'busy') return { matches: [], start: cursor, end: cursor };
     const token = /[\w.]*$/.exec(code.slice(0, cursor))?.[0] ?? '';
     return {
       matches: this.names.filter((n) => n.startsWith(token)),

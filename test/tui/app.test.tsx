@@ -381,6 +381,19 @@ describe('rich text', () => {
 });
 
 describe('completion', () => {
+  it('Tab while a cell runs says why there are no completions', async () => {
+    const { h, backend } = start({ 'while True: pass': { events: [], hold: true } });
+    await run(h, 'while True: pass');
+    await h.waitFor((f) => f.includes('running'));
+    await h.type('pr');
+    await h.press(KEYS.tab);
+    await h.waitFor((f) => f.includes('no completions while a cell runs'));
+    backend.finish();
+    await h.waitFor((f) => f.includes('✓ [1] ok'));
+    await h.press(KEYS.tab);
+    await h.waitFor((f) => f.includes('print') && f.includes('prod'), 'the menu');
+  });
+
   it('Tab opens a menu under the prompt; Tab and Shift-Tab cycle it, Enter keeps the choice', async () => {
     const { h } = start();
     await h.type('x = valu');

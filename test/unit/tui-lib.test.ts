@@ -5,7 +5,7 @@ import { autoIndent, localCompleteness } from '../../src/eval/completeness.js';
 const needsMoreInput = (code: string) => localCompleteness(code).status === 'incomplete';
 
 import { clampLine, hiddenLabel, previewItems } from '../../src/tui/lib/preview.js';
-import { textOutput } from '../../src/tui/state/output.js';
+import { OutputBuffer, textOutput } from '../../src/tui/state/output.js';
 
 describe('preview and clamp', () => {
   it('clamps lines longer than 4000 characters and says how much is left out', () => {
@@ -33,6 +33,19 @@ describe('preview and clamp', () => {
     expect(previewItems(textOutput('stdout', 'a\nb'), false)).toHaveLength(2);
     expect(hiddenLabel(5, true)).toBe('… 5 more lines (ctrl+o shows them)');
     expect(hiddenLabel(1, true)).toBe('… 1 more line (ctrl+o shows them)');
+  });
+
+  it('says how many of the hidden lines Ctrl-O can show when not all were kept', () => {
+    const buffer = new OutputBuffer(() => ({ push() {}, end() {}, where: {} }));
+    let text = '';
+    for (let i = 0; i < 5_000; i++) text += `line ${i}\n`;
+    buffer.appendText('stdout', text);
+    buffer.end();
+    const output = buffer.snapshot();
+    const gap = previewItems(output, false).find((i) => 'hidden' in i);
+    const kept = output.head.length + output.tail.length;
+    expect(gap).toEqual({ hidden: 5_000 - 20, kept: true, showable: kept - 20 });
+    expect(hiddenLabel(4_980, true, kept - 20)).toBe(`… 4980 more lines (ctrl+o shows ${kept - 20} of them)`);
   });
 });
 

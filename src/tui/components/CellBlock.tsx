@@ -143,7 +143,7 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
           </Box>
         ) : (
           <Text key={`o${i}`} dimColor wrap="truncate-end">
-            {live ? `… ${item.hidden} earlier lines` : hiddenLabel(item.hidden, item.kept)}
+            {live ? `… ${item.hidden} earlier lines` : hiddenLabel(item.hidden, item.kept, item.showable)}
           </Text>
         ),
       )}

@@ -78,7 +78,9 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
           const start = context.kind === 'path' ? context.from + from : from;
           const end = context.kind === 'path' ? context.from + to : to;
           if (!items.length) {
-            setMessage('no completions');
+            // A kernel that runs a cell does not answer (as IPython's).
+            const busy = context.kind !== 'path' && backend.kernelState() === 'busy';
+            setMessage(busy ? 'no completions while a cell runs' : 'no completions');
             return;
           }
           setMessage();

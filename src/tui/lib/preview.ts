@@ -15,8 +15,11 @@ export function clampLine(line: string, max = MAX_LINE_CHARS, cut = 0): string {
   return over ? `${line.slice(0, max)}… [${over} chars omitted]` : line;
 }
 
-/** A row to show, or the place of rows that are not shown. */
-export type PreviewItem = { row: Row } | { hidden: number; kept: boolean };
+/**
+ * A row to show, or the place of rows that are not shown: `kept` when Ctrl-O can show them, and
+ * `showable`, when only some of them were kept, how many.
+ */
+export type PreviewItem = { row: Row } | { hidden: number; kept: boolean; showable?: number };
 
 /**
  * The rows of an output to show: collapsed, the first PREVIEW_HEAD and the last PREVIEW_TAIL
@@ -34,12 +37,15 @@ export function previewItems(output: Output, expanded: boolean): PreviewItem[] {
   }
   return [
     ...rows.slice(0, PREVIEW_HEAD).map((row) => ({ row })),
-    { hidden: total - limit, kept: true },
+    { hidden: total - limit, kept: true, ...(output.omitted ? { showable: rows.length - limit } : {}) },
     ...rows.slice(rows.length - PREVIEW_TAIL).map((row) => ({ row })),
   ];
 }
 
-export function hiddenLabel(hidden: number, kept: boolean): string {
+export function hiddenLabel(hidden: number, kept: boolean, showable?: number): string {
   const lines = `${hidden} more line${hidden === 1 ? '' : 's'}`;
-  return kept ? `… ${lines} (ctrl+o shows them)` : `… ${hidden} line${hidden === 1 ? '' : 's'} not kept …`;
+  if (!kept) return `… ${hidden} line${hidden === 1 ? '' : 's'} not kept …`;
+  return showable === undefined
+    ? `… ${lines} (ctrl+o shows them)`
+    : `… ${lines} (ctrl+o shows ${showable} of them)`;
 }
