@@ -253,6 +253,22 @@ describe('notebook screen', () => {
     expect(backend.ran).toEqual(['%%js\nconst a = [1, 2, 3].map((x) => x * 2)\nconsole.log("hi"); a']);
   });
 
+  it('Ctrl-R past the oldest match keeps that match and says the search failed, as readline', async () => {
+    const { h } = start();
+    await run(h, 'aa = 1');
+    await run(h, 'bb = 2');
+    await h.waitFor((f) => f.includes('[2] ok'));
+    await h.press('\x12');
+    await h.type('aa');
+    await h.waitFor((f) => f.includes("(reverse-i-search)`aa': aa = 1"));
+    await h.press('\x12');
+    await h.waitFor((f) => f.includes("(failed reverse-i-search)`aa': aa = 1"));
+    await h.type('x');
+    await h.waitFor((f) => f.includes("(failed reverse-i-search)`aax': aa = 1"));
+    await h.press(KEYS.enter);
+    await h.waitFor((f) => /In \[3\]: aa = 1/.test(f), 'the match, taken');
+  });
+
   it('walks the history with Up and Down', async () => {
     const { h } = start();
     await run(h, 'first = 1');

@@ -16,7 +16,7 @@ export interface EditorProps {
   /** The terminal's width: a line longer than it scrolls sideways to keep the cursor in view. */
   columns: number;
   /** Ctrl-R search in progress. */
-  search?: { query: string; match?: string };
+  search?: { query: string; match?: string; failed?: boolean };
   /** The notebook's default language (a `%%js` / `%%py` first line overrides it). */
   language?: CellLanguage;
   /** The language of the remote kernel Python cells run on (`R`): how they are highlighted. */
@@ -90,7 +90,9 @@ export function Editor({
   if (search) {
     return (
       <Text wrap="truncate-end">
-        <Text color="cyan">(reverse-i-search)`{search.query}': </Text>
+        <Text color="cyan">
+          ({search.failed ? 'failed ' : ''}reverse-i-search)`{search.query}':{' '}
+        </Text>
         {search.match ?? ''}
       </Text>
     );

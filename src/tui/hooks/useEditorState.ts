@@ -11,6 +11,8 @@ export interface Search {
   query: string;
   /** Index of the match in the history, -1 for none. */
   index: number;
+  /** Nothing (earlier) matches the query: the last match stays, as in readline. */
+  failed?: boolean;
 }
 
 /** A value with a ref that is always current, and a setter that updates both. */
@@ -71,9 +73,12 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
   );
 
   const searchFor = useCallback(
-    (query: string, from?: number) =>
-      setSearch({ query, index: searchHistory(history.current, query, from) }),
-    [setSearch],
+    (query: string, from?: number) => {
+      const index = searchHistory(history.current, query, from);
+      const previous = searchRef.current?.index ?? -1;
+      setSearch(index >= 0 || !query ? { query, index } : { query, index: previous, failed: true });
+    },
+    [searchRef, setSearch],
   );
 
   /** Ends the search, taking its match into the editor when `take`. */
@@ -96,7 +101,13 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
     answer,
     answerRef,
     setAnswer,
-    search: search ? { query: search.query, ...(match !== undefined ? { match } : {}) } : undefined,
+    search: search
+      ? {
+          query: search.query,
+          ...(match !== undefined ? { match } : {}),
+          ...(search.failed ? { failed: true } : {}),
+        }
+      : undefined,
     searchRef,
     searchFor,
     endSearch,
