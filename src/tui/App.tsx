@@ -46,7 +46,7 @@ export function App({
   onExit,
   clock = Date.now,
 }: AppProps): ReactNode {
-  const { columns, rows, flushFrame } = useTerminalSize();
+  const { columns, rows, beforePrint } = useTerminalSize();
   const { write } = useStdout();
   const [state, dispatch] = useReducer(reducer, undefined, () =>
     initialState({
@@ -87,7 +87,7 @@ export function App({
     setMessage,
   });
 
-  const printer = useTranscript(state.done, { write, flushFrame, color, imageMode, columns });
+  const printer = useTranscript(state.done, { write, beforePrint, color, imageMode, columns });
 
   const clearScreen = useCallback(() => write(CLEAR_SCREEN), [write]);
   const stateRef = useRef(state);
@@ -212,28 +212,28 @@ function useTranscript(
   done: State['done'],
   opts: {
     write: (text: string) => void;
-    /** Draws the frame Ink holds back: the print goes above the live region as it is now. */
-    flushFrame: () => void;
+    /** Called before each print (see inkTerminal.ts). */
+    beforePrint: () => void;
     color: boolean;
     imageMode: ImageMode;
     columns: number;
   },
 ): Printer {
-  const { write, flushFrame, color, imageMode, columns } = opts;
+  const { write, beforePrint, color, imageMode, columns } = opts;
   const columnsRef = useRef(columns);
   columnsRef.current = columns;
   const printer = useMemo(
     () =>
       createPrinter({
         write: (text) => {
-          flushFrame();
+          beforePrint();
           write(text);
         },
         color,
         imageMode,
         columns: () => columnsRef.current,
       }),
-    [write, flushFrame, color, imageMode],
+    [write, beforePrint, color, imageMode],
   );
   const printed = useRef(0);
   useEffect(() => {

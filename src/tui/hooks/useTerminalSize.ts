@@ -5,15 +5,15 @@ import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
 /**
  * Columns and rows of the terminal, updated on resize. A resize erases the live frame as the
  * terminal reflowed it and draws it again at the new size; the transcript above is the terminal's
- * own scroll-back and is never printed again. `flushFrame` draws a frame Ink holds back, before
- * text is printed above the live region.
+ * own scroll-back and is never printed again. `beforePrint` keeps an old frame that Ink's throttle
+ * has replaced from being drawn again under text printed above the live region.
  */
-export function useTerminalSize(): { columns: number; rows: number; flushFrame: () => void } {
+export function useTerminalSize(): { columns: number; rows: number; beforePrint: () => void } {
   const { stdout } = useStdout();
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [size, setSize] = useState(read);
   const hooksRef = useRef<TerminalHooks | undefined>(undefined);
-  const flushFrame = useCallback(() => hooksRef.current?.flushFrame(), []);
+  const beforePrint = useCallback(() => hooksRef.current?.dropHeldFrame(), []);
   useEffect(() => {
     let active = true;
     void adaptInk(stdout).then((h) => {
@@ -31,5 +31,5 @@ export function useTerminalSize(): { columns: number; rows: number; flushFrame: 
       stdout.off('resize', onResize);
     };
   }, [stdout]);
-  return { ...size, flushFrame };
+  return { ...size, beforePrint };
 }
