@@ -82,6 +82,16 @@ class Execution(KernelTestCase):
         self.assertEqual(self.k.run("%who_ls").plain, "['sys']")
         self.assertEqual(self.k.run("import sys; 'omp_kernel.transform' in sys.modules").plain, "True")
 
+    def test_an_interrupted_shell_command_shows_no_frames_of_subprocess(self):
+        # `ready` comes from the command once it runs: the interrupt meets the wait, not the start.
+        self.k.send({"id": "sh", "code": "!sleep 0.5; echo ready; sleep 30", "storeHistory": True})
+        self.k.until(lambda f: f.get("type") == "stdout" and "ready" in f["data"])
+        os.kill(self.k.proc.pid, signal.SIGINT)
+        frames = self.k.until(lambda f: f.get("type") == "done" and f.get("id") == "sh")
+        traceback = [f for f in frames if f.get("type") == "error"][0]["traceback"]
+        self.assertEqual(traceback[-1], "KeyboardInterrupt")
+        self.assertFalse(any("subprocess.py" in line for line in traceback), traceback)
+
     def test_a_pasted_session_and_an_indented_cell_run(self):
         self.assertEqual(self.k.run(">>> a = 2\n>>> a * 3").plain, "6")
         self.assertEqual(self.k.run("In [1]: b = 4\n   ...: b").plain, "4")

@@ -28,7 +28,7 @@ class Children(object):
         except KeyboardInterrupt:
             if proc is not None:
                 self.stop(proc)
-            raise
+            raise _stopped() from None
         return proc
 
     def wait(self, proc):
@@ -37,7 +37,7 @@ class Children(object):
             return proc.wait()
         except KeyboardInterrupt:
             self.stop(proc)
-            raise
+            raise _stopped() from None
 
     def stop(self, proc, grace=1.0):
         """SIGINT to the command's process group, up to `grace` seconds for it to end, then SIGKILL
@@ -58,6 +58,12 @@ class Children(object):
     def system(self, command):
         """os.system that Ctrl-C can stop (C's system() ignores SIGINT in the caller)."""
         return wait_status(self.wait(self.spawn(command, True)))
+
+
+def _stopped():
+    """The KeyboardInterrupt of a stopped command, without the frames of subprocess it came
+    through (IPython, too, shows only `KeyboardInterrupt` for an interrupted !cmd)."""
+    return KeyboardInterrupt()
 
 
 def wait_status(returncode):
