@@ -463,6 +463,9 @@ describe('fixes from trying it out', () => {
     backend.background('late line from a thread\n');
     const frame = await h.waitFor((f) => f.includes('late line from a thread'));
     expect(frame).not.toContain('[ ] ok');
+    // Lines printed a while apart run on together, without a blank line between them.
+    backend.background('a later one\n');
+    await h.waitFor((f) => f.includes('late line from a thread\na later one\n'));
   });
 
   it('puts Out[n]: on its own line above a result of several rows', async () => {

@@ -39,7 +39,8 @@ export function createPrinter({ write, color, imageMode, columns }: PrinterOptio
           text += `\n${nativeImage(row.image, imageMode, row.columns ?? Math.min(width - 2, 80))}`;
       }
     }
-    write(`${text}\n\n`);
+    // A blank line after each block; lines that threads print between cells run on together.
+    write(`${text}\n${cell.background ? '' : '\n'}`);
   };
   return {
     print: (cell) => render(cell, false),

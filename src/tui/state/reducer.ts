@@ -20,6 +20,8 @@ export interface CellView {
   id: number;
   /** `info` entries are the notebook's own messages (help, restarts), not code. */
   kind?: 'info';
+  /** An `info` entry with what threads of earlier cells printed between cells: no blank line after it. */
+  background?: boolean;
   code: string;
   title?: string;
   /** The language the cell runs in (its `%%js` / `%%py` line, else the notebook's). */
@@ -213,6 +215,7 @@ export function reducer(state: State, action: Action): State {
         code: '',
         status: 'ok',
         output: textOutput(action.stream ?? 'notice', action.text),
+        ...(action.stream === 'stdout' ? { background: true } : {}),
       };
       return { ...state, done: [...state.done, entry], nextId: state.nextId + 1 };
     }
