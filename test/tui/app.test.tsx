@@ -269,6 +269,20 @@ describe('notebook screen', () => {
     await h.waitFor((f) => /In \[3\]: aa = 1/.test(f), 'the match, taken');
   });
 
+  it('keeps the gutter on every row of a printed code line that wraps', async () => {
+    const { h } = start();
+    const code = `value = "${'y'.repeat(150)}"`;
+    await run(h, code);
+    const frame = await h.waitFor((f) => f.includes('[1] ok') && f.includes('In [2]:'));
+    const lines = frame.split('\n');
+    const header = lines.findIndex((l) => l.includes('[1] ok'));
+    const output = lines.findIndex((l, i) => i > header && l.startsWith('ran '));
+    const codeRows = lines.slice(header + 1, output);
+    expect(codeRows.length).toBeGreaterThan(1);
+    for (const row of codeRows) expect(row).toMatch(/^│ /);
+    expect(codeRows.map((r) => r.slice(2)).join('')).toBe(code);
+  });
+
   it('walks the history with Up and Down', async () => {
     const { h } = start();
     await run(h, 'first = 1');

@@ -125,12 +125,31 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
   return (
     <Box flexDirection="column">
       <Header cell={cell} {...(now !== undefined ? { now } : {})} />
-      {codeLines.map((line, i) => (
-        <Text key={`c${i}`} wrap={live ? 'truncate-end' : 'wrap'}>
-          <Text dimColor>│ </Text>
-          {line}
-        </Text>
-      ))}
+      {live ? (
+        codeLines.map((line, i) => (
+          <Text key={`c${i}`} wrap="truncate-end">
+            <Text dimColor>│ </Text>
+            {line}
+          </Text>
+        ))
+      ) : (
+        // A code line that wraps keeps the gutter on its every row: the gutter is the box's border.
+        <Box
+          flexDirection="column"
+          borderStyle="single"
+          borderTop={false}
+          borderRight={false}
+          borderBottom={false}
+          borderDimColor
+          paddingLeft={1}
+        >
+          {codeLines.map((line, i) => (
+            <Text key={`c${i}`} wrap="wrap">
+              {line}
+            </Text>
+          ))}
+        </Box>
+      )}
       {items.map((item, i) =>
         'row' in item ? (
           <Box key={`o${i}`} flexDirection="column">
