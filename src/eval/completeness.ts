@@ -107,7 +107,13 @@ export async function cellCompleteness(
   const magic = cell.code !== text;
   if (magic && !cell.code.trim()) return incomplete(''); // just the magic line: the body follows
   const endsBlank = text.includes('\n') && (text.split('\n').at(-1) ?? '').trim() === '';
-  if (magic && !endsBlank) return incomplete('');
+  if (magic && !endsBlank) {
+    // The body goes on; the kernel says how far its next line is indented.
+    const answer = await ask(cell.code, cell.language);
+    return incomplete(
+      answer.status === 'incomplete' ? (answer.indent ?? '') : indentOf(text.split('\n').at(-1) ?? ''),
+    );
+  }
   if (opts.lines && endsBlank && cell.language === 'py') return complete;
   if (!cell.code.trim()) return complete;
   return ask(cell.code, cell.language);

@@ -283,6 +283,18 @@ describe('notebook screen', () => {
     expect(codeRows.map((r) => r.slice(2)).join('')).toBe(code);
   });
 
+  it('a } typed on an indented empty line of a %%js cell goes back a level', async () => {
+    const { h } = start();
+    await run(h, '%%js');
+    await run(h, 'if (x) {');
+    // (The frame has no trailing spaces: the indentation shows once something follows it.)
+    await h.type('x');
+    await h.waitFor((f) => /\.\.\.: {3}x$/m.test(f), 'the next line, indented');
+    await h.press(KEYS.backspace);
+    await h.type('}');
+    await h.waitFor((f) => /\.\.\.: \}$/m.test(f), 'the brace, back a level');
+  });
+
   it('walks the history with Up and Down', async () => {
     const { h } = start();
     await run(h, 'first = 1');

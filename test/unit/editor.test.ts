@@ -13,6 +13,7 @@ import {
   killToStart,
   move,
   newline,
+  type,
   wordLeft,
   wordRight,
 } from '../../src/tui/lib/editor.js';
@@ -45,6 +46,16 @@ describe('editor', () => {
     expect(s).toMatchObject({ row: 1, col: 2 });
     s = move({ ...fromText('ab\ncd'), row: 1, col: 0 }, 0, -1);
     expect(s).toMatchObject({ row: 0, col: 2 });
+  });
+
+  it('takes a closing bracket typed on an indented empty line back a level, in JavaScript only', () => {
+    const js = fromText('function f() {\n  return 1\n  ');
+    expect(type(js, '}', 'js').lines).toEqual(['function f() {', '  return 1', '}']);
+    expect(type(fromText('%%js\nif (x) {\n    '), '}', 'py').lines.at(-1)).toBe('  }');
+    // Python, text after the cursor, other characters: typed as they are.
+    expect(type(fromText('f(\n    '), ')', 'py').lines.at(-1)).toBe('    )');
+    expect(type(fromText('[\n  a'), ']', 'js').lines.at(-1)).toBe('  a]');
+    expect(type(js, 'x', 'js').lines.at(-1)).toBe('  x');
   });
 
   it('kills to the line start and deletes words', () => {

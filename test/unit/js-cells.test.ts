@@ -75,6 +75,10 @@ describe('completeness of JavaScript cells (the local rules, shared with the js 
     expect(await cellNeedsMoreInput('%%js\nconst a = [1, 2].map((x) => x * 2)\n', 'py')).toBe(false);
     expect(await cellNeedsMoreInput('%%js\nif (x) {', 'py')).toBe(true);
     expect(await cellNeedsMoreInput('%%js\nif (x) {\n', 'py')).toBe(true);
+    // Its next line is indented as the js kernel says: a level more after an opener.
+    const ask = async (c: string, l: CellLanguage) => localCompleteness(c, l);
+    expect((await cellCompleteness('%%js\nif (x) {', 'py', ask)).indent).toBe('  ');
+    expect((await cellCompleteness('%%js\n  a = 1', 'py', ask)).indent).toBe('  ');
     expect(await cellNeedsMoreInput('%%py\nx = 1', 'js')).toBe(true);
     expect(await cellNeedsMoreInput('%%py\nx = 1\n', 'js')).toBe(false);
     // Blank lines inside open code do not end it; read line by line, a %%js body ends with one.

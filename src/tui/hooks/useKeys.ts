@@ -257,7 +257,7 @@ class KeyHandlers {
     const search = editing.searchRef.current;
     if (search) return editing.searchFor(search.query + text);
     o.completion.close(true);
-    editing.setEditor(ed.insert(editing.editorRef.current, text));
+    editing.setEditor(ed.type(editing.editorRef.current, text, o.backend.language));
   }
 
   input(raw: string) {

@@ -3,7 +3,7 @@
  * boundary, and the edits the keys make. Every edit moves by graphemes and words
  * (Intl.Segmenter), so emoji, flags and combining marks stay whole and no lone surrogate is made.
  */
-import { autoIndent } from '../../eval/index.js';
+import { autoIndent, type CellLanguage, cellLanguage } from '../../eval/index.js';
 import {
   nextGrapheme,
   nextWord,
@@ -50,6 +50,17 @@ export function insert(s: EditorState, raw: string): EditorState {
   const last = pieces.at(-1) ?? '';
   lines.splice(s.row, 1, before + pieces[0], ...pieces.slice(1, -1), last + after);
   return { lines, row: s.row + pieces.length - 1, col: last.length };
+}
+
+/**
+ * Text typed at the cursor. In a JavaScript cell, a closing bracket typed on a line of nothing
+ * but indentation goes back one level (two spaces, the level an opening bracket added).
+ */
+export function type(s: EditorState, text: string, language: CellLanguage): EditorState {
+  const before = lineOf(s).slice(0, s.col);
+  const closing = /^[)\]}]$/.test(text) && /^ {2,}$/.test(before) && !lineOf(s).slice(s.col).trim();
+  if (!closing || cellLanguage(s.lines.join('\n'), language).language !== 'js') return insert(s, text);
+  return insert(replaceLine(s, lineOf(s).slice(2), s.col - 2), text);
 }
 
 /** A new line at the cursor, indented like the line above (one level more after a `:`). */
