@@ -249,6 +249,14 @@ describe('item 6: strings from the caller are sanitised like output', () => {
       py('2', { title: 'plain' }),
     ]);
     expect(r.text).toBe('[1/2] red second line\n1\n\n[2/2] plain\n2');
+    // The result's own title field: what the caller gave, less what a terminal would act on.
+    expect(r.cells[0].title).toBe('red\nsecond line');
+  });
+
+  it('text cut in the middle of long output never holds half an emoji', async () => {
+    const r = await tool([py('print("😀" * 100000)')]);
+    expect(r.text).toContain('chars omitted');
+    expect(r.text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
   });
 
   it('an interpreter path with escapes does not reach the text raw', async () => {

@@ -122,6 +122,24 @@ describe('ProgressReporter', () => {
   });
 });
 
+describe('ProgressReporter: what the cell writes', () => {
+  it('sends no escape sequence or control character, and each \\r line in its last state', async () => {
+    vi.useFakeTimers();
+    const sent: string[] = [];
+    const reporter = new ProgressReporter('tok', 1, async (p) => {
+      sent.push(p.message);
+    });
+    reporter.onEvent(0, { kind: 'status', event: { op: 'log', message: 'l1\x1b]0;pwn\x07' } });
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 3; i++) reporter.onEvent(0, { kind: 'stdout', text: `\rprog ${i}\x1b[2K` });
+    reporter.onEvent(0, { kind: 'stdout', text: '\r\ndone\r\n' });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await reporter.finish();
+    vi.useRealTimers();
+    expect(sent).toEqual(['log: l1', 'output: prog 2\ndone']);
+  });
+});
+
 describe('parseListenAddress', () => {
   it('takes loopback addresses only', () => {
     expect(parseListenAddress('127.0.0.1:8765')).toEqual({ host: '127.0.0.1', port: 8765 });

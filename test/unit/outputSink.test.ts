@@ -89,6 +89,25 @@ describe('OutputSink', () => {
     expect(sink.text.length - (sink.truncation?.artifactPath?.length ?? 0)).toBeLessThan(150);
   });
 
+  it('never cuts an emoji in half, wherever the head, the tail or a long line ends', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('😀', 'a', 'é', '\n', '👩‍💻'), { minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 2, max: 30 }),
+        (units, headChars, tailChars, lineChars) => {
+          const sink = sinkOf([units.join('')], { headChars, tailChars, lineChars });
+          expect(sink.text).not.toMatch(lone);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // The helper's case: 100,000 emoji on one line.
+    expect(sinkOf(['😀'.repeat(100_000), '\n']).text).not.toMatch(lone);
+  });
+
   it('rejects artifact ids that could escape the directory', () => {
     expect(() => resolveArtifact('artifact://../../etc/passwd')).toThrow(/not an artifact id/);
   });

@@ -158,6 +158,17 @@ describe('the result collector', () => {
       expect(status).toBe('1 status event left out of statusEvents (at most 2); their lines are in the text');
     }));
 
+  it("status events' strings are plain text, cut on whole characters", () =>
+    withTmp(() => {
+      const c = new ResultCollector({ statusFieldChars: 4 });
+      c.addStatus({ op: 'log', message: 'l1\x1b]0;pwn\x07\x1b[2J' });
+      c.addStatus({ op: 'tag', title: 'ab\x00c😀😀' });
+      expect(c.statusEvents).toEqual([
+        { op: 'log', message: 'l1' },
+        { op: 'tag', title: 'abc…' },
+      ]);
+    }));
+
   it('says so when what was left out could not be saved', () => {
     vi.stubEnv('TMPDIR', join(scratch(), 'gone'));
     try {

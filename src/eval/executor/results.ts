@@ -115,7 +115,8 @@ export type CellBase = Pick<CellResult, 'index' | 'title' | 'language' | 'reset'
 export function baseOf(index: number, cell: CellRequest): CellBase {
   return {
     index,
-    ...(cell.title ? { title: cell.title } : {}),
+    // As the caller gave it, less what a terminal would act on (escape sequences, controls).
+    ...(cell.title ? { title: plainText(cell.title) } : {}),
     language: cell.language ?? 'py',
     ...(cell.reset ? { reset: true } : {}),
   };

@@ -5,6 +5,7 @@
  */
 import { ArtifactFile, megabytes } from './artifact.js';
 import type { ImageOutput, StatusEvent } from './display.js';
+import { cutPoint, plainText } from './outputSink.js';
 
 export interface CollectLimits {
   images: number;
@@ -99,11 +100,14 @@ export class ResultCollector {
     }
     const max = this.limits.statusFieldChars;
     const bounded: StatusEvent = { ...event };
+    // Strings from the cell, plain (no escape sequence reaches a client's terminal), and bounded.
     for (const [key, value] of Object.entries(bounded)) {
-      if (typeof value === 'string' && value.length > max) bounded[key] = `${value.slice(0, max)}…`;
-      else if (value && typeof value === 'object') {
+      if (typeof value === 'string') {
+        const plain = plainText(value);
+        bounded[key] = plain.length > max ? `${plain.slice(0, cutPoint(plain, max))}…` : plain;
+      } else if (value && typeof value === 'object') {
         const json = JSON.stringify(value) ?? '';
-        if (json.length > max) bounded[key] = `${json.slice(0, max)}…`;
+        if (json.length > max) bounded[key] = `${json.slice(0, cutPoint(json, max))}…`;
       }
     }
     this.statusEvents.push(bounded);

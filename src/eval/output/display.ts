@@ -10,7 +10,7 @@
 import type { MimeBundle } from '../protocol/index.js';
 import { megabytes } from './artifact.js';
 import { htmlToMarkdown } from './html.js';
-import { oneLine } from './outputSink.js';
+import { cutPoint, oneLine } from './outputSink.js';
 
 export { HTML_LIMIT, htmlToMarkdown, htmlToText } from './html.js';
 
@@ -147,7 +147,7 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
       const json = JSON.stringify(out.json, null, 2) ?? '';
       out.text =
         json.length > JSON_TEXT_LIMIT
-          ? `${json.slice(0, JSON_TEXT_LIMIT)}\n[JSON cut for display: ${megabytes(json.length)} in all]`
+          ? `${json.slice(0, cutPoint(json, JSON_TEXT_LIMIT))}\n[JSON cut for display: ${megabytes(json.length)} in all]`
           : json;
     }
   }

@@ -71,10 +71,20 @@ export function plainText(text: string): string {
   return ANY_CONTROL.test(lines) ? lines.replace(JUNK, '') : lines;
 }
 
+/**
+ * `at`, moved back one if it falls between the two halves of a surrogate pair (an emoji): a cut
+ * there would leave half a character, which no UTF-8 encoder takes.
+ */
+export function cutPoint(text: string, at: number): number {
+  if (at <= 0 || at >= text.length) return at;
+  const before = text.charCodeAt(at - 1);
+  return before >= 0xd800 && before <= 0xdbff ? at - 1 : at;
+}
+
 /** Caller text for one line (a header, a title): plain, whitespace runs as one space, at most `max` chars. */
 export function oneLine(text: string, max = 200): string {
   const flat = plainText(text.replace(/[\r\n\t]+/g, ' ')).trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return flat.length > max ? `${flat.slice(0, cutPoint(flat, max - 1))}…` : flat;
 }
 
 export class OutputSink {
@@ -153,8 +163,9 @@ export class OutputSink {
     const cr = piece.lastIndexOf('\r');
     this.line = cr === -1 ? this.line + piece : piece.slice(cr + 1);
     while (this.line.length > this.limits.lineChars) {
-      this.commit(this.line.slice(0, this.limits.lineChars));
-      this.line = this.line.slice(this.limits.lineChars);
+      const cut = cutPoint(this.line, this.limits.lineChars) || this.limits.lineChars;
+      this.commit(this.line.slice(0, cut));
+      this.line = this.line.slice(cut);
     }
   }
 
@@ -242,7 +253,7 @@ export class OutputSink {
       this.headFull = true;
       if (piece.length > this.limits.tailChars) {
         this.openArtifact(whole);
-        const room = this.limits.headChars - this.head.length;
+        const room = cutPoint(piece, this.limits.headChars - this.head.length);
         this.head += piece.slice(0, room);
         piece = piece.slice(room);
       }
@@ -257,7 +268,9 @@ export class OutputSink {
     for (const dropped of this.tail.slice(0, drop))
       this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
     if (drop) this.tail = this.tail.slice(drop);
-    const over = this.tailLength - this.limits.tailChars;
+    let over = this.tailLength - this.limits.tailChars;
+    // (The cut goes after a whole character: one more unit when it would split a pair.)
+    if (over > 0 && cutPoint(this.tail[0] as string, over) !== over) over += 1;
     if (over > 0) {
       // One piece longer than the tail: its end stays.
       this.tail[0] = (this.tail[0] as string).slice(over);

@@ -22,6 +22,7 @@ export {
   LANGUAGES,
   type OutputEvent,
   PythonNotFoundError,
+  plainText,
   type RunOptions,
   renderToolText,
   resolveArtifact,

@@ -4,7 +4,7 @@
  * STATUS_INTERVAL_MS of each other (several that arrive together share one notification); the
  * output tail at most every TAIL_INTERVAL_MS, so a chatty cell costs the client little.
  */
-import type { OutputEvent, StatusEvent } from './engine.js';
+import { type OutputEvent, plainText, type StatusEvent } from './engine.js';
 
 export const STATUS_INTERVAL_MS = 50;
 export const TAIL_INTERVAL_MS = 500;
@@ -31,6 +31,14 @@ export function describeStatus(event: StatusEvent): string | undefined {
     .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
     .map(([k, v]) => `${k}=${String(v)}`);
   return fields.length ? `${op}: ${fields.join(' ')}` : op;
+}
+
+/** Output's lines in the last state a `\r` left each in (a progress bar's latest). */
+function lastStates(text: string): string[] {
+  return text
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((line) => line.split('\r').filter(Boolean).at(-1) ?? '');
 }
 
 export class ProgressReporter {
@@ -132,7 +140,7 @@ export class ProgressReporter {
     if (tailDue) {
       this.tailDirty = false;
       this.lastTailAt = now;
-      const lines = this.tail.replace(/\n+$/, '').split('\n').slice(-TAIL_LINES).join('\n');
+      const lines = lastStates(this.tail.replace(/\n+$/, '')).slice(-TAIL_LINES).join('\n');
       await this.emit(`output: ${lines.slice(-TAIL_CHARS)}`);
     }
     if (this.pending.length || this.tailDirty) this.schedule();
@@ -152,7 +160,8 @@ export class ProgressReporter {
   private async emit(message: string) {
     this.count++;
     try {
-      await this.send({ progressToken: this.token, progress: this.count, message });
+      // No escape sequence or control character: a cell must not retitle or clear a client's screen.
+      await this.send({ progressToken: this.token, progress: this.count, message: plainText(message) });
     } catch {
       // the client is gone: the call's end takes care of the rest
     }
