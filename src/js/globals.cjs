@@ -142,6 +142,9 @@ function flushBeforeRawWrites() {
   flushFirst(childProcess, ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']);
   const fs = require('node:fs');
   flushFirst(fs, ['writeSync', 'write'], ([fd]) => fd === 1 || fd === 2);
+  // A cell that ends the kernel's process itself leaves nothing it printed in the queue.
+  flushFirst(proc, ['abort', 'reallyExit']);
+  flushFirst(proc, ['kill'], ([pid]) => Number(pid) === proc.pid || Number(pid) === 0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -51,6 +51,21 @@ describe('item 1: output written up to the instant a kernel dies or is killed is
     expect(r.text).toMatch(/SIGABRT/);
   });
 
+  it('text not yet flushed when the cell itself ends the kernel: os._exit, os.abort, process.kill, process.reallyExit', async () => {
+    // As `python -u` and `node` write it: unbuffered.
+    const [exited, aborted, killed, really] = await Promise.all([
+      tool([py("import os, sys\nsys.stdout.write('partial')\nos._exit(3)")]),
+      tool([py("import os\nprint('before abort', end='')\nos.abort()")]),
+      tool([js('console.log("line before kill"); process.kill(process.pid, "SIGKILL")')]),
+      tool([js('console.error("e before exit"); process.reallyExit(4)')]),
+    ]);
+    expect(exited.text).toMatch(/^partial/m);
+    expect(aborted.text).toMatch(/^before abort/m);
+    expect(killed.text).toMatch(/^line before kill$/m);
+    expect(really.text).toMatch(/^e before exit$/m);
+    for (const r of [exited, aborted, killed, really]) expect(r.isError).toBe(true);
+  });
+
   it('a line printed just before a C loop that holds the GIL, killed by the escalation', async () => {
     // any() over an endless C iterator: one call that never lets SIGINT in.
     const code = "import itertools\nprint('before the loop', flush=True)\nany(itertools.repeat(0))";

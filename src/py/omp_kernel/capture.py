@@ -169,6 +169,23 @@ class Capture(object):
             except Exception:
                 pass
 
+    def flushing_exits(self):
+        """os._exit and os.abort for cells: what sys.stdout and sys.stderr hold is written first,
+        as under `python -u` it would have been already (the last lines before such an end are
+        the ones that say why)."""
+        real_exit, real_abort = os._exit, os.abort
+
+        def _exit(status):
+            self.flush_streams()
+            real_exit(status)
+
+        def abort():
+            self.flush_streams()
+            real_abort()
+
+        _exit.__doc__, abort.__doc__ = real_exit.__doc__, real_abort.__doc__
+        return _exit, abort
+
     def drain(self, limit=None):
         """Writes out what Python buffered, before the caller's next frame (whose barrier orders
         it after this output)."""

@@ -62,6 +62,7 @@ class Kernel(object):
         if "posix" in sys.modules:
             sys.modules["posix"].write = self.capture.user_write
         os.system = self._system
+        os._exit, os.abort = self.capture.flushing_exits()
         os.register_at_fork(after_in_child=self.capture.after_fork_in_child)
         self._open_bridge(bridge)
         fdguard.protect(self.private_fds(), self.channel.diag)
