@@ -114,7 +114,7 @@ export async function runCell(
     !attempt.outOfMemory &&
     options.retryOnDeath !== false
   ) {
-    const notice = `The ${LANGUAGE_LABEL[language]} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once. State from earlier cells was lost.`;
+    const notice = `The ${LANGUAGE_LABEL[language]} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once, without the state of earlier cells (an error below may come from that).`;
     notices.push(notice);
     emit({ kind: 'notice', text: notice });
     context.sink.push(`\n[${notice}]\n`);
