@@ -117,6 +117,15 @@ describe('images', () => {
     ]);
   });
 
+  it('leaves out image data that is not a base64 image of its type, and says so', () => {
+    const out = renderBundle({ 'image/png': 'not base64 at all!!', 'text/plain': '<img>' });
+    expect(out.images).toEqual([]);
+    expect(out.text).toBe('<img>\n[image/png data that is not a base64 PNG image: not shown]');
+    // JPEG bytes under image/png are not a PNG; the JPEG beside them still goes.
+    const mixed = renderBundle({ 'image/png': JPEG_2x3, 'image/jpeg': JPEG_2x3 });
+    expect(mixed.images).toEqual([{ mime: 'image/jpeg', data: JPEG_2x3, width: 2, height: 3 }]);
+  });
+
   it('leaves a 50 MB image out with a notice that names its size', () => {
     const huge = PNG_2x3.slice(0, 32) + 'A'.repeat(Math.ceil((50e6 * 4) / 3) - 32);
     expect(huge.length).toBeGreaterThan(IMAGE_LIMIT);

@@ -78,6 +78,16 @@ export function imageSize(mime: string, base64: string): { width: number; height
   return undefined;
 }
 
+/** Base64 whose bytes start as a PNG (or JPEG) file does. */
+function isImageData(mime: 'image/png' | 'image/jpeg', base64: string): boolean {
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(base64)) return false;
+  const head = Buffer.from(base64.slice(0, 16), 'base64');
+  return mime === 'image/png'
+    ? head.subarray(0, 8).equals(PNG_SIGNATURE)
+    : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
+}
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 /** A line for an SVG image: its size from the width/height attributes or the viewBox. */
 function svgText(svg: string): string {
   const tag = svg.match(/<svg\b[^>]*>/i)?.[0] ?? '';
@@ -124,6 +134,11 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
   for (const mime of ['image/png', 'image/jpeg'] as const) {
     const data = str(mime);
     if (!data) continue;
+    if (!isImageData(mime, data)) {
+      // A caller that sends it on to a model would have the whole request refused.
+      notices.push(`[${mime} data that is not a base64 ${mime.slice(6).toUpperCase()} image: not shown]`);
+      continue;
+    }
     const size = imageSize(mime, data);
     if (data.length > IMAGE_LIMIT) {
       const dims = size ? ` ${size.width}×${size.height}` : '';
