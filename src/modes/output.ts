@@ -9,6 +9,10 @@ export const NEXT_INPUT_NOTICE = 'set_next_input: ignored here (only the noteboo
 /** clear_output() in a terminal, as IPython's terminal does it: the current line is erased. */
 const CLEAR_LINE = '\x1b[2K\r';
 
+/** The eval tool's advice (`{ reset: true }`) means nothing here: that sentence goes. */
+const TOOL_ADVICE = /\s*[^.]*\{ ?reset: ?true ?\}[^.]*\.?/g;
+const withoutToolAdvice = (text: string) => text.replace(TOOL_ADVICE, '').trim();
+
 export interface Streams {
   out: NodeJS.WritableStream;
   err: NodeJS.WritableStream;
@@ -45,7 +49,7 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
     case 'status':
       return err.write(`· ${event.event.op}\n`);
     case 'notice':
-      return err.write(`[${event.text}]\n`);
+      return err.write(`[${withoutToolAdvice(event.text)}]\n`);
     case 'set_next_input':
       return err.write(`[${NEXT_INPUT_NOTICE}]\n`);
     case 'clear_output':

@@ -203,6 +203,7 @@ describe('omp-eval run', () => {
     const r = await cli(['--timeout', '1', 'run', '-'], { input: 'import time\ntime.sleep(20)\n' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('eval cell timed out after 1s');
+    expect(r.stderr).not.toContain('reset: true'); // the tool's advice, which run has no use for
     expect(r.stderr).toContain('timed out');
   });
 
