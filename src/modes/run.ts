@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Executor, OutputEvent } from '../eval/index.js';
-import { type CellLanguage, cellLanguage, oneLine, splitCells } from '../eval/index.js';
+import { type CellLanguage, cellLanguage, checkCwd, oneLine, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
 
 export interface RunScriptOptions {
@@ -63,6 +63,12 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   const language = opts.language ?? (/\.[cm]?js$/i.test(opts.file) ? 'js' : 'py');
   const cells = splitCells(source, language);
   if (!cells.length) return 0;
+  try {
+    checkCwd(opts.cwd);
+  } catch (err) {
+    streams.err.write(`omp-eval run: ${(err as Error).message}\n`);
+    return 2; // as a script that cannot be read: nothing ran
+  }
   const session = await executor.session({
     id: `run-${process.pid}`,
     cwd: opts.cwd,

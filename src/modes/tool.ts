@@ -44,7 +44,8 @@ export async function runToolCommand(
   try {
     input = JSON.parse(text);
   } catch (err) {
-    print({ error: `the input is not valid JSON: ${(err as Error).message}`, isError: true });
+    const problem = `the input is not valid JSON: ${(err as Error).message}`;
+    print({ error: problem, problems: [problem], isError: true });
     return 2;
   }
   // Ctrl-C interrupts the running cell; the cells' results are printed as usual.

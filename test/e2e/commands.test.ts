@@ -220,8 +220,10 @@ describe('omp-eval run', () => {
     const badTimeout = await cli(['--timeout', 'soon', 'run', '-']);
     expect(badTimeout.code).not.toBe(0);
     expect(badTimeout.stderr).toContain("option '--timeout <seconds>' argument 'soon' is invalid");
+    // Nothing can run: 2, as for a script that cannot be read (1 says a cell failed).
     const badCwd = await cli(['--cwd', '/no/such/dir', 'run', '-'], { input: '1' });
-    expect(badCwd.code).toBe(1);
+    expect(badCwd.code).toBe(2);
+    expect(badCwd.stderr).toBe('omp-eval run: Working directory does not exist: /no/such/dir\n');
     expect(badCwd.stderr).toContain('Working directory does not exist: /no/such/dir');
   });
 
@@ -263,6 +265,7 @@ describe('omp-eval tool', () => {
     expect(JSON.parse(notJson.stdout)).toMatchObject({
       isError: true,
       error: expect.stringMatching(/not valid JSON/),
+      problems: [expect.stringMatching(/not valid JSON/)],
     });
     const invalid = await cli(['tool'], { input: '{"cells": [{"language": "rust", "code": 1}]}' });
     expect(invalid.code).toBe(2);
