@@ -277,8 +277,10 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
       reportError(err, cell.id, { frames, stacks });
       if (!cancelled && !silent) hooks.keepError(membrane.toMain(err));
     }
-    // What the cell left for process.nextTick (a stream's or readline's callback) is still its own.
-    await new RunnerPromise((resolve) => proc.nextTick(resolve));
+    // What the cell left for process.nextTick (a stream's or readline's callback) is still its own,
+    // and so is a promise it rejected and left unhandled (Node reports those after the microtasks
+    // have run): the cell ends on the next turn of the event loop, as an eval of Node's REPL.
+    await new RunnerPromise((resolve) => timers.setImmediate(resolve));
     frames.repair();
     // Output written to fd 1 and 2 directly (child processes) reaches the host on other pipes: the
     // barrier tells it when all of this cell's has arrived. Still this cell's until then.

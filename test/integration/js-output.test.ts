@@ -28,6 +28,18 @@ describe('js kernel: output', () => {
     expect(frames).toBeLessThan(lines / 50);
   });
 
+  it("a promise the cell rejects and leaves unhandled is reported in the cell, as Node's REPL does", async () => {
+    const k = await startJs();
+    const r = await run(k, 'Promise.reject(new Error("boom")); console.log("after")');
+    // Its output, not background output for whoever listens after the cell.
+    expect(r.stdout).toBe('after\n');
+    expect(
+      r.frames.some(
+        (f) => f.type === 'stderr' && f.id !== null && /^Uncaught \(in promise\) Error: boom\n/.test(f.data),
+      ),
+    ).toBe(true);
+  });
+
   it('delivers a line printed before a long synchronous computation while it runs', async () => {
     const k = await startJs();
     // The host waits for "ready" before it interrupts: were the line held until the loop
