@@ -441,7 +441,8 @@ describe('completion', () => {
     await h.type('x = valu');
     await h.press(KEYS.tab);
     const menu = await h.waitFor((f) => f.includes('  value_one'));
-    expect(menu).toMatch(/In \[1\]: x = valu\s*\n {2}value_one\s*\n {2}value_two\s*\n● idle/);
+    // What both choices begin with is typed at once, as IPython does.
+    expect(menu).toMatch(/In \[1\]: x = value_\s*\n {2}value_one\s*\n {2}value_two\s*\n● idle/);
     await h.press(KEYS.tab);
     await h.waitFor((f) => f.includes('In [1]: x = value_one'));
     await h.press(KEYS.tab);
@@ -454,7 +455,7 @@ describe('completion', () => {
     await h.waitFor((f) => f.includes('In [1]: x = value_one+1'));
   });
 
-  it('Esc closes the menu and puts the typed text back', async () => {
+  it('Esc closes the menu and puts back the text as it was when the menu opened', async () => {
     const { h } = start();
     await h.type('valu');
     await h.press(KEYS.tab);
@@ -462,7 +463,16 @@ describe('completion', () => {
     await h.press(KEYS.tab);
     await h.waitFor((f) => f.includes('In [1]: value_one'));
     await h.press(KEYS.escape);
-    await h.waitFor((f) => f.includes('In [1]: valu\n') && !f.includes('value_two'));
+    await h.waitFor((f) => f.includes('In [1]: value_\n') && !f.includes('value_two'));
+    // Without a common start, what was typed comes back.
+    await h.press('\x15'); // Ctrl-U
+    await h.type('pr');
+    await h.press(KEYS.tab);
+    await h.waitFor((f) => f.includes('  prod'));
+    await h.press(KEYS.tab);
+    await h.waitFor((f) => f.includes('In [1]: print'));
+    await h.press(KEYS.escape);
+    await h.waitFor((f) => f.includes('In [1]: pr\n') && !f.includes('  prod'));
   });
 
   it('Tab after whitespace indents', async () => {

@@ -88,6 +88,15 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
             setEditor(ed.replaceRange(editor, start, end, items[0] as string));
             return;
           }
+          // What every choice begins with is typed at once (as IPython does), and the menu opens.
+          const typed = (editor.lines[editor.row] ?? '').slice(start, end);
+          const prefix = commonPrefix(items);
+          if (prefix.length > typed.length && prefix.startsWith(typed)) {
+            const base = ed.replaceRange(editor, start, end, prefix);
+            setEditor(base);
+            setMenu({ items, index: -1, from: start, to: start + prefix.length, original: base });
+            return;
+          }
           setMenu({ items, index: -1, from: start, to: end, original: editor });
         },
         () => setMessage('no completions'),
@@ -109,4 +118,16 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
   );
 
   return { menu, menuRef: ref, complete, close };
+}
+
+/** The longest start all `items` share, never half a surrogate pair. */
+export function commonPrefix(items: readonly string[]): string {
+  let prefix = items[0] ?? '';
+  for (const item of items) {
+    let n = 0;
+    while (n < prefix.length && n < item.length && prefix[n] === item[n]) n++;
+    prefix = prefix.slice(0, n);
+  }
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? prefix.slice(0, -1) : prefix;
 }
