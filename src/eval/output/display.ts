@@ -134,7 +134,8 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
   for (const mime of ['image/png', 'image/jpeg'] as const) {
     const data = str(mime);
     if (!data) continue;
-    if (!isImageData(mime, data)) {
+    // (An image left out for its size is not shown, so its bytes need no check.)
+    if (data.length <= IMAGE_LIMIT && !isImageData(mime, data)) {
       // A caller that sends it on to a model would have the whole request refused.
       notices.push(`[${mime} data that is not a base64 ${mime.slice(6).toUpperCase()} image: not shown]`);
       continue;
