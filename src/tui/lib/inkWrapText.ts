@@ -8,13 +8,12 @@
  */
 import cliTruncate from 'cli-truncate';
 import wrapAnsi from 'wrap-ansi';
-import { columnsOf } from './textWidth.js';
+import { columnsOf, keep } from './textWidth.js';
 
 type WrapType = 'wrap' | 'truncate' | 'truncate-end' | 'truncate-middle' | 'truncate-start';
 
 const wrapped = new Map<string, string>();
-/** Texts kept; the cache starts over when it is full. Longer texts are not kept. */
-const CACHED = 1024;
+/** Texts longer than this are not kept. */
 const CACHED_CHARS = 10_000;
 
 /** `text` cut to at most `columns` columns, with an ellipsis where it was cut. */
@@ -46,8 +45,7 @@ export default function wrapText(text: string, maxWidth: number, wrapType: WrapT
   let out = wrapped.get(key);
   if (out === undefined) {
     out = wrapOnce(text, maxWidth, wrapType);
-    if (wrapped.size >= CACHED) wrapped.clear();
-    wrapped.set(key, out);
+    keep(wrapped, key, out, Number.POSITIVE_INFINITY);
   }
   return out;
 }

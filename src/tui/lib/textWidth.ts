@@ -31,7 +31,7 @@ export function columnsOf(text: string): number {
 }
 
 /** Caches `value` for a text of at most `maxChars`; a full cache starts over. */
-function keep<V>(cache: Map<string, V>, text: string, value: V, maxChars: number): void {
+export function keep<V>(cache: Map<string, V>, text: string, value: V, maxChars: number): void {
   if (text.length > maxChars) return;
   if (cache.size >= CACHED) cache.clear();
   cache.set(text, value);
