@@ -24,6 +24,7 @@ export {
   skippedResult,
   TIMEOUT_KILLED_NOTICE,
   TIMEOUT_NOTICE,
+  withoutToolAdvice,
 } from './executor/results.js';
 export type { Session } from './executor/session.js';
 export type { ExecutorOptions, RunOptions, SessionOptions } from './executor/types.js';

@@ -2,16 +2,12 @@
  * Writes executor events as plain text: stdout to stdout, stderr, errors and notices to stderr.
  * Used where there is no notebook screen (pipes, `omp-eval run`, line mode).
  */
-import type { OutputEvent, Session } from '../eval/index.js';
+import { type OutputEvent, type Session, withoutToolAdvice } from '../eval/index.js';
 
 /** set_next_input() and %load put text into a notebook's next prompt; here there is none. */
 export const NEXT_INPUT_NOTICE = 'set_next_input: ignored here (only the notebook has a next prompt)';
 /** clear_output() in a terminal, as IPython's terminal does it: the current line is erased. */
 const CLEAR_LINE = '\x1b[2K\r';
-
-/** The eval tool's advice (`{ reset: true }`) means nothing here: that sentence goes. */
-const TOOL_ADVICE = /\s*[^.]*\{ ?reset: ?true ?\}[^.]*\.?/g;
-const withoutToolAdvice = (text: string) => text.replace(TOOL_ADVICE, '').trim();
 
 export interface Streams {
   out: NodeJS.WritableStream;
@@ -49,6 +45,7 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
     case 'status':
       return err.write(`· ${event.event.op}\n`);
     case 'notice':
+      // (The eval tool's advice, `{ reset: true }`, means nothing here.)
       return err.write(`[${withoutToolAdvice(event.text)}]\n`);
     case 'set_next_input':
       return err.write(`[${NEXT_INPUT_NOTICE}]\n`);

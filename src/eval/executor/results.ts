@@ -52,6 +52,10 @@ export interface CellResult {
 
 export const TIMEOUT_NOTICE = (s: number) =>
   `eval cell timed out after ${s}s; kernel interrupted but remains running. Reset the kernel via { reset: true } if state appears corrupted.`;
+/** A notice without its advice in the eval tool's protocol (`{ reset: true }`), for other front ends. */
+export function withoutToolAdvice(text: string): string {
+  return text.replace(/\s*[^.]*\{ ?reset: ?true ?\}[^.]*\.?/g, '').trim();
+}
 export const TIMEOUT_KILLED_NOTICE =
   'eval cell timed out and the kernel was unresponsive to interrupt; the kernel has been killed and will be recreated on the next call.';
 

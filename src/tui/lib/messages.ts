@@ -4,14 +4,14 @@
  * short enough for 80 columns where it can.
  */
 
+import { withoutToolAdvice } from '../../eval/index.js';
+
 const TIMED_OUT = /^eval cell timed out after (\d+(?:\.\d+)?)s; kernel interrupted but remains running\./;
 const TIMED_OUT_KILLED = /^eval cell timed out and the kernel was unresponsive to interrupt/;
 const KILLED = /^The kernel did not respond to the interrupt and was killed/;
 const DIED_ON_INTERRUPT = /^The kernel died when it was interrupted \(([^)]*)\)/;
 const DIED = /^The (\w+) kernel died(?: again on the retry)? \(([^)]*)\)\.?$/;
 const SHUT_DOWN = /^The kernel was shut down while this cell was running\.?$/;
-/** Advice in the tool's protocol: meaningless in the notebook. */
-const AGENT_ADVICE = /[^.]*\{ ?reset: ?true ?\}[^.]*\.?/g;
 
 export const FRESH_KERNEL = 'A fresh kernel is starting.';
 
@@ -29,8 +29,8 @@ export function notebookNotice(text: string, opts: { restarting?: boolean } = {}
   const died = DIED.exec(text);
   if (died) return `The ${died[1]} kernel died (${died[2]}): its state is lost. ${FRESH_KERNEL}`;
   if (SHUT_DOWN.test(text)) return opts.restarting ? undefined : 'The kernel was shut down during this cell.';
-  const cleaned = text.replace(AGENT_ADVICE, '').trim();
-  return cleaned || undefined;
+  // Advice in the tool's protocol is meaningless in the notebook.
+  return withoutToolAdvice(text) || undefined;
 }
 
 /** What getpass prints when it cannot hide input: the notebook hides it, so the warning is false. */
