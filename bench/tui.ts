@@ -27,6 +27,26 @@ function cpuSeconds(pid: number): number {
 const rssMiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
+/**
+ * The RSS once the notebook has been idle, as `top` shows it between cells: the notebook's
+ * collection runs 1 s after the last cell, and the pages it frees leave the RSS over the next
+ * second or so. Read 1.2 s after the screen settled, once it stopped falling for 1 s (at most 6 s
+ * more).
+ */
+async function idleRss(pid: number): Promise<number> {
+  await sleep(1200);
+  const until = performance.now() + 6000;
+  let last = rssMiB(pid);
+  let since = performance.now();
+  while (performance.now() < until && performance.now() - since < 1000) {
+    await sleep(100);
+    const now = rssMiB(pid);
+    if (now < last - 0.5) since = performance.now();
+    last = now;
+  }
+  return last;
+}
+
 function notebook(columns = 100, rows = 30) {
   const term = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true, convertEol: true });
   const started = performance.now();
@@ -109,14 +129,14 @@ async function longSession() {
   const nb = notebook();
   await nb.waitFor((s) => s.includes('● idle'));
   await nb.settle();
-  const rssStart = rssMiB(nb.child.pid);
+  const rssStart = await idleRss(nb.child.pid);
   const cells = Array.from({ length: 1000 }, (_, i) => `# %%\nv${i} = ${i}\nprint(v${i})`).join('\n');
   nb.child.write(`\x1b[200~${cells}\x1b[201~`);
   await sleep(300);
   nb.child.write('\r');
   await nb.waitFor((s) => s.includes('In [1001]:'));
   await nb.settle();
-  const rss1000 = rssMiB(nb.child.pid);
+  const rss1000 = await idleRss(nb.child.pid);
 
   let bytes = nb.state.bytes;
   let t = performance.now();
@@ -141,7 +161,7 @@ async function longSession() {
   await nb.run('print("y" * 25_000_000)');
   await nb.waitFor((s) => s.includes('In [1003]:'));
   await nb.settle();
-  const rssLine = rssMiB(nb.child.pid);
+  const rssLine = await idleRss(nb.child.pid);
   nb.child.write('\x04');
   await sleep(300);
   nb.child.kill();

@@ -22,6 +22,7 @@ import { useTerminalSize } from './hooks/useTerminalSize.js';
 import { Box, Text, useStdout } from './ink.js';
 import { liveLayout } from './layout/liveLayout.js';
 import type { ImageMode } from './lib/images.js';
+import type { IdleCollector } from './lib/memory.js';
 import { createPrinter, type Printer } from './lib/printer.js';
 import { initialState, nextCount, reducer, runningCell, type State, selectedCell } from './state/reducer.js';
 
@@ -33,6 +34,8 @@ export interface AppProps {
   onExit: () => void;
   /** The time, for Ctrl-C's windows and elapsed times (tests pass their own). */
   clock?: () => number;
+  /** Told when cells run and when the notebook is idle again (its idle-time collection). */
+  memory?: IdleCollector;
 }
 
 /** Clears the screen but not the scroll-back (the user's shell history stays). */
@@ -45,6 +48,7 @@ export function App({
   historyFile,
   onExit,
   clock = Date.now,
+  memory,
 }: AppProps): ReactNode {
   const { columns, rows, beforePrint } = useTerminalSize();
   const { write } = useStdout();
@@ -76,6 +80,7 @@ export function App({
     startKernel,
     clock,
     onNextInput,
+    ...(memory ? { memory } : {}),
   });
   const cwd = useRef(state.kernel.cwd);
   cwd.current = state.kernel.cwd;

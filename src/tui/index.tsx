@@ -26,6 +26,9 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // which echoes them and turns Enter into a newline, before the key handler's effect would turn
   // raw mode on. (Ink turns it off when the notebook ends; Node restores the terminal at exit.)
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
+  // Before the notebook's libraries load (their load is what grows the young generation first).
+  const memory = await import('./lib/memory.js');
+  memory.keepYoungGenerationSmall();
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
@@ -77,6 +80,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       color,
       historyFile: historyPath(),
       onExit: () => void stop(),
+      memory: memory.idleCollector(memory.compactingCollection()),
     }),
     { exitOnCtrlC: false, patchConsole: false },
   );

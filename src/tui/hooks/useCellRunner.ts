@@ -9,6 +9,7 @@ import { type CellResult, cellLanguage, failedResult } from '../../eval/index.js
 import type { NotebookBackend } from '../backend.js';
 import { CellEvents } from '../lib/cellEvents.js';
 import type { ImageMode } from '../lib/images.js';
+import type { IdleCollector } from '../lib/memory.js';
 import { openSpill } from '../lib/spill.js';
 import { type Action, type CellStatus, type CellView, runningCell, type State } from '../state/reducer.js';
 
@@ -36,6 +37,8 @@ export interface RunnerOptions {
   clock: () => number;
   /** set_next_input() / %load in a cell: its text for the prompt, given once the cell has ended. */
   onNextInput: (text: string) => void;
+  /** Told when cells run and when none runs or waits any more. */
+  memory?: IdleCollector;
 }
 
 export interface CellRunner {
@@ -196,6 +199,13 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
   // Run the next queued cell when nothing runs.
   const running = runningCell(state);
   const next = state.live.find((c) => c.status === 'queued');
+  const memory = opts.memory;
+  const working = next !== undefined || running !== undefined;
+  useEffect(() => {
+    if (working) memory?.busy();
+    else memory?.idle();
+  }, [working, memory]);
+  useEffect(() => () => memory?.dispose(), [memory]);
   useEffect(() => {
     if (!next || running || busy.current) return;
     busy.current = true;

@@ -1,0 +1,62 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { compactingCollection, idleCollector } from '../../src/tui/lib/memory.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('idle-time collection', () => {
+  it('collects once the notebook has been idle after running cells, once per idle spell', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const c = idleCollector(collect, 1000);
+    c.idle(); // the notebook starts idle: nothing ran, nothing to collect
+    vi.advanceTimersByTime(5000);
+    expect(collect).not.toHaveBeenCalled();
+
+    c.busy();
+    c.idle();
+    vi.advanceTimersByTime(999);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(collect).toHaveBeenCalledTimes(1);
+
+    c.idle(); // idle again without work in between
+    vi.advanceTimersByTime(5000);
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not collect while cells run again before the delay is over', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const c = idleCollector(collect, 1000);
+    c.busy();
+    c.idle();
+    vi.advanceTimersByTime(500);
+    c.busy(); // the next cell starts
+    vi.advanceTimersByTime(5000);
+    expect(collect).not.toHaveBeenCalled();
+    c.idle();
+    vi.advanceTimersByTime(1000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    c.busy();
+    c.idle();
+    c.dispose(); // the notebook ends: no collection after it
+    vi.advanceTimersByTime(5000);
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs a real full collection and leaves no `gc` for later contexts', () => {
+    const collect = compactingCollection();
+    let garbage: object[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, s: `x${i}` }));
+    const withGarbage = v8.getHeapStatistics().used_heap_size;
+    garbage = undefined;
+    collect();
+    expect(garbage).toBeUndefined();
+    expect(v8.getHeapStatistics().used_heap_size).toBeLessThan(withGarbage - 10 * 1024 * 1024);
+    expect(vm.runInNewContext('typeof gc')).toBe('undefined');
+    expect(compactingCollection()).toBe(collect);
+  });
+});
