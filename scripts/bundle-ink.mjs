@@ -41,8 +41,24 @@ const fastWidths = {
   },
 };
 
+// Yoga's WebAssembly is embedded as base64 in a data: URL. Its loader fetches that URL whenever
+// `fetch` exists, and the first touch of Node's `fetch` loads undici (some 25 ms of start-up) to
+// decode what the loader's own fallback decodes in place: the loader takes that fallback always.
+const YOGA_FETCH = 'return w||"function"!=typeof fetch?';
+const yogaInPlace = {
+  name: 'yoga-in-place',
+  setup(b) {
+    b.onLoad({ filter: /yoga-wasm-base64-esm\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes(YOGA_FETCH))
+        throw new Error(`bundle-ink: yoga's loader changed; no \`${YOGA_FETCH}\` in ${args.path}`);
+      return { contents: code.replace(YOGA_FETCH, 'return true?'), loader: 'js' };
+    });
+  },
+};
+
 await build({
-  plugins: [fastWidths],
+  plugins: [fastWidths, yogaInPlace],
   stdin: { contents: entry, resolveDir: process.cwd(), loader: 'js', sourcefile: 'ink-entry.js' },
   bundle: true,
   platform: 'node',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
-import { describe, expect, it } from 'vitest';
-import { columnsOf } from '../../src/tui/lib/graphemes.js';
+import { describe, expect, it, vi } from 'vitest';
+import { columnsOf, graphemeCells } from '../../src/tui/lib/graphemes.js';
 import wrapText, { truncateText } from '../../src/tui/lib/inkWrapText.js';
 
 describe('the width of text in the terminal', () => {
@@ -50,5 +50,44 @@ describe('the width of text in the terminal', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('measuring without segmenting', () => {
+  it('measures coloured narrow text (the status line) without segmenting it', () => {
+    const status = '\x1b[32m● idle\x1b[39m\x1b[2m │ Python 3.11 │ /tmp │ [0]  /help · ctrl+o output\x1b[22m';
+    const width = stringWidth(status);
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      expect(columnsOf(status)).toBe(width);
+      expect(segment).not.toHaveBeenCalled();
+    } finally {
+      segment.mockRestore();
+    }
+  });
+
+  it('cuts a line into graphemes as Intl.Segmenter does, and printable ASCII without it', () => {
+    const segmented = (text: string) =>
+      [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].map((s) => ({
+        offset: s.index,
+        text: s.segment,
+        width: stringWidth(s.segment),
+      }));
+    const unit = fc.constantFrom('a', ' ', '~', 'x = 1', '日', '😀', '👩‍💻', 'e\u0301', '\t', '●');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 20 }), (units) => {
+        const text = units.join('');
+        expect(graphemeCells(text)).toEqual(segmented(text));
+      }),
+      { numRuns: 300 },
+    );
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      expect(graphemeCells('print("hi")')).toHaveLength(11);
+      expect(graphemeCells('')).toEqual([]);
+      expect(segment).not.toHaveBeenCalled();
+    } finally {
+      segment.mockRestore();
+    }
   });
 });

@@ -57,8 +57,12 @@ export function wellFormed(text: string): string {
 
 export { columnsOf } from './textWidth.js';
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** The graphemes of a line with their offsets and widths. */
 export function graphemeCells(text: string): { offset: number; text: string; width: number }[] {
+  // Printable ASCII (most lines typed): a cell per character, without segmenting.
+  if (PRINTABLE_ASCII.test(text)) return Array.from(text, (c, i) => ({ offset: i, text: c, width: 1 }));
   return [...graphemes.segment(text)].map((s) => ({
     offset: s.index,
     text: s.segment,

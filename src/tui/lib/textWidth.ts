@@ -8,6 +8,7 @@
  * text measuring, whose cache kept every text ever drawn.
  */
 import stringWidth from 'string-width';
+import stripAnsi from 'strip-ansi';
 
 /**
  * Text of one column per UTF-16 unit: printable ASCII and the narrow glyphs the notebook draws
@@ -24,7 +25,10 @@ export function columnsOf(text: string): number {
   if (NARROW.test(text)) return text.length;
   let width = widths.get(text);
   if (width === undefined) {
-    width = stringWidth(text);
+    // Coloured narrow text (the status line) is narrow too: string-width would segment it, and
+    // its first emoji test compiles a regular expression of every emoji (some 30 ms at start).
+    const plain = text.includes('\x1b') || text.includes('\x9b') ? stripAnsi(text) : text;
+    width = NARROW.test(plain) ? plain.length : stringWidth(plain);
     keep(widths, text, width, CACHED_CHARS);
   }
   return width;
