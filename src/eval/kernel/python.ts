@@ -54,7 +54,8 @@ export function which(name: string, pathVar: string | undefined): string | undef
     if (!dir) continue;
     const full = join(dir, isWindows && !name.endsWith('.exe') ? `${name}.exe` : name);
     try {
-      if (statSync(full).isFile()) {
+      // (no exception for the usual absent file: a PATH of a dozen entries made a dozen)
+      if (statSync(full, { throwIfNoEntry: false })?.isFile()) {
         accessSync(full, constants.X_OK);
         return full;
       }

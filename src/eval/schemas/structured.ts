@@ -9,7 +9,6 @@
  * answer, never the host's event loop (other cells' timeouts, interrupts, other sessions).
  */
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 
 /**
  * The parsed output, or why there is none (the kernel raises it in the cell: a js kernel as a
@@ -89,6 +88,8 @@ export async function structuredOutput(text: string, schema: unknown, who: strin
     ajv2020: require.resolve('ajv/dist/2020'),
     formats: require.resolve('ajv-formats'),
   };
+  // (loaded here: worker_threads costs some 6 ms of every command's start)
+  const { Worker } = await import('node:worker_threads');
   const worker = new Worker(WORKER, { eval: true, workerData: { text, schema, who, paths } });
   let timer: NodeJS.Timeout | undefined;
   try {
