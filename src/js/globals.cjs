@@ -93,10 +93,10 @@ class StdinNotImplementedError extends Error {
   }
 }
 
-/** Raised by input() when the host closed the request channel. */
+/** Raised by input() at the end of the host's input, or when the host closed the request channel. */
 class EOFError extends Error {
-  constructor() {
-    super('the host closed the request channel');
+  constructor(message = 'the host closed the request channel') {
+    super(message);
     this.name = 'EOFError';
   }
 }
@@ -234,7 +234,7 @@ const cellHooks = {
   isProcessExit: (err) => err instanceof ProcessExit,
   /** Errors the runner throws into cells, of this realm. */
   stdinError: () => new StdinNotImplementedError(),
-  eofError: () => new EOFError(),
+  eofError: (message) => new EOFError(message),
   keepResult: () => {},
   keepError: () => {},
 };

@@ -117,8 +117,11 @@ function createCells(host, channels, late, queued) {
       const next = requests.nextSync();
       if (next === null) throw hooks.eofError();
       if (next.request?.type === 'input_reply') {
+        // (as Python's input(): the host's input, a pipe, has ended)
+        if (next.request.eof === true) throw hooks.eofError('EOF when reading a line');
         const value = next.request.value ?? '';
-        return typeof value === 'string' ? value : String(value);
+        const text = typeof value === 'string' ? value : String(value);
+        return text.endsWith('\n') ? text.slice(0, -1) : text; // a line of a stream keeps its \n
       }
       queued.push(next);
     }

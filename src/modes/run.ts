@@ -1,11 +1,14 @@
 /**
  * `omp-eval run FILE|-`: runs a script cell by cell (split on `# %%`) in one kernel, streaming
- * each cell's output. Exit code: 0 all cells ok, 1 a cell failed, 130 interrupted.
+ * each cell's output. Exit code: 0 all cells ok, 1 a cell failed, 130 interrupted. The cells'
+ * input() and sys.stdin read run's own stdin, as `python FILE` would (`run -` has read it all;
+ * a kernel on a Jupyter server gets none).
  */
 import { readFileSync } from 'node:fs';
 import type { Executor, OutputEvent } from '../eval/index.js';
 import { type CellLanguage, cellLanguage, checkCwd, oneLine, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
+import { endedReader, type LineReader, lineReader } from './stdinLines.js';
 
 export interface RunScriptOptions {
   file: string;
@@ -75,6 +78,14 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     requirePython: language === 'py',
   });
   const stopBackground = writeBackground(session, streams);
+  const input = opts.file === '-' ? endedReader : lineReader(opts.stdin ?? process.stdin);
+  const answer = async (prompt: string, password: boolean) => {
+    // (input() writes its prompt to stdout; getpass, which cannot hide what a pipe gives, says so)
+    if (password && (opts.stdin ?? process.stdin) === process.stdin && process.stdin.isTTY)
+      streams.err.write('Warning: Password input may be echoed.\n');
+    if (prompt) streams.out.write(prompt);
+    session.sendInput(await input.next());
+  };
   let interrupted = false;
   const controller = new AbortController();
   const onSigint = () => {
@@ -97,7 +108,13 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
         // A cell is not run again after its kernel died: that would repeat its side effects.
         retryOnDeath: false,
         collectOutput: false,
+        // (not on a Jupyter server: its input_reply cannot say that the input ended, and a loop
+        // reading to the end would read empty lines for ever)
+        allowStdin: !executor.jupyter,
+        stdinEnds: true,
         onEvent: (index, event) => {
+          // (not awaited: a cell that ends while it waits, by a timeout or Ctrl-C, is not held up)
+          if (event.kind === 'input_request') return void answer(event.prompt, event.password);
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
             streams.err.write(
@@ -149,6 +166,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     return 0;
   } finally {
     process.off('SIGINT', onSigint);
+    input.close();
     await session.release();
     stopBackground();
   }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +168,50 @@ describe('omp-eval run', () => {
       input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
     });
     expect(JSON.parse(tool.stdout).text).toContain('The Python interpreter /no/py cannot be used');
+  });
+
+  it("gives the cells run's stdin as python gives a script its stdin (python3 is the oracle)", async () => {
+    const file = script(
+      [
+        'import sys',
+        'name = input("name? ")',
+        'print("hi", name)',
+        'print(repr(sys.stdin.read(3)), repr(sys.stdin.readline()))',
+        '# %%',
+        'for line in sys.stdin:',
+        '    print(repr(line))',
+        'print(repr(sys.stdin.read()))',
+        'try:',
+        '    input("more? ")',
+        'except EOFError as e:',
+        '    print("EOFError:", e)',
+        '',
+      ].join('\n'),
+    );
+    // CRLF, a line that is not ASCII, and a last line without its newline
+    const input = 'ada\nabcdef\r\nxyz\nnaïve ✓\nlast';
+    const python = spawnSync('python3', [file], { input, encoding: 'utf8' });
+    expect(python.status).toBe(0);
+    const r = await cli(['run', file], { input });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(python.stdout);
+    expect(r.stdout).toContain("'last'\n''\nmore? EOFError: EOF when reading a line\n");
+  });
+
+  it('gives a script read with - no more input, and a js cell reads stdin too', async () => {
+    const fromStdin = await cli(['run', '-'], { input: 'print(input("a? "))\n' });
+    expect(fromStdin.code).toBe(1);
+    expect(fromStdin.stdout).toBe('a? ');
+    expect(fromStdin.stderr).toContain('EOFError: EOF when reading a line');
+
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-js-'));
+    const file = join(dir, 'ask.js');
+    writeFileSync(
+      file,
+      'console.log("got", input("q? "));\ntry { input() } catch (e) { console.log(e.name, e.message) }\n',
+    );
+    const js = await cli(['run', file], { input: 'one\n' });
+    expect(js).toMatchObject({ code: 0, stdout: 'q? got one\nEOFError EOF when reading a line\n' });
   });
 
   it('reads the script from stdin with -', async () => {

@@ -432,6 +432,32 @@ class StdinModule(unittest.TestCase):
         with self.assertRaises(EOFError):
             asker.getpass()
 
+    def _stream_of(self, answers, ends=True):
+        """sys.stdin of a cell whose front end answers `answers` (lines with their \\n), then eof."""
+        replies = [('{"type": "input_reply", "value": %s}\n' % json.dumps(a)).encode() for a in answers]
+        eof = b'{"type": "input_reply", "value": "", "eof": true}\n'  # and again, once it ended
+        fake = types.SimpleNamespace(send=lambda frame: None, readline=lambda: replies.pop(0) if replies else eof, queued=[])
+        asker = stdin.Stdin(fake, lambda: None, lambda: "cell")
+        asker.allowed, asker.ends = True, ends
+        return asker, asker.stream()
+
+    def test_a_stream_that_ends_reads_as_python_reads_a_pipe(self):
+        asker, stream = self._stream_of(["abcdef\n", "xyz\n", "more\n", "last"])
+        self.assertEqual(stream.read(3), "abc")
+        self.assertEqual(stream.readline(), "def\n")
+        self.assertEqual(asker.input(), "xyz")  # input() drops the line's \n
+        self.assertEqual(list(stream), ["more\n", "last"])  # the last line had no \n
+        self.assertEqual(stream.read(), "")
+        with self.assertRaises(EOFError) as raised:
+            asker.input("more? ")
+        self.assertEqual(str(raised.exception), "EOF when reading a line")
+
+    def test_read_reads_to_the_end_only_when_the_input_ends(self):
+        _, stream = self._stream_of(["a\n", "b\n"])
+        self.assertEqual(stream.read(), "a\nb\n")
+        _, person = self._stream_of(["typed"], ends=False)  # a person's answer: one, no \n
+        self.assertEqual(person.read(), "typed\n")
+
 
 class FdGuardModule(unittest.TestCase):
     def test_protected_descriptors_refuse_writes_closes_and_replacement(self):

@@ -185,6 +185,7 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
       signal,
       onFrame: frameHandler({ sink: c.sink, collector: c.collector, bridge, emit: c.emit }),
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
+      ...(c.options.stdinEnds ? { stdinEnds: true } : {}),
       ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),
     });
     // The timeout fired: the cell timed out, whatever it did with the interrupt (a cell that

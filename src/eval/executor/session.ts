@@ -94,8 +94,8 @@ export class Session {
     return answer && answer.status !== 'unknown' ? answer : localCompleteness(code, language);
   }
 
-  /** Answers the running cell's input() request. */
-  sendInput(value: string): void {
+  /** Answers the running cell's input() request; `null`: the front end's input has ended. */
+  sendInput(value: string | null): void {
     for (const kernel of this.set.all()) if (kernel.state === 'busy') kernel.sendInput(value);
   }
 

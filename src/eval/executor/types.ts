@@ -16,6 +16,11 @@ export interface RunOptions {
   onEvent?: (cellIndex: number, event: OutputEvent) => unknown;
   /** Let input() ask the front end (answer with Session.sendInput). */
   allowStdin?: boolean;
+  /**
+   * (with allowStdin) The front end's input ends (a pipe, a file): it answers null at its end, and
+   * `sys.stdin.read()` reads up to there.
+   */
+  stdinEnds?: boolean;
   /** Output limits of each cell's sink. */
   sinkLimits?: Partial<SinkLimits>;
   /** Timeout in seconds for cells that set none (default: the eval.timeout setting); null for none. */

@@ -239,8 +239,8 @@ export class Kernel {
     return this.queries.variables(limit, timeoutMs);
   }
 
-  /** Answers the running cell's input_request. */
-  sendInput(value: string): void {
+  /** Answers the running cell's input_request; `null`: the host's input has ended. */
+  sendInput(value: string | null): void {
     const cell = this.cells.current;
     if (cell) this.write(inputReply(cell.request.id, value));
   }

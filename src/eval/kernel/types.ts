@@ -54,6 +54,8 @@ export interface ExecuteOptions {
   storeHistory?: boolean;
   /** Let input() ask the host (input_request frames, answered with sendInput). */
   allowStdin?: boolean;
+  /** (with allowStdin) The host's input ends: it answers null (end of input) at its end. */
+  stdinEnds?: boolean;
   /** Every frame of this cell as it arrives, `done` included. */
   onFrame?: (frame: Frame) => void;
   /** Aborting interrupts the running cell, or drops it from the queue. */

@@ -10,6 +10,12 @@ export interface ExecuteRequest {
   silent: boolean;
   storeHistory: boolean;
   allowStdin?: boolean;
+  /**
+   * (with allowStdin) The front end's input ends, as a pipe or a file does: each answer is a line
+   * with its `\n` (the last may have none), `eof` answers at its end, and `sys.stdin.read()` reads
+   * up to there (else an answer is what a person typed, and read() is one answer).
+   */
+  stdinEnds?: boolean;
   /** Applied before the code runs (the init request sets them). */
   cwd?: string;
   env?: Record<string, string | null>;
@@ -30,6 +36,8 @@ export interface InputReplyRequest {
   type: 'input_reply';
   id: string;
   value: string;
+  /** The front end's input has ended (`value` is empty): input() raises EOFError. */
+  eof?: boolean;
 }
 export interface CompleteRequest {
   type: 'complete';
@@ -61,7 +69,13 @@ export type Request =
 export function executeRequest(
   id: string,
   code: string,
-  options: { silent?: boolean; storeHistory?: boolean; allowStdin?: boolean; cellNumber?: number } = {},
+  options: {
+    silent?: boolean;
+    storeHistory?: boolean;
+    allowStdin?: boolean;
+    stdinEnds?: boolean;
+    cellNumber?: number;
+  } = {},
 ): ExecuteRequest {
   const silent = options.silent ?? false;
   return {
@@ -71,6 +85,7 @@ export function executeRequest(
     silent,
     storeHistory: options.storeHistory ?? !silent,
     ...(options.allowStdin ? { allowStdin: true } : {}),
+    ...(options.allowStdin && options.stdinEnds ? { stdinEnds: true } : {}),
     ...(options.cellNumber !== undefined ? { cellNumber: options.cellNumber } : {}),
   };
 }
@@ -98,10 +113,12 @@ export function initRequest(
 
 export const exitRequest = (): ExitRequest => ({ type: 'exit' });
 
-export const inputReply = (id: string, value: string): InputReplyRequest => ({
+/** The answer to an input_request; `null`: the front end's input has ended. */
+export const inputReply = (id: string, value: string | null): InputReplyRequest => ({
   type: 'input_reply',
   id,
-  value,
+  value: value ?? '',
+  ...(value === null ? { eof: true } : {}),
 });
 
 export const completeRequest = (id: string, code: string, cursor: number): CompleteRequest => ({

@@ -269,9 +269,12 @@ export class RemoteKernel implements KernelHandle {
     return remoteVariables(this.remote.server);
   }
 
-  /** Answers the running cell's input_request. */
-  sendInput(value: string): void {
-    this.cells.current?.answerInput(this.connection, value);
+  /**
+   * Answers the running cell's input_request. Jupyter's input_reply has no end of input: `null`
+   * is sent as an empty answer.
+   */
+  sendInput(value: string | null): void {
+    this.cells.current?.answerInput(this.connection, value ?? '');
   }
 
   /**

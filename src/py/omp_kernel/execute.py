@@ -256,6 +256,7 @@ class Executor(object):
         k.capture.cell_id = request_id = request["id"]
         k.threads_before_cell = weakref.WeakSet(threading.enumerate())
         k.stdin.allowed = bool(request.get("allowStdin", False))
+        k.stdin.ends = k.stdin.allowed and request.get("stdinEnds") is True
         if store:
             self.count += 1
             self.record_input(code)
@@ -302,7 +303,7 @@ class Executor(object):
         k.capture.drain()
         k.capture.end_cell()
         k.display.clear_pending = False
-        k.stdin.allowed = False
+        k.stdin.allowed = k.stdin.ends = False
         k.channel.send(
             {"type": "done", "id": request_id, "status": status, "executionCount": self.count, "cancelled": cancelled}
         )

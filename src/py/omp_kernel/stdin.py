@@ -1,5 +1,7 @@
 """input(), getpass() and sys.stdin in a cell: the front end asks the user (an input_request frame
-answered by an input_reply request), when the cell was run with stdin allowed.
+answered by an input_reply request), when the cell was run with stdin allowed. A front end whose
+input ends (`omp-eval run` reading a pipe) answers `eof` at its end: input() raises EOFError, and
+sys.stdin reads up to there, as with `python script.py < file`.
 Importing this module has no side effects."""
 import io
 import json
@@ -16,8 +18,17 @@ class Stdin(object):
         self._drain = drain
         self._cell_id = cell_id  # the running cell's id, or None
         self.allowed = False
+        # The front end's input ends (a pipe, a file): sys.stdin.read() reads until its eof answer.
+        self.ends = False
 
     def ask(self, prompt="", password=False):
+        """One answer, without its line ending (input())."""
+        value = self.ask_line(prompt, password)
+        return value[:-1] if value.endswith("\n") else value
+
+    def ask_line(self, prompt="", password=False):
+        """One answer as the front end gave it: a line of a stream keeps its "\\n" (the last may
+        have none), a person's answer has none."""
         request_id = self._cell_id()
         if not self.allowed or request_id is None:
             raise StdinNotImplementedError(
@@ -34,6 +45,8 @@ class Stdin(object):
             except ValueError:
                 continue
             if isinstance(request, dict) and request.get("type") == "input_reply":
+                if request.get("eof") is True:
+                    raise EOFError("EOF when reading a line")
                 value = request.get("value", "")
                 return value if isinstance(value, str) else str(value)
             self._channel.queued.append(request)
@@ -58,6 +71,7 @@ class _StdinStream(io.TextIOBase):
     def __init__(self, stdin):
         super().__init__()
         self._stdin = stdin
+        self._pending = ""  # read past what read(size) returned
 
     def readable(self):
         return True
@@ -68,10 +82,31 @@ class _StdinStream(io.TextIOBase):
         password = caller.f_globals.get("__name__") == "getpass" or (
             caller.f_back is not None and caller.f_back.f_globals.get("__name__") == "getpass"
         )
-        return self._stdin.ask("", password=password) + "\n"
+        if self._pending:
+            end = self._pending.find("\n") + 1 or len(self._pending)
+            line, self._pending = self._pending[:end], self._pending[end:]
+            return line
+        try:
+            line = self._stdin.ask_line("", password=password)
+        except EOFError:
+            return ""
+        return line if self._stdin.ends else line + "\n"
 
     def read(self, size=-1):
-        return self.readline()
+        if not self._stdin.ends:
+            return self.readline()  # a person's answers have no end: one answer
+        size = -1 if size is None else size
+        parts, have = [], 0
+        while size < 0 or have < size:
+            line = self.readline()
+            if not line:
+                break
+            parts.append(line)
+            have += len(line)
+        text = "".join(parts)
+        if 0 <= size < len(text):
+            text, self._pending = text[:size], text[size:] + self._pending
+        return text
 
     def fileno(self):
         return 0

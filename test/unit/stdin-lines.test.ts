@@ -1,0 +1,33 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { endedReader, lineReader } from '../../src/modes/stdinLines.js';
+
+describe("run's stdin, line by line", () => {
+  it('gives lines with their \\n as they come, across chunks, and null at the end', async () => {
+    const input = new PassThrough();
+    const reader = lineReader(input);
+    const first = reader.next(); // asked before anything was written
+    input.write('ab');
+    input.write(Buffer.from('c\r\nna\xc3', 'latin1')); // half of ï
+    input.write(Buffer.from([0xaf]));
+    input.write('ve\nlast');
+    expect(await first).toBe('abc\r\n'); // as python's sys.stdin reads it on POSIX
+    expect(await reader.next()).toBe('naïve\n');
+    input.end();
+    expect(await reader.next()).toBe('last'); // no newline at the end of the input
+    expect(await reader.next()).toBeNull();
+    expect(await reader.next()).toBeNull();
+  });
+
+  it('reads nothing until asked, and lets go of the stream when closed', async () => {
+    const input = new PassThrough();
+    const reader = lineReader(input);
+    expect(input.listenerCount('data')).toBe(0);
+    const pending = reader.next();
+    expect(input.listenerCount('data')).toBe(1);
+    reader.close();
+    expect(await pending).toBeNull();
+    expect(input.listenerCount('data')).toBe(0);
+    expect(await endedReader.next()).toBeNull();
+  });
+});
