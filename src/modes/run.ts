@@ -5,7 +5,7 @@
  * a kernel on a Jupyter server gets none).
  */
 import { readFileSync } from 'node:fs';
-import type { Executor, OutputEvent } from '../eval/index.js';
+import type { Executor, OutputEvent, Session } from '../eval/index.js';
 import { type CellLanguage, cellLanguage, checkCwd, oneLine, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
 import { endedReader, type LineReader, lineReader } from './stdinLines.js';
@@ -51,18 +51,38 @@ function writeRunEvent(event: OutputEvent, streams: Streams) {
   return writeEvent(event, streams);
 }
 
-export async function runScript(executor: Executor, opts: RunScriptOptions): Promise<number> {
-  const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
-  let source: string;
+/** The script's text, or undefined (said on stderr) when it cannot be read. */
+async function readScript(opts: RunScriptOptions, streams: Streams): Promise<string | undefined> {
   try {
-    source =
-      opts.file === '-' ? await readStream(opts.stdin ?? process.stdin) : readFileSync(opts.file, 'utf8');
+    return opts.file === '-'
+      ? await readStream(opts.stdin ?? process.stdin)
+      : readFileSync(opts.file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message;
     streams.err.write(`omp-eval run: cannot read ${opts.file}: ${reason}\n`);
-    return 2;
+    return undefined;
   }
+}
+
+/** Answers the cells' input() from run's stdin (none left after `run -`). */
+function stdinAnswers(session: Session, opts: RunScriptOptions, streams: Streams) {
+  const stdin = opts.stdin ?? process.stdin;
+  const input: LineReader = opts.file === '-' ? endedReader : lineReader(stdin);
+  const answer = async (prompt: string, password: boolean) => {
+    // (input() writes its prompt to stdout; getpass, which cannot hide what a terminal echoes, says so)
+    if (password && (stdin as NodeJS.ReadStream).isTTY)
+      streams.err.write('Warning: Password input may be echoed.\n');
+    if (prompt) streams.out.write(prompt);
+    session.sendInput(await input.next());
+  };
+  return { answer, close: () => input.close() };
+}
+
+export async function runScript(executor: Executor, opts: RunScriptOptions): Promise<number> {
+  const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
+  const source = await readScript(opts, streams);
+  if (source === undefined) return 2;
   const language = opts.language ?? (/\.[cm]?js$/i.test(opts.file) ? 'js' : 'py');
   const cells = splitCells(source, language);
   if (!cells.length) return 0;
@@ -78,14 +98,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     requirePython: language === 'py',
   });
   const stopBackground = writeBackground(session, streams);
-  const input = opts.file === '-' ? endedReader : lineReader(opts.stdin ?? process.stdin);
-  const answer = async (prompt: string, password: boolean) => {
-    // (input() writes its prompt to stdout; getpass, which cannot hide what a pipe gives, says so)
-    if (password && (opts.stdin ?? process.stdin) === process.stdin && process.stdin.isTTY)
-      streams.err.write('Warning: Password input may be echoed.\n');
-    if (prompt) streams.out.write(prompt);
-    session.sendInput(await input.next());
-  };
+  const input = stdinAnswers(session, opts, streams);
   let interrupted = false;
   const controller = new AbortController();
   const onSigint = () => {
@@ -114,7 +127,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
         stdinEnds: true,
         onEvent: (index, event) => {
           // (not awaited: a cell that ends while it waits, by a timeout or Ctrl-C, is not held up)
-          if (event.kind === 'input_request') return void answer(event.prompt, event.password);
+          if (event.kind === 'input_request') return void input.answer(event.prompt, event.password);
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
             streams.err.write(
