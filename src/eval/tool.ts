@@ -2,6 +2,8 @@
  * The agent-facing `eval` tool: validates `{cells: [...]}`, checks which backends are available,
  * runs the cells through the executor and renders the text an agent reads.
  */
+
+import { pendingWorkNotice } from './executor/pending.js';
 import type { Executor } from './executor/registry.js';
 import {
   baseOf,
@@ -152,6 +154,11 @@ export function toolSinkLimits(count: number): Partial<SinkLimits> {
 export interface EvalToolContext extends SessionOptions, RunOptions {
   executor: Executor;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The kernels end with this call (`omp-eval tool`), as in the per-call mode: work the cells left
+   * running is reported in the last cell's notices.
+   */
+  kernelsEndWithCall?: boolean;
 }
 
 /**
@@ -203,6 +210,12 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
         ...ctx,
         sinkLimits: { ...toolSinkLimits(params.cells.length), ...ctx.sinkLimits },
       });
+      if ((mode === 'per-call' || ctx.kernelsEndWithCall) && !ctx.signal?.aborted) {
+        const notice = await pendingWorkNotice(session, [
+          ...new Set(runnable.map((c) => c.language ?? 'py')),
+        ]);
+        if (notice) results.at(-1)?.notices.push(notice);
+      }
     } finally {
       if (mode === 'per-call') await session.release();
     }

@@ -80,8 +80,17 @@ function createBackground({ proc, main, timers, frames, stacks, membrane, output
       }),
   );
 
+  /** What keeps the loop alive beyond the runner's own, as `Timeout×2, TCPServerWrap×1` ('' for nothing). */
+  const pending = membrane.expose('__omp_pending__', () =>
+    [...resourceCounts()]
+      .filter(([type, n]) => n > (idle.get(type) ?? 0))
+      .map(([type, n]) => `${type}×${n - (idle.get(type) ?? 0)}`)
+      .join(', '),
+  );
+
   return {
     drain,
+    pending,
     markIdle() {
       idle = resourceCounts();
     },

@@ -191,8 +191,9 @@ const internals = {
   __omp_variables__: variables.list,
 };
 
-function install(drain) {
+function install(drain, pending) {
   internals.__omp_drain__ = drain;
+  internals.__omp_pending__ = pending;
   defineGlobal('display', display);
   defineGlobal('input', input);
   defineGlobal('require', modules.cellRequire);

@@ -156,7 +156,7 @@ function createCells(host, channels, late, queued) {
     outputId: executor.outputId,
     isProcessExit: hooks.isProcessExit,
   });
-  hooks.install(background.drain);
+  hooks.install(background.drain, background.pending);
   installCapture({ proc, Buffer, StringDecoder, frames, membrane, outputId: executor.outputId });
   const complete = createCompleter({
     vm,

@@ -58,6 +58,7 @@ export async function runToolCommand(
       cwd: opts.cwd,
       id: `tool-${process.pid}`,
       signal: controller.signal,
+      kernelsEndWithCall: true,
     });
     print(result);
     return controller.signal.aborted ? 130 : 0;

@@ -323,3 +323,35 @@ describe('item 8: status events appear in the text as short lines', () => {
     ]);
   });
 });
+
+describe('work a one-shot call leaves running is not lost without a word', () => {
+  it('a thread and a timer still running when the call ends are named in the last notice', async () => {
+    const r = await tool([
+      py(
+        'import threading, time\nstop = threading.Event()\nthreading.Thread(target=stop.wait, name="poller").start()\nprint("now")',
+      ),
+      js('setTimeout(() => console.log("late js"), 60_000); console.log("now js")'),
+    ]);
+    expect(r.isError).toBe(false);
+    const last = r.cells.at(-1);
+    expect(last.notices).toHaveLength(1);
+    expect(last.notices[0]).toMatch(
+      /^Work was still running in the kernel when this call ended \(Python threads: poller; JavaScript timers and handles: Timeout×1\)\. The kernel ends with the call/,
+    );
+    expect(r.text).toContain('[Work was still running in the kernel');
+    expect(r.cells[0].notices).toEqual([]);
+  });
+
+  it('says nothing when the cells waited for their work, or left none', async () => {
+    const r = await tool([
+      py(
+        'import threading\nt = threading.Thread(target=print, args=("from a thread",))\nt.start()\nt.join()',
+      ),
+      py('threading.Thread(target=print, args=("daemon",), daemon=True).start()'),
+      js('await new Promise((resolve) => setTimeout(resolve, 10)); 1 + 1'),
+    ]);
+    expect(r.isError).toBe(false);
+    expect(r.cells.flatMap((c: { notices: string[] }) => c.notices)).toEqual([]);
+    expect(r.text).not.toContain('still running');
+  });
+});
