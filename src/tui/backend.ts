@@ -56,7 +56,8 @@ export interface NotebookBackend {
   /** Calls `listener` with the kernel's state now and at every change; returns an unsubscribe. */
   onKernelState(listener: (state: KernelStatus) => void): () => void;
   /** Answers input() in the running cell. */
-  sendInput(value: string): void;
+  /** Answers input(); `null` ends the input (EOFError in the cell). */
+  sendInput(value: string | null): void;
   /** Restarts the kernel: state is lost. */
   restart(): Promise<void>;
   kernelState(): KernelStatus;

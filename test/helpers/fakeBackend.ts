@@ -38,7 +38,7 @@ export class FakeBackend implements NotebookBackend {
   }
   count = 0;
   interrupts = 0;
-  inputs: string[] = [];
+  inputs: (string | null)[] = [];
   restarts = 0;
   ran: string[] = [];
   private release?: (result: Partial<CellResult>) => void;
@@ -144,7 +144,7 @@ export class FakeBackend implements NotebookBackend {
     for (const l of this.backgroundListeners) l('stdout', text);
   }
 
-  sendInput(value: string) {
+  sendInput(value: string | null) {
     this.inputs.push(value);
   }
 

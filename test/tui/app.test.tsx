@@ -229,6 +229,24 @@ describe('notebook screen', () => {
     await h.waitFor((f) => f.includes('who? Ada') && f.includes('✓ [1] ok'));
   });
 
+  it('Ctrl-D on an empty input() answer ends the input (EOFError), as in IPython; mid-answer it deletes', async () => {
+    const { h, backend, exited } = start({
+      'input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },
+    });
+    await run(h, 'input()');
+    await h.waitFor((f) => f.includes('who?'));
+    await h.type('ab');
+    await h.press(KEYS.left);
+    await h.press(KEYS.ctrlD); // deletes the b: the cell still waits
+    expect(backend.inputs).toEqual([]);
+    await h.press(KEYS.backspace);
+    await h.press(KEYS.ctrlD); // the answer is empty now: the end of input
+    expect(backend.inputs).toEqual([null]);
+    backend.finish();
+    await h.waitFor((f) => f.includes('✓ [1] ok'));
+    expect(exited()).toBe(0);
+  });
+
   it('runs Enter on a complete cell and adds a line to an open block', async () => {
     const { h, backend } = start();
     await run(h, 'for i in range(2):');

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
-import { columnsOf, graphemeCells } from '../../src/tui/lib/graphemes.js';
+import { cursorWindow } from '../../src/tui/components/Editor.js';
+import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../../src/tui/lib/graphemes.js';
 import wrapText, { truncateText } from '../../src/tui/lib/inkWrapText.js';
 
 describe('the width of text in the terminal', () => {
@@ -89,5 +90,30 @@ describe('measuring without segmenting', () => {
     } finally {
       segment.mockRestore();
     }
+  });
+});
+
+describe('tabs in code', () => {
+  it('are drawn as spaces to the next tab stop from the start of the line, and counted so', () => {
+    expect(expandTabs('\tif x:\n\t\tpy\t1')).toBe('    if x:\n        py  1');
+    expect(expandTabs('日\tx')).toBe('日  x'); // a wide character takes two columns of the stop
+    const cells = drawnCells('a\tb');
+    expect(cells).toEqual([
+      { offset: 0, text: 'a', width: 1 },
+      { offset: 1, text: '   ', width: 3 },
+      { offset: 2, text: 'b', width: 1 },
+    ]);
+  });
+
+  it('never reach the terminal raw from the editor, and the cursor on one is drawn', () => {
+    const line = 'u = "\tA\tBB\t|"';
+    for (let col = 0; col <= line.length; col++) {
+      const view = cursorWindow(line, col, 60);
+      const drawn = view.before + view.at + view.after;
+      expect(drawn).not.toContain('\t');
+      expect(columnsOf(drawn)).toBeLessThanOrEqual(60);
+      expect(view.at.length).toBeGreaterThan(0);
+    }
+    expect(cursorWindow(line, 5, 60)).toEqual({ before: 'u = "', at: '   ', after: 'A   BB  |"' });
   });
 });

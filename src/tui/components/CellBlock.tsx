@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
+import { expandTabs } from '../lib/graphemes.js';
 import { hiddenLabel, type PreviewItem, previewItems } from '../lib/preview.js';
 import { type Row, rowsOf, spillNote } from '../state/output.js';
 import type { CellStatus, CellView } from '../state/reducer.js';
@@ -103,7 +104,7 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
       </Box>
     );
   }
-  let codeLines = highlightCode(cell.code, color, cell.highlight ?? cell.language).split('\n');
+  let codeLines = highlightCode(expandTabs(cell.code), color, cell.highlight ?? cell.language).split('\n');
   const note = spillNote(cell.output);
   let items: PreviewItem[];
   if (live) {

@@ -5,7 +5,7 @@ import { type CellLanguage, cellLanguage } from '../../eval/index.js';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import type { EditorState } from '../lib/editor.js';
-import { graphemeCells } from '../lib/graphemes.js';
+import { drawnCells, expandTabs, graphemeCells } from '../lib/graphemes.js';
 
 export interface EditorProps {
   editor: EditorState;
@@ -32,14 +32,14 @@ export function windowStart(total: number, row: number, size: number): number {
 /**
  * The part of a line that fits in `width` columns around the cursor (a UTF-16 offset at a
  * grapheme boundary), split at the cursor, with `…` where it is cut. Widths are terminal columns:
- * wide characters count two.
+ * wide characters count two, a tab up to the next tab stop.
  */
 export function cursorWindow(
   line: string,
   col: number,
   width: number,
 ): { before: string; at: string; after: string } {
-  const cells = graphemeCells(line);
+  const cells = drawnCells(line);
   const cursor = cells.findIndex((c) => c.offset >= col);
   const at = cursor === -1 ? cells.length : cursor;
   const total = cells.reduce((n, c) => n + c.width, 0);
@@ -121,7 +121,7 @@ export function Editor({
                 {view.after}
               </>
             ) : (
-              highlightCode(line, color, language)
+              highlightCode(expandTabs(line), color, language)
             )}
           </Text>
         );

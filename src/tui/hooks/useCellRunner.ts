@@ -45,7 +45,7 @@ export interface CellRunner {
   submit: (cells: { code: string; title?: string }[]) => void;
   interrupt: () => void;
   restart: () => Promise<void>;
-  answer: (cell: CellView, value: string) => void;
+  answer: (cell: CellView, value: string | null) => void;
   /** When the last interrupted cell ended (or the interrupt was sent, while it runs). */
   lastInterrupt: () => number | undefined;
 }
@@ -243,13 +243,17 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
     settings.current.startKernel();
   }, [backend]);
 
-  /** Answers input() in the running cell; the prompt and the answer (unless hidden) stay in its output. */
+  /**
+   * Answers input() in the running cell (`null`: the end of input, Ctrl-D); the prompt and the
+   * answer (unless hidden) stay in its output.
+   */
   const answer = useCallback(
-    (cell: CellView, value: string) => {
+    (cell: CellView, value: string | null) => {
       backend.sendInput(value);
       const events = currentEvents.current;
       if (cell.input && events) {
-        events.buffer.appendText('stdout', `${cell.input.prompt}${cell.input.password ? '' : value}\n`);
+        const shown = cell.input.password || value === null ? '' : value;
+        events.buffer.appendText('stdout', `${cell.input.prompt}${shown}\n`);
         dispatch({ type: 'output', id: cell.id, output: events.buffer.snapshot(), now: clock() });
       }
       dispatch({ type: 'input', id: cell.id });

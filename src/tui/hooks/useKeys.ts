@@ -132,13 +132,21 @@ class KeyHandlers {
   /** input() in the running cell takes the keys. */
   answerKey(cell: CellView, key: string) {
     const { editing, runner } = this.latest.current;
-    if (key === 'enter') {
-      runner.answer(cell, ed.editorText(editing.answerRef.current));
+    const answer = ed.editorText(editing.answerRef.current);
+    // Ctrl-D on an empty answer ends the input: input() raises EOFError, as in IPython.
+    if (key === 'enter' || (key === 'ctrl+d' && !answer)) {
+      runner.answer(cell, key === 'enter' ? answer : null);
       editing.setAnswer(ed.emptyEditor());
       return;
     }
     const command = commandOf(key);
-    const edit = command && command !== 'newline' ? EDITS[command] : undefined;
+    // (Ctrl-D in the middle of an answer deletes forward, as on the prompt)
+    const edit =
+      command === 'deleteOrExit'
+        ? ed.deleteForward
+        : command && command !== 'newline'
+          ? EDITS[command]
+          : undefined;
     if (edit) editing.setAnswer(edit(editing.answerRef.current));
   }
 

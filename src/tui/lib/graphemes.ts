@@ -57,6 +57,39 @@ export function wellFormed(text: string): string {
 
 export { columnsOf } from './textWidth.js';
 
+/** Columns between tab stops where the notebook draws code, counted from the start of the line. */
+export const TAB_STOP = 4;
+
+/**
+ * The line's cells as drawn: a tab is the spaces up to the next tab stop. A raw tab is as wide as
+ * the terminal makes it while the layout counts none: rows were left behind, a cursor not drawn.
+ */
+export function drawnCells(line: string): { offset: number; text: string; width: number }[] {
+  const cells = graphemeCells(line);
+  if (!line.includes('\t')) return cells;
+  let column = 0;
+  return cells.map((c) => {
+    const width = c.text === '\t' ? TAB_STOP - (column % TAB_STOP) : c.width;
+    column += width;
+    return c.text === '\t' ? { offset: c.offset, text: ' '.repeat(width), width } : c;
+  });
+}
+
+/** Text with its tabs drawn as spaces, line by line (see drawnCells). */
+export function expandTabs(text: string): string {
+  if (!text.includes('\t')) return text;
+  return text
+    .split('\n')
+    .map((line) =>
+      line.includes('\t')
+        ? drawnCells(line)
+            .map((c) => c.text)
+            .join('')
+        : line,
+    )
+    .join('\n');
+}
+
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The graphemes of a line with their offsets and widths. */
