@@ -120,6 +120,17 @@ async function session(): Promise<CellView[]> {
   return state.done;
 }
 
+/** One finished cell with `output`. */
+function doneCell(output: Output, status: 'ok' | 'error' = 'error'): CellView {
+  let state = reducer(initialState({ state: 'idle', cwd: '/', mode: 'session' }), {
+    type: 'submit',
+    cells: [{ code: 'x', language: 'py' }],
+  });
+  state = reducer(state, { type: 'start', id: 1, at: 0 });
+  state = reducer(state, { type: 'finish', id: 1, status, durationMs: 1, output, counted: true });
+  return state.done[0] as CellView;
+}
+
 describe('saving the session as a notebook', () => {
   it('keeps MIME bundles: display_data for displays, execute_result with data, text/markdown', async () => {
     const nb = JSON.parse(toNotebook(await session(), { language: 'py', pythonVersion: '3.11.7' }));
@@ -144,6 +155,29 @@ describe('saving the session as a notebook', () => {
     expect(js.source).toEqual(['%%script node\n', '[1, 2].map((x) => x * 2)']);
     expect(js.metadata).toEqual({ omp_eval: { language: 'js' } });
     expect(error.outputs[0]).toMatchObject({ output_type: 'error', ename: 'ZeroDivisionError' });
+  });
+
+  it("saves an error's own name and value, whatever its traceback's last line says", async () => {
+    const cases = [
+      // a message of several lines, a note, a js stack, a thrown value that is not an Error
+      [
+        'ValueError',
+        'first line\nsecond: part',
+        ['Traceback (most recent call last):', 'ValueError: first line', 'second: part'],
+      ],
+      ['KeyError', "'k'", ['Traceback (most recent call last):', "KeyError: 'k'", 'hint: check it']],
+      [
+        'TypeError',
+        "Cannot read properties of null (reading 'x')",
+        ["TypeError: Cannot read properties of null (reading 'x')", '    at Cell In[2]:2:6'],
+      ],
+      ['Uncaught', '42', ['Uncaught 42']],
+    ] as const;
+    for (const [ename, evalue, traceback] of cases) {
+      const output = await outputOf([{ kind: 'error', ename, evalue, traceback: [...traceback] }]);
+      const nb = JSON.parse(toNotebook([doneCell(output)], { language: 'py', pythonVersion: '3.11.7' }));
+      expect(nb.cells[0].outputs).toEqual([{ output_type: 'error', ename, evalue, traceback }]);
+    }
   });
 
   it('numbers cells with one counter across languages', async () => {

@@ -49,7 +49,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   {
     command: 'deleteOrExit',
     keys: ['ctrl+d'],
-    description: 'delete the character under the cursor; exit on an empty prompt when no cell runs',
+    description:
+      'delete the character under the cursor; exit on an empty prompt when no cell runs; on an empty input() answer, end the input',
   },
   { command: 'historyPrevious', keys: ['up'], description: 'move up, or the previous history entry' },
   { command: 'historyNext', keys: ['down'], description: 'move down, or the next history entry' },

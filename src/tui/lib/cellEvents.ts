@@ -101,6 +101,7 @@ export class CellEvents {
         this.onRich(event);
         break;
       case 'error':
+        this.add(() => this.buffer.addError(event));
         this.text('error', `${event.traceback.join('\n')}\n`);
         break;
       case 'status':

@@ -81,14 +81,18 @@ export function outputsOf(output: Output, count?: number): unknown[] {
     }
   };
   let error: string[] | undefined;
+  let errorIndex = 0;
   const flushError = () => {
     if (!error) return;
+    // The error's own name and value (a traceback's last line is not always `Name: value`: a
+    // message of several lines, a note, a js stack); the last line only for an output kept without.
+    const known = output.errors?.[errorIndex++];
     const last = error.at(-1) ?? '';
     const colon = last.indexOf(': ');
     outputs.push({
       output_type: 'error',
-      ename: colon === -1 ? last : last.slice(0, colon),
-      evalue: colon === -1 ? '' : last.slice(colon + 2),
+      ename: known ? known.ename : colon === -1 ? last : last.slice(0, colon),
+      evalue: known ? known.evalue : colon === -1 ? '' : last.slice(colon + 2),
       traceback: error,
     });
     error = undefined;

@@ -48,6 +48,8 @@ export interface Output {
   /** Rows left out between head and tail. */
   omitted: number;
   rich: readonly RichOutput[];
+  /** The errors shown (their tracebacks are rows), in order: what `/save` writes as ename and evalue. */
+  errors?: readonly { ename: string; evalue: string }[];
   /** Where the whole text output is, once something was left out. */
   spill?: { path?: string; error?: string };
 }
@@ -83,6 +85,7 @@ export class OutputBuffer {
   private keptChars = 0;
   private omitted = 0;
   private rich: RichOutput[] = [];
+  private errors: { ename: string; evalue: string }[] = [];
   private spill?: Spill;
   /** Raw text seen so far, until the first overflow hands it to the spill. */
   private unspilled: string[] = [];
@@ -192,9 +195,15 @@ export class OutputBuffer {
     this.keptChars = 0;
     this.omitted = 0;
     this.rich = [];
+    this.errors = [];
     this.spill?.end();
     this.spill = undefined;
     this.unspilled = [];
+  }
+
+  /** Keeps an error's name and value for saving (at most RICH_LIMIT). */
+  addError(error: { ename: string; evalue: string }): void {
+    if (this.errors.length < RICH_LIMIT) this.errors.push({ ename: error.ename, evalue: error.evalue });
   }
 
   /** Keeps a bundle for saving; returns its index (undefined once RICH_LIMIT are kept). */
@@ -293,6 +302,7 @@ export class OutputBuffer {
       tail: this.tail.slice(this.tailStart),
       omitted: this.omitted,
       rich: this.rich.slice(),
+      ...(this.errors.length ? { errors: this.errors.slice() } : {}),
       ...(this.spill ? { spill: this.spill.where } : {}),
     };
   }
