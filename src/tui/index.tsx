@@ -80,7 +80,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       color,
       historyFile: historyPath(),
       onExit: () => void stop(),
-      memory: memory.idleCollector(memory.compactingCollection()),
+      memory: memory.idleCollector(memory.whenGrown(memory.compactingCollection())),
     }),
     { exitOnCtrlC: false, patchConsole: false },
   );

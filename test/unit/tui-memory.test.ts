@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compactingCollection, idleCollector } from '../../src/tui/lib/memory.js';
+import { compactingCollection, idleCollector, whenGrown } from '../../src/tui/lib/memory.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -46,6 +46,26 @@ describe('idle-time collection', () => {
     c.dispose(); // the notebook ends: no collection after it
     vi.advanceTimersByTime(5000);
     expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it('collects only once the heap grew by the threshold since the last collection', () => {
+    let heap = 100;
+    const collect = vi.fn(() => {
+      heap -= 30; // what a collection returns
+    });
+    const maybe = whenGrown(collect, () => heap, 50);
+    heap = 140; // +40 since the start: not worth a pause
+    maybe();
+    expect(collect).not.toHaveBeenCalled();
+    heap = 160;
+    maybe();
+    expect(collect).toHaveBeenCalledTimes(1); // heap 130 is the new baseline
+    heap = 170;
+    maybe();
+    expect(collect).toHaveBeenCalledTimes(1);
+    heap = 180;
+    maybe();
+    expect(collect).toHaveBeenCalledTimes(2);
   });
 
   it('runs a real full collection and leaves no `gc` for later contexts', () => {
