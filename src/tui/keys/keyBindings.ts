@@ -49,8 +49,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   {
     command: 'deleteOrExit',
     keys: ['ctrl+d'],
-    description:
-      'delete the character under the cursor; exit on an empty prompt when no cell runs; on an empty input() answer, end the input',
+    description: 'delete forward; exit on an empty prompt when no cell runs; end an empty input()',
   },
   { command: 'historyPrevious', keys: ['up'], description: 'move up, or the previous history entry' },
   { command: 'historyNext', keys: ['down'], description: 'move down, or the next history entry' },
