@@ -214,7 +214,9 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
         const notice = await pendingWorkNotice(session, [
           ...new Set(runnable.map((c) => c.language ?? 'py')),
         ]);
-        if (notice) results.at(-1)?.notices.push(notice);
+        // (on the last cell that ran: a skipped cell's notices are not in the text)
+        const ran = results.filter((r) => r.status !== 'skipped').at(-1);
+        if (notice) ran?.notices.push(notice);
       }
     } finally {
       if (mode === 'per-call') await session.release();

@@ -246,7 +246,13 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     if (storeHistory) executionCount += 1;
     barriers.takeKey(request);
     const filename = storeHistory ? cellFilename(request, executionCount) : '<omp-eval>';
-    const cell = { id: request.id, filename, allowStdin: request.allowStdin === true, interrupt: null };
+    const cell = {
+      id: request.id,
+      filename,
+      allowStdin: request.allowStdin === true,
+      stdinEnds: request.allowStdin === true && request.stdinEnds === true,
+      interrupt: null,
+    };
     current = cell;
     sigint.takePending(); // one that came between cells is not this cell's
     frames.send({ type: 'started', id: cell.id, ...barriers.next() }, true);

@@ -109,10 +109,9 @@ function createCells(host, channels, late, queued) {
   } = channels;
   const callBridge = createBridge({ net, proc, membrane, StringDecoder, Buffer });
 
-  function input(_, prompt, password) {
-    const cell = executor.current;
-    if (!cell?.allowStdin) throw hooks.stdinError();
-    frames.send({ type: 'input_request', id: cell.id, prompt: String(prompt), password: password === true });
+  /** One answer of the host; EOFError at the end of its input. */
+  function ask(cell, prompt, password) {
+    frames.send({ type: 'input_request', id: cell.id, prompt, password: password === true });
     for (;;) {
       const next = requests.nextSync();
       if (next === null) throw hooks.eofError();
@@ -120,11 +119,37 @@ function createCells(host, channels, late, queued) {
         // (as Python's input(): the host's input, a pipe, has ended)
         if (next.request.eof === true) throw hooks.eofError('EOF when reading a line');
         const value = next.request.value ?? '';
-        const text = typeof value === 'string' ? value : String(value);
-        return text.endsWith('\n') ? text.slice(0, -1) : text; // a line of a stream keeps its \n
+        return typeof value === 'string' ? value : String(value);
       }
       queued.push(next);
     }
+  }
+
+  /** What the host sent of a stream beyond the line asked for (`omp-eval run`'s stdin). */
+  let pendingInput = '';
+
+  function input(_, prompt, password) {
+    const cell = executor.current;
+    if (!cell?.allowStdin) throw hooks.stdinError();
+    if (!cell.stdinEnds) return ask(cell, String(prompt), password);
+    // A stream comes in pieces of whole lines: the prompt is written here, in order with the
+    // cell's output, and a line already sent is read without asking.
+    frames.text(password === true ? 1 : 0, cell.id, String(prompt));
+    while (!pendingInput.includes('\n')) {
+      let piece;
+      try {
+        piece = ask(cell, '', password);
+      } catch (err) {
+        if (pendingInput && err?.message === 'EOF when reading a line') break;
+        throw err;
+      }
+      pendingInput += piece;
+    }
+    const nl = pendingInput.indexOf('\n');
+    const end = nl === -1 ? pendingInput.length : nl + 1;
+    const line = pendingInput.slice(0, end);
+    pendingInput = pendingInput.slice(end);
+    return line.replace(/\r?\n$/, ''); // as readline's question(): the line without its ending
   }
 
   const caps = membrane.exposeAll({

@@ -69,11 +69,11 @@ async function readScript(opts: RunScriptOptions, streams: Streams): Promise<str
 function stdinAnswers(session: Session, opts: RunScriptOptions, streams: Streams) {
   const stdin = opts.stdin ?? process.stdin;
   const input: LineReader = opts.file === '-' ? endedReader : lineReader(stdin);
-  const answer = async (prompt: string, password: boolean) => {
-    // (input() writes its prompt to stdout; getpass, which cannot hide what a terminal echoes, says so)
+  // (The kernels write input()'s prompt themselves: an answer carries the lines that have come,
+  // and the next input() may be answered from them without asking.)
+  const answer = async (password: boolean) => {
     if (password && (stdin as NodeJS.ReadStream).isTTY)
       streams.err.write('Warning: Password input may be echoed.\n');
-    if (prompt) streams.out.write(prompt);
     session.sendInput(await input.next());
   };
   return { answer, close: () => input.close() };
@@ -127,7 +127,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
         stdinEnds: true,
         onEvent: (index, event) => {
           // (not awaited: a cell that ends while it waits, by a timeout or Ctrl-C, is not held up)
-          if (event.kind === 'input_request') return void input.answer(event.prompt, event.password);
+          if (event.kind === 'input_request') return void input.answer(event.password);
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
             streams.err.write(

@@ -7,14 +7,20 @@
 import { StringDecoder } from 'node:string_decoder';
 
 export interface LineReader {
-  /** The next line, with its `\n`; null at the end of the input. */
-  next(): Promise<string | null>;
+  /**
+   * The next piece of the input: whole lines with their `\n` (at least one, and as many more as
+   * have come, up to `maxChars`; the last line of the input may have no `\n`); null at its end.
+   */
+  next(maxChars?: number): Promise<string | null>;
   /** Stops reading (the process can exit with stdin still open). */
   close(): void;
 }
 
 /** A reader that is at its end from the start (the script itself came from stdin). */
 export const endedReader: LineReader = { next: async () => null, close() {} };
+
+/** What one answer carries at most (beyond its first line): a round trip per line was slow. */
+export const PIECE_CHARS = 64 * 1024;
 
 export function lineReader(input: NodeJS.ReadableStream): LineReader {
   const decoder = new StringDecoder('utf8');
@@ -52,9 +58,13 @@ export function lineReader(input: NodeJS.ReadableStream): LineReader {
     input.pause();
   };
   return {
-    next() {
-      const line = lines.shift();
-      if (line !== undefined) return Promise.resolve(line);
+    next(maxChars = PIECE_CHARS) {
+      let line = lines.shift();
+      if (line !== undefined) {
+        while (lines.length && line.length + (lines[0] as string).length <= maxChars) line += lines.shift();
+        if (!lines.length && !ended) input.resume(); // read on meanwhile
+        return Promise.resolve(line);
+      }
       if (ended) return Promise.resolve(null);
       const answer = new Promise<string | null>((resolve) => waiting.push(resolve));
       if (!started) {

@@ -198,6 +198,18 @@ describe('omp-eval run', () => {
     expect(r.stdout).toContain("'last'\n''\nmore? EOFError: EOF when reading a line\n");
   });
 
+  it('a thread that reads stdin gets a clear error, and the run does not hang', async () => {
+    const file = script(
+      'import threading\ngot = []\ndef read():\n    got.append(input())\nt = threading.Thread(target=read)\nt.start()\nt.join()\n# %%\nprint(got, input())\n',
+    );
+    const r = await cli(['run', file], { input: 'bob\n' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('[] bob\n');
+    expect(r.stderr).toContain(
+      "StdinNotImplementedError: input() and sys.stdin work in the cell's main thread only",
+    );
+  });
+
   it('gives a script read with - no more input, and a js cell reads stdin too', async () => {
     const fromStdin = await cli(['run', '-'], { input: 'print(input("a? "))\n' });
     expect(fromStdin.code).toBe(1);

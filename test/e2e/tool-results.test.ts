@@ -342,6 +342,17 @@ describe('work a one-shot call leaves running is not lost without a word', () =>
     expect(r.cells[0].notices).toEqual([]);
   });
 
+  it('names the work on the cell that failed when later cells were skipped, so the text has it', async () => {
+    const r = await tool([
+      py('import threading\nthreading.Thread(target=threading.Event().wait, name="poller").start()'),
+      py('1/0'),
+      py('print(3)'),
+    ]);
+    expect(r.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'error', 'skipped']);
+    expect(r.cells[1].notices.join('\n')).toContain('Python threads: poller');
+    expect(r.text).toContain('Python threads: poller');
+  });
+
   it('says nothing when the cells waited for their work, or left none', async () => {
     const r = await tool([
       py(

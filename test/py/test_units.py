@@ -452,6 +452,46 @@ class StdinModule(unittest.TestCase):
             asker.input("more? ")
         self.assertEqual(str(raised.exception), "EOF when reading a line")
 
+    def test_a_piece_of_several_lines_answers_several_reads_and_prompts_go_to_stdout(self):
+        sent = []
+        replies = [b'{"type": "input_reply", "value": "bob\\nline2\\nl3\\n"}\n']
+        fake = types.SimpleNamespace(send=sent.append, readline=lambda: replies.pop(0), queued=[])
+        asker = stdin.Stdin(fake, lambda: None, lambda: "cell")
+        asker.allowed = asker.ends = True
+        stream = asker.stream()
+        out = io.StringIO()
+        real, sys.stdout = sys.stdout, out
+        try:
+            self.assertEqual(stream.read(2), "bo")
+            self.assertEqual(asker.input("name? "), "b")  # the rest of the line read(2) began
+            self.assertEqual(stream.readline(2), "li")
+            self.assertEqual(stream.readline(), "ne2\n")
+            self.assertEqual(asker.input("again? "), "l3")
+        finally:
+            sys.stdout = real
+        self.assertEqual(out.getvalue(), "name? again? ")  # written by the kernel, as python does
+        self.assertEqual(len(sent), 1)  # one request for the three lines
+        self.assertEqual(sent[0]["prompt"], "")
+
+    def test_only_the_cells_main_thread_reads_stdin(self):
+        import threading
+
+        asker, _ = self._stream_of(["a\n"])
+        errors = []
+
+        def read():
+            try:
+                asker.input()
+            except stdin.StdinNotImplementedError as exc:
+                errors.append(str(exc))
+
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join()
+        self.assertEqual(len(errors), 1)
+        self.assertIn("main thread", errors[0])
+        self.assertEqual(asker.input(), "a")
+
     def test_read_reads_to_the_end_only_when_the_input_ends(self):
         _, stream = self._stream_of(["a\n", "b\n"])
         self.assertEqual(stream.read(), "a\nb\n")

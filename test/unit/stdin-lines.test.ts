@@ -19,6 +19,18 @@ describe("run's stdin, line by line", () => {
     expect(await reader.next()).toBeNull();
   });
 
+  it('answers with every whole line that has come, up to a bound, so a cell asks once for many', async () => {
+    const input = new PassThrough();
+    const reader = lineReader(input);
+    const first = reader.next(10);
+    input.write('one\ntwo\nthree\nfour');
+    expect(await first).toBe('one\n'); // asked before the rest came
+    expect(await reader.next(9)).toBe('two\n'); // with three, 10 chars: over the bound
+    input.end('\n');
+    expect(await reader.next(100)).toBe('three\nfour\n');
+    expect(await reader.next()).toBeNull();
+  });
+
   it('reads nothing until asked, and lets go of the stream when closed', async () => {
     const input = new PassThrough();
     const reader = lineReader(input);

@@ -6,6 +6,7 @@ Importing this module has no side effects."""
 import io
 import json
 import sys
+import threading
 
 
 class StdinNotImplementedError(RuntimeError):
@@ -20,6 +21,7 @@ class Stdin(object):
         self.allowed = False
         # The front end's input ends (a pipe, a file): sys.stdin.read() reads until its eof answer.
         self.ends = False
+        self._pending = ""  # what the front end sent beyond the line asked for
 
     def ask(self, prompt="", password=False):
         """One answer, without its line ending (input())."""
@@ -27,13 +29,51 @@ class Stdin(object):
         return value[:-1] if value.endswith("\n") else value
 
     def ask_line(self, prompt="", password=False):
-        """One answer as the front end gave it: a line of a stream keeps its "\\n" (the last may
-        have none), a person's answer has none."""
-        request_id = self._cell_id()
-        if not self.allowed or request_id is None:
+        """The next line. A person's answer has no "\\n"; a stream's line keeps it (its last line may
+        have none), and comes from the pieces the front end sends (whole lines, as many as it has):
+        the prompt is then written here, to stdout (getpass: stderr), as python's input() does."""
+        self._check_allowed()
+        if not self.ends:
+            return self._request(prompt, password)
+        if prompt:
+            stream = sys.stderr if password else sys.stdout
+            stream.write(prompt)
+            stream.flush()
+        if "\n" not in self._pending:
+            parts = [self._pending]  # (joined once: a long line comes in many pieces)
+            while True:
+                try:
+                    piece = self._request("", password)
+                except EOFError:
+                    if any(parts):
+                        break
+                    raise
+                parts.append(piece)
+                if "\n" in piece:
+                    break
+            self._pending = "".join(parts)
+        end = self._pending.find("\n") + 1 or len(self._pending)
+        line, self._pending = self._pending[:end], self._pending[end:]
+        return line
+
+    def unread(self, text):
+        """Input read past what the caller wanted (read(n), readline(n)): read next."""
+        self._pending = text + self._pending
+
+    def _check_allowed(self):
+        if not self.allowed or self._cell_id() is None:
             raise StdinNotImplementedError(
-                "input() is not available: this cell was run without stdin. Pass the data in the code instead."
+                "stdin is not available: this cell was run without it (input(), sys.stdin). Pass the data in the code instead."
             )
+        if threading.current_thread() is not threading.main_thread():
+            # Its answer could reach another reader of the request channel once the cell ended.
+            raise StdinNotImplementedError(
+                "input() and sys.stdin work in the cell's main thread only: read the input there and pass it to the thread."
+            )
+
+    def _request(self, prompt, password):
+        """One answer from the front end; EOFError at the end of its input."""
+        request_id = self._cell_id()
         self._drain()
         self._channel.send({"type": "input_request", "id": request_id, "prompt": str(prompt), "password": password})
         while True:
@@ -71,7 +111,6 @@ class _StdinStream(io.TextIOBase):
     def __init__(self, stdin):
         super().__init__()
         self._stdin = stdin
-        self._pending = ""  # read past what read(size) returned
 
     def readable(self):
         return True
@@ -82,15 +121,16 @@ class _StdinStream(io.TextIOBase):
         password = caller.f_globals.get("__name__") == "getpass" or (
             caller.f_back is not None and caller.f_back.f_globals.get("__name__") == "getpass"
         )
-        if self._pending:
-            end = self._pending.find("\n") + 1 or len(self._pending)
-            line, self._pending = self._pending[:end], self._pending[end:]
-            return line
         try:
             line = self._stdin.ask_line("", password=password)
         except EOFError:
             return ""
-        return line if self._stdin.ends else line + "\n"
+        if not self._stdin.ends:
+            line += "\n"
+        if size is not None and 0 <= size < len(line):
+            line, rest = line[:size], line[size:]
+            self._stdin.unread(rest)
+        return line
 
     def read(self, size=-1):
         if not self._stdin.ends:
@@ -105,7 +145,8 @@ class _StdinStream(io.TextIOBase):
             have += len(line)
         text = "".join(parts)
         if 0 <= size < len(text):
-            text, self._pending = text[:size], text[size:] + self._pending
+            text, rest = text[:size], text[size:]
+            self._stdin.unread(rest)
         return text
 
     def fileno(self):
