@@ -100,9 +100,12 @@ describe('kernel: stdin', () => {
     const k = await startKernel();
     const { outcome } = await run(k, 'input("name? ")');
     expect(outcome.error?.ename).toBe('StdinNotImplementedError');
-    expect(outcome.error?.evalue).toMatch(/input\(\) is not available/);
+    // (one message for input() and sys.stdin: it names both)
+    const message =
+      'stdin is not available: this cell was run without it (input(), sys.stdin). Pass the data in the code instead.';
+    expect(outcome.error?.evalue).toBe(message);
     const { outcome: stdin } = await run(k, 'import sys\nsys.stdin.readline()');
-    expect(stdin.error?.ename).toBe('StdinNotImplementedError');
+    expect(stdin.error).toMatchObject({ ename: 'StdinNotImplementedError', evalue: message });
   });
 
   it('answers input() through input_request and sendInput', async () => {
