@@ -126,7 +126,7 @@ class _StdinStream(io.TextIOBase):
         except EOFError:
             return ""
         if not self._stdin.ends:
-            line += "\n"
+            return line + "\n"  # a person's answer, whole (there is no stream to put a rest back in)
         if size is not None and 0 <= size < len(line):
             line, rest = line[:size], line[size:]
             self._stdin.unread(rest)
