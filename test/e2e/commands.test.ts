@@ -198,6 +198,20 @@ describe('omp-eval run', () => {
     expect(r.stdout).toContain("'last'\n''\nmore? EOFError: EOF when reading a line\n");
   });
 
+  it("%reset asks on run's stdin; its end answers no, IPython's default", async () => {
+    const file = script('x = 1\n%reset\nprint("x" in dir())\n');
+    const ended = await cli(['run', file], { input: '' });
+    expect(ended).toMatchObject({
+      code: 0,
+      stdout: 'Once deleted, variables cannot be recovered. Proceed (y/[n])? \nNothing done.\nTrue\n',
+    });
+    const yes = await cli(['run', file], { input: 'y\n' });
+    expect(yes).toMatchObject({
+      code: 0,
+      stdout: 'Once deleted, variables cannot be recovered. Proceed (y/[n])? False\n',
+    });
+  });
+
   it('a thread that reads stdin gets a clear error, and the run does not hang', async () => {
     const file = script(
       'import threading\ngot = []\ndef read():\n    got.append(input())\nt = threading.Thread(target=read)\nt.start()\nt.join()\n# %%\nprint(got, input())\n',

@@ -102,7 +102,13 @@ class Shell(object):
             raise StdinNotImplementedError("this cell was run without stdin")
         answers = {"y": True, "yes": True, "n": False, "no": False}
         while True:
-            answer = self._api.ask(prompt + " ").strip().lower() or (default or "")
+            try:
+                answer = self._api.ask(prompt + " ").strip().lower() or (default or "")
+            except EOFError:  # the input ended (omp-eval run): the default, as IPython's ask_yes_no
+                if default in answers:
+                    print()
+                    return answers[default]
+                raise
             if answer in answers:
                 return answers[answer]
 

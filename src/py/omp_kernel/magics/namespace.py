@@ -126,7 +126,11 @@ def _confirmed(api, UsageError):
         )
     answer = ""
     while answer not in ("y", "yes", "n", "no"):
-        answer = api.ask("Once deleted, variables cannot be recovered. Proceed (y/[n])? ").strip().lower() or "n"
+        try:
+            answer = api.ask("Once deleted, variables cannot be recovered. Proceed (y/[n])? ").strip().lower() or "n"
+        except EOFError:  # the input ended (omp-eval run): no, the default, as IPython
+            print()
+            answer = "n"
     return answer in ("y", "yes")
 
 
