@@ -1,6 +1,7 @@
 /**
- * `omp-eval run`'s stdin, for the cells' input() and sys.stdin: one line per request, read only
- * when a cell asks (a script that never reads leaves stdin alone), and `null` once it has ended.
+ * `omp-eval run`'s stdin, for the cells' input() and sys.stdin: whole lines per request (as many
+ * as have come, up to a bound), read only when a cell asks (a script that never reads leaves
+ * stdin alone), and `null` once it has ended.
  * A line keeps its `\n` (and a `\r` before it: Python's sys.stdin does not translate `\r\n`
  * on POSIX); the last line of input that does not end in one comes without.
  */

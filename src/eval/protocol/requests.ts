@@ -11,9 +11,10 @@ export interface ExecuteRequest {
   storeHistory: boolean;
   allowStdin?: boolean;
   /**
-   * (with allowStdin) The front end's input ends, as a pipe or a file does: each answer is a line
-   * with its `\n` (the last may have none), `eof` answers at its end, and `sys.stdin.read()` reads
-   * up to there (else an answer is what a person typed, and read() is one answer).
+   * (with allowStdin) The front end's input ends, as a pipe or a file does: each answer is a piece
+   * of whole lines with their `\n` (the input's last line may have none), `eof` answers at its
+   * end, and `sys.stdin.read()` reads up to there (else an answer is what a person typed, and
+   * read() is one answer).
    */
   stdinEnds?: boolean;
   /** Applied before the code runs (the init request sets them). */

@@ -9,8 +9,9 @@
  * Node runs no collection while the process is idle (a browser does). So the notebook keeps the
  * young generation at its first size, and once its cells are done and it has been idle a moment,
  * it runs one compacting collection, which moves the live objects together and returns the
- * emptied pages (when the heap grew 8 MB since the last: a few small cells are not worth the pause). Measured (bench/tui.ts): 1,000 cells took the RSS from 77 to 130 MB before,
- * to 85 MB with both; the collection takes about 20–50 ms, once, while nothing runs.
+ * emptied pages (when the heap grew 8 MB since the last: a few small cells are not worth the
+ * pause). Measured (bench/tui.ts): 1,000 cells took the RSS from 77 to 130 MB before, to 78–85 MB
+ * with both; the collection takes about 20–50 ms, once, while nothing runs.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -79,27 +80,23 @@ export interface IdleCollector {
 }
 
 /** Runs `collectNow` once the notebook has been idle `delayMs` after it ran cells. */
-export function idleCollector(
-  collectNow: () => void,
-  delayMs = IDLE_COLLECT_MS,
-  timers: { set: typeof setTimeout; clear: typeof clearTimeout } = { set: setTimeout, clear: clearTimeout },
-): IdleCollector {
+export function idleCollector(collectNow: () => void, delayMs = IDLE_COLLECT_MS): IdleCollector {
   let dirty = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const cancel = () => {
-    if (timer !== undefined) timers.clear(timer);
+    clearTimeout(timer);
     timer = undefined;
   };
   return {
     idle: () => {
       cancel();
       if (!dirty) return;
-      timer = timers.set(() => {
+      timer = setTimeout(() => {
         timer = undefined;
         dirty = false;
         collectNow();
       }, delayMs);
-      timer.unref?.();
+      timer.unref();
     },
     busy: () => {
       cancel();
