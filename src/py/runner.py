@@ -4,7 +4,8 @@ It checks the interpreter and loads the kernel package (omp_kernel, beside it). 
 package anew on every start would cost more than the rest of the start-up, so its modules load
 from bytecode, but only from bytecode the host wrote and checked: `__pycache__/<name>.<tag>.pyc`
 files bound to their source by its hash (hash-based pycs that Python checks against the
-source), whose bytes the host compared with its record before this process started. Nothing
+source), whose bytes the host compared with its record while this interpreter started: the
+package is loaded only once the host's first request came (see _await_first_request). Nothing
 here writes bytecode into the cache, and PYTHONPYCACHEPREFIX does not apply to the kernel's
 modules. Stdlib only, Python 3.8 grammar.
 """
@@ -66,9 +67,21 @@ def _kernel_loader(here):
     return KernelLoader
 
 
+def _await_first_request(fd=4):
+    """The host checks the package's bytecode while this interpreter starts, and sends its first
+    request (or closes the requests pipe) once that is done: nothing of the package is read before."""
+    import select
+
+    try:
+        select.select([fd], [], [])
+    except (OSError, ValueError):
+        pass  # not the host's layout (fd 4 is not open): nothing to wait for
+
+
 def _main():
     import os
 
+    _await_first_request()
     _kernel_loader(os.path.dirname(__file__))
     from omp_kernel import server  # sys.path[0] is this file's directory: the cache's
 

@@ -6,8 +6,10 @@ import importlib.util
 import marshal
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -82,6 +84,48 @@ class KernelLoaderTest(unittest.TestCase):
         sys.modules.pop("omp_loader_pkg", None)
         self.write_pyc(pyc('VALUE = "bytecode"\n', 0b11, importlib.util.source_hash(SOURCE)))
         self.assertEqual(self.value(), "bytecode")
+
+
+class FirstRequestTest(unittest.TestCase):
+    """The host checks the package's bytecode while the interpreter starts (spawn.ts): runner.py
+    reads nothing of its package before its first request, or the end of the requests pipe
+    (fd 4), comes."""
+
+    def test_the_package_loads_only_once_the_requests_pipe_is_readable(self):
+        read_end, write_end = os.pipe()
+        # The pipe's read end on fd 4, as the host lays it out; nothing on stdin.
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", 'exec "$0" -X importtime -u "$1" 4<&0 0</dev/null', sys.executable, RUNNER],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        os.close(read_end)
+        closed = threading.Event()
+
+        def close_requests():
+            if not closed.is_set():
+                closed.set()
+                os.close(write_end)  # the host went away: the runner goes on, reads the end, exits
+
+        # Only a guard against a hang, should the runner not wait (select imported at start-up).
+        guard = threading.Timer(60, close_requests)
+        guard.start()
+        try:
+            first = None
+            for raw in proc.stderr:
+                name = raw.decode().rsplit("|", 1)[-1].strip()
+                if name == "select" or name.startswith("omp_kernel"):
+                    first = name
+                    break
+            # It waits on fd 4 (select) before any module of its package is imported.
+            self.assertEqual(first, "select")
+        finally:
+            guard.cancel()
+            close_requests()
+        rest = proc.stderr.read().decode()
+        self.assertEqual(proc.wait(), 0)
+        self.assertIn("omp_kernel.server", rest)
 
 
 if __name__ == "__main__":

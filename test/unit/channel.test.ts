@@ -19,8 +19,10 @@ function fakeProcess() {
 const tick = () => new Promise((r) => setImmediate(r));
 const keyed = (frame: Frame) => `\n${JSON.stringify({ key: KEY, ...frame })}\n`;
 
-function open(opts: { rawSyncMs?: number } = {}) {
+function open(opts: { rawSyncMs?: number; requestsReady?: Promise<void> } = {}) {
+  const { requestsReady, ...channelOpts } = opts;
   const fake = fakeProcess();
+  if (requestsReady) Object.assign(fake.proc, { requestsReady });
   const frames: Frame[] = [];
   const warnings: string[] = [];
   const logger: Logger = { trace: () => {}, warn: (line) => warnings.push(line) };
@@ -37,12 +39,52 @@ function open(opts: { rawSyncMs?: number } = {}) {
       onProtocolError: () => {},
     },
     // (text goes out once the turn's reads are done, as after a quiet spell: no throttle)
-    { name: 'k', label: 'Python', logger, trace: false, rawIntervalMs: 0, ...opts },
+    { name: 'k', label: 'Python', logger, trace: false, rawIntervalMs: 0, ...channelOpts },
   );
   return { ...fake, channel, frames, warnings };
 }
 
 describe('the kernel channel', () => {
+  it('holds requests until the kernel may read them, then sends them in order, and the end after them', async () => {
+    let open_: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      open_ = resolve;
+    });
+    const { channel, proc } = open({ requestsReady: ready });
+    const written: string[] = [];
+    let ended = false;
+    (proc.requests as PassThrough).on('data', (chunk: Buffer) => written.push(String(chunk)));
+    (proc.requests as PassThrough).on('end', () => {
+      ended = true;
+    });
+    channel.write({ type: 'is_complete', id: 'q1', code: '1+' });
+    channel.write({ type: 'exit' });
+    channel.endRequests();
+    await tick();
+    expect(written).toEqual([]);
+    open_();
+    await vi.waitFor(() => expect(ended).toBe(true));
+    expect(
+      written
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['is_complete', 'exit']);
+    channel.finishStreams();
+  });
+
+  it('sends no request and fails the start when the check before them fails', async () => {
+    const { channel, proc } = open({ requestsReady: Promise.reject(new Error('cannot remove a pyc')) });
+    const written: string[] = [];
+    (proc.requests as PassThrough).on('data', (chunk: Buffer) => written.push(String(chunk)));
+    channel.write({ type: 'exit' });
+    await expect(channel.spawnFailed).rejects.toThrow('Could not start python: cannot remove a pyc');
+    await tick();
+    expect(written).toEqual([]);
+    channel.finishStreams();
+  });
+
   it("orders the raw pipes with the frames at the runner's barriers, whichever is read first", async () => {
     const { channel, frames, rawStdout, stderr, proc } = open();
     const frameStream = proc.frames as PassThrough;

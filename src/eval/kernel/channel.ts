@@ -82,6 +82,8 @@ export class KernelChannel {
   private lastRawFlush = -Infinity;
   private readonly keyInTrace: RegExp;
   private pauses = 0;
+  /** Requests written before the kernel may read them (see holdRequests). */
+  private held?: { lines: string[]; end: boolean };
 
   constructor(
     readonly proc: KernelProcess,
@@ -106,7 +108,11 @@ export class KernelChannel {
     });
     this.spawnFailed = new Promise<never>((_, reject) => {
       child.once('error', (err) => reject(new Error(`Could not start ${proc.executable}: ${err.message}`)));
+      proc.requestsReady?.catch((err: unknown) =>
+        reject(new Error(`Could not start ${proc.executable}: ${(err as Error).message}`)),
+      );
     });
+    if (proc.requestsReady) this.holdRequests(proc.requestsReady);
     this.spawnFailed.catch(() => {});
     proc.requests.on('error', () => {}); // EPIPE after the kernel died is reported through 'close'
     this.keyInTrace = new RegExp(`"key": ?"${proc.frameKey.replace(/\W/g, '')}", ?`);
@@ -130,13 +136,39 @@ export class KernelChannel {
   write(request: Request): void {
     const line = encodeRequest(request);
     if (this.opts.trace) this.opts.logger.trace(`[omp-eval ${this.opts.name} ->] ${line.slice(0, 2000)}`);
+    if (this.held) this.held.lines.push(line);
+    else this.writeLine(line);
+  }
+
+  private writeLine(line: string): void {
     const requests: Writable = this.proc.requests;
     if (!requests.destroyed && requests.writable) requests.write(line);
   }
 
   /** No more requests: the runner exits once it has read the rest. */
   endRequests(): void {
-    this.proc.requests.end();
+    if (this.held) this.held.end = true;
+    else this.proc.requests.end();
+  }
+
+  /**
+   * Requests wait until `ready`, then go in order. If it rejects, none goes: the kernel is killed
+   * (spawnFailed says why).
+   */
+  private holdRequests(ready: Promise<void>): void {
+    const held: { lines: string[]; end: boolean } = { lines: [], end: false };
+    this.held = held;
+    ready.then(
+      () => {
+        this.held = undefined;
+        for (const line of held.lines) this.writeLine(line);
+        if (held.end) this.proc.requests.end();
+      },
+      () => {
+        this.held = undefined;
+        this.killGroup('SIGKILL');
+      },
+    );
   }
 
   /** Stops reading the kernel's output (it blocks on its writes) until resume(). Counted. */

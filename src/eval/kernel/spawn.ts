@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
 import { filterEnv, kernelEnv } from './env.js';
-import { readyHostGuard } from './hostGuard.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile, prepareBytecode } from './runnerFile.js';
 import type { KernelLanguage, KernelOptions } from './types.js';
@@ -49,6 +48,11 @@ export interface KernelProcess {
   frameKey: string;
   /** The kernel's sandbox (bwrap, memory limit), when it runs in one. */
   sandbox?: KernelSandbox;
+  /**
+   * Requests wait for this (the kernel's bytecode checked: runner.py reads its package only after
+   * the first request). A rejection means the kernel must not go on.
+   */
+  requestsReady?: Promise<void>;
 }
 
 export async function spawnKernel(
@@ -64,14 +68,13 @@ export async function spawnKernel(
   }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
-  await prepareBytecode(
-    runner,
-    { executable: python.executable, version: python.version.join('.') },
-    hostEnv,
-    logger,
-  );
   const env = kernelEnv(hostEnv, python, opts.passEnv);
-  return { ...(await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts)), python };
+  const proc = await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts);
+  // runner.py loads its package only once the first request came: the bytecode is checked while
+  // the interpreter starts, and the channel holds the requests until then.
+  const interpreter = { executable: python.executable, version: python.version.join('.') };
+  const requestsReady = prepareBytecode(runner, interpreter, hostEnv, logger);
+  return { ...proc, python, requestsReady };
 }
 
 /** Spawns `executable args` (in its sandbox, if any) in a process group of its own, with the kernel's descriptors. */
@@ -82,7 +85,8 @@ async function spawnWithChannels(
   env: NodeJS.ProcessEnv,
   opts: KernelOptions,
 ): Promise<KernelProcess> {
-  readyHostGuard(); // (before the kernel: a host killed in between leaves nothing unguarded)
+  // The host guard starts with the channel, after this spawn: a host killed in between closes the
+  // requests pipe, and a runner that reads its end exits.
   const { child, sandbox } = await spawnInSandbox(opts.sandbox, executable, args, {
     cwd,
     env: { ...env, OMP_BRIDGE_FD: String(BRIDGE_FD) },
