@@ -122,6 +122,20 @@ async function knownError(err: unknown): Promise<boolean> {
 }
 
 /**
+ * The reader of stdout or stderr went away (`omp-eval run x.py | head`): the command ends as `cat`
+ * and `seq` do on SIGPIPE, quietly and with 128 + 13; the exit hook stops its kernels. (Without
+ * this, the write's EPIPE would end it with a stack trace.)
+ */
+function endOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(141);
+    });
+  }
+}
+
+/**
  * Runs a front end with an executor, turning the errors a user can cause into one clear line (a
  * JSON object for `tool`, whose output is read by programs). The engine's warnings go to `logger`.
  */
@@ -144,6 +158,7 @@ async function withExecutor(
   };
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
+  endOnBrokenPipe();
   try {
     executor = createExecutor({
       settings: await settingsFrom(flags),

@@ -270,6 +270,22 @@ describe('omp-eval run', () => {
     expect(r.stdout).not.toContain('never');
   });
 
+  it('ends quietly with 141, its kernel stopped, when the reader of its output goes away (| head)', async () => {
+    const file = script('import os\nprint(os.getpid(), flush=True)\nwhile True:\n    print("y" * 80)\n');
+    let kernel = 0;
+    const r = await cli(['run', file], {
+      onStdout: (out, child) => {
+        if (!kernel && out.includes('\n')) {
+          kernel = Number(out.split('\n')[0]);
+          child.stdout?.destroy();
+        }
+      },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(141);
+    await waitFor(() => !existsSync(`/proc/${kernel}`), 30_000, 'the kernel to end');
+  });
+
   it('applies --timeout per cell', async () => {
     const r = await cli(['--timeout', '1', 'run', '-'], { input: 'import time\ntime.sleep(20)\n' });
     expect(r.code).toBe(1);
