@@ -142,7 +142,7 @@ function endOnBrokenPipe(): void {
 async function withExecutor(
   flags: GlobalFlags,
   body: (executor: Executor) => Promise<number>,
-  opts: { json?: boolean; logger?: Logger } = {},
+  opts: { json?: boolean; logger?: Logger; brokenPipe?: 'exit' | 'front end' } = {},
 ): Promise<void> {
   const { createExecutor, SettingsError, streamLogger } = await import('./eval/index.js');
   let executor: Executor | undefined;
@@ -158,7 +158,7 @@ async function withExecutor(
   };
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
-  endOnBrokenPipe();
+  if (opts.brokenPipe !== 'front end') endOnBrokenPipe();
   try {
     executor = createExecutor({
       settings: await settingsFrom(flags),
@@ -225,7 +225,9 @@ program.action(async () => {
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           ...(flags.lang ? { language: flags.lang } : {}),
         }),
-      { logger: deferred.logger },
+      // (a terminal that went away ends the notebook through its own handler, which shuts its
+      // kernels down as Python's own end would: atexit runs)
+      { logger: deferred.logger, brokenPipe: 'front end' },
     );
   } finally {
     deferred.flush();
