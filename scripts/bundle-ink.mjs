@@ -57,8 +57,79 @@ const yogaInPlace = {
   },
 };
 
+// Ink draws each frame into a new Output: a fresh blank cell object (with its own styles array)
+// for every cell of the frame, and caches of styled characters and widths that die with the frame,
+// so every line of the live region is tokenized into per-character objects again at every tick.
+// Those allocations were most of the notebook's garbage while a cell runs. Blank cells share one
+// frozen object, and the caches live across frames (dropped whole past OUTPUT_CACHE_ENTRIES).
+const OUTPUT_BLANK = `row.push({
+                    type: 'char',
+                    value: ' ',
+                    fullWidth: false,
+                    styles: [],
+                });`;
+const OUTPUT_CACHES = 'caches = new OutputCaches();';
+const OUTPUT_CACHE_ENTRIES = 600;
+const sharedOutputCaches = {
+  name: 'shared-output-caches',
+  setup(b) {
+    b.onLoad({ filter: /ink\/build\/output\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      for (const part of [OUTPUT_BLANK, OUTPUT_CACHES])
+        if (!code.includes(part))
+          throw new Error(`bundle-ink: Ink's Output changed; no \`${part}\` in ${args.path}`);
+      const shared = `
+const ompBlankCell = Object.freeze({ type: 'char', value: ' ', fullWidth: false, styles: Object.freeze([]) });
+let ompCaches;
+function ompSharedCaches() {
+  const c = ompCaches;
+  if (!c || c.styledChars.size + c.widths.size + c.blockWidths.size > ${OUTPUT_CACHE_ENTRIES}) ompCaches = new OutputCaches();
+  return ompCaches;
+}
+`;
+      const contents = code
+        .replace(OUTPUT_BLANK, 'row.push(ompBlankCell);')
+        .replace(OUTPUT_CACHES, 'caches = ompSharedCaches();')
+        .replace('export default class Output {', `${shared}export default class Output {`);
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+// Then each row of the frame is turned back into a string, and for every character the styles of
+// the one before are diffed with its own (three Sets and some arrays each time), although they are
+// mostly the same: the diff is skipped when they are equal (its result is empty then), and the
+// characters between two escape codes share one styles array instead of a copy each.
+const STYLED_DIFF = 'ret += ansiCodesToString(diffAnsiCodes(chars[i - 1].styles, char.styles));';
+const STYLED_END = 'ret += ansiCodesToString(diffAnsiCodes(char.styles, []));';
+const STYLED_COPY = 'styles: [...codes],';
+const sameStyles = {
+  name: 'same-styles',
+  setup(b) {
+    b.onLoad({ filter: /ansi-tokenize\/build\/styledChars\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      for (const part of [STYLED_DIFF, STYLED_END, STYLED_COPY])
+        if (!code.includes(part))
+          throw new Error(`bundle-ink: ansi-tokenize changed; no \`${part}\` in ${args.path}`);
+      const helper = `
+function ompSameStyles(a, b) {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i].code !== b[i].code || a[i].endCode !== b[i].endCode) return false;
+  return true;
+}
+`;
+      const contents = `${code
+        .replace(STYLED_DIFF, `if (!ompSameStyles(chars[i - 1].styles, char.styles)) ${STYLED_DIFF}`)
+        .replace(STYLED_END, `if (char.styles.length) ${STYLED_END}`)
+        .replace(STYLED_COPY, 'styles: codes,')}${helper}`;
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 await build({
-  plugins: [fastWidths, yogaInPlace],
+  plugins: [fastWidths, yogaInPlace, sharedOutputCaches, sameStyles],
   stdin: { contents: entry, resolveDir: process.cwd(), loader: 'js', sourcefile: 'ink-entry.js' },
   bundle: true,
   platform: 'node',
