@@ -257,6 +257,18 @@ describe('the artifacts folder', () => {
       expect(image.error).toMatch(/would exceed the artifact cap/);
     }));
 
+  it('keeps small and large pieces in order, whichever are joined and which go out alone', () =>
+    withTmp(() => {
+      const file = ArtifactFile.create() as ArtifactFile;
+      const pieces: string[] = [];
+      for (let i = 0; i < 40; i++) pieces.push(i % 3 ? `small ${i}\n` : `${String(i).repeat(30_000)}\n`);
+      for (const piece of pieces) file.write(piece);
+      file.close();
+      expect(readFileSync(file.path, 'utf8')).toBe(pieces.join(''));
+      expect(file.savedChars).toBe(pieces.join('').length);
+      expect(file.error).toBeUndefined();
+    }));
+
   it('is tidied on request, before any artifact is written (the notebook does it at start)', () =>
     withTmp(() => {
       const dir = fullFolder();

@@ -26,8 +26,11 @@ const STDERR_TAIL_CHARS = 8_192;
 const EXIT_DRAIN_MS = 250;
 /** How long a barrier waits for its other parts (a marker written to a moved fd never comes). */
 const RAW_SYNC_MS = 1_000;
-/** Raw text batched into one frame at most (the rest goes on in the next). */
-const RAW_BATCH_CHARS = 1 << 20;
+/**
+ * Raw text batched into one frame at most (the rest goes on in the next): about one pipe read. A
+ * larger batch joined the reads into one long string, a copy of the whole output on its way.
+ */
+const RAW_BATCH_CHARS = 1 << 16;
 /** Raw text of a stream that keeps coming goes out at most this often (ms). */
 const RAW_INTERVAL_MS = 20;
 

@@ -12,6 +12,8 @@ import { privateDir } from './privateDir.js';
 
 /** Characters gathered before one write (one write per line would cost a syscall each). */
 const BATCH_CHARS = 1 << 18;
+/** A piece at least this long is written by itself, not joined with others first. */
+const DIRECT_CHARS = 1 << 14;
 
 /** Artifacts older than this are removed when a new one is written. */
 const ARTIFACT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -169,9 +171,26 @@ export class ArtifactFile {
   }
 
   private flush() {
-    let batch = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
+    const pieces = this.pending;
     this.pending = [];
     this.pendingChars = 0;
+    // Small pieces are joined into one write; a large piece goes out as it is (joining it with
+    // the others would copy the whole output once more).
+    let small: string[] = [];
+    for (const piece of pieces) {
+      if (piece.length < DIRECT_CHARS) {
+        small.push(piece);
+        continue;
+      }
+      if (small.length) this.writePiece(small.join(''));
+      small = [];
+      this.writePiece(piece);
+    }
+    if (small.length) this.writePiece(small.length === 1 ? (small[0] as string) : small.join(''));
+  }
+
+  private writePiece(piece: string) {
+    let batch = piece;
     if (this.fd === undefined || !batch) return;
     const room = this.maxBytes - this.bytes;
     const bytes = Buffer.byteLength(batch, 'utf8');
