@@ -5,7 +5,7 @@
  * a kernel on a Jupyter server gets none).
  */
 import { readFileSync } from 'node:fs';
-import type { Executor, OutputEvent, Session } from '../eval/index.js';
+import type { CellResult, Executor, OutputEvent, Session } from '../eval/index.js';
 import { type CellLanguage, cellLanguage, checkCwd, oneLine, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
 import { endedReader, type LineReader, lineReader } from './stdinLines.js';
@@ -30,23 +30,45 @@ const DRAIN = {
   py: '(lambda th: ([f() for f in list(getattr(th, "_threading_atexits", []))], [t.join() for t in th.enumerate() if not t.daemon and t is not th.main_thread()]))(__import__("threading"));',
 };
 
-/** The exit code a script asked for with process.exit() / sys.exit(), else undefined. */
-function requestedExit(
-  error: { ename: string; evalue: string; exitCode?: number } | undefined,
-): number | undefined {
-  if (error?.ename === 'ProcessExit') return error.exitCode ?? 0;
-  if (error?.ename === 'SystemExit') {
-    if (error.evalue === '' || error.evalue === 'None') return 0;
-    return /^-?\d+$/.test(error.evalue) ? Number(error.evalue) & 0xff : 1;
-  }
-  return undefined;
+type ExitError = { ename: string; evalue: string; exitCode?: number; exitMessage?: string };
+
+/**
+ * The exit code a script asked for with process.exit() / sys.exit(), else undefined. The kernel
+ * works it out as its interpreter would (sys.exit(False) is 0, sys.exit("3") is 1); a kernel that
+ * does not (a Jupyter server's) is read from the exception's text.
+ */
+function requestedExit(error: ExitError | undefined): number | undefined {
+  if (error?.ename !== 'ProcessExit' && error?.ename !== 'SystemExit') return undefined;
+  if (error.exitCode !== undefined) return error.exitCode;
+  if (error.ename === 'ProcessExit' || error.evalue === '' || error.evalue === 'None') return 0;
+  return /^-?\d+$/.test(error.evalue) ? Number(error.evalue) & 0xff : 1;
+}
+
+/** What python prints on stderr as a SystemExit ends it: the code, unless it is None or an integer. */
+function exitMessage(error: ExitError): string | undefined {
+  if (error.ename !== 'SystemExit') return undefined;
+  if (error.exitCode !== undefined) return error.exitMessage;
+  return requestedExit(error) === 1 && error.evalue !== '1' ? error.evalue : undefined;
+}
+
+/**
+ * The status python (or node) ends a script with where this cell failed: 130 for a
+ * KeyboardInterrupt the code raised, the kernel's own status when it ended by itself
+ * (`os._exit(7)`: 7; a segfault: 139), else 1 (also after a timeout: no interpreter has those).
+ */
+function failedExit(result: CellResult): number {
+  if (result.timedOut || result.kernelKilled) return 1;
+  if (result.error?.ename === 'KeyboardInterrupt') return 130;
+  if (result.error?.ename === 'KernelDied' && result.exitCode !== null && result.exitCode > 0)
+    return result.exitCode;
+  return 1;
 }
 
 /** Prints an event, except the traceback of a requested exit (python prints only its message). */
 function writeRunEvent(event: OutputEvent, streams: Streams) {
   if (event.kind === 'error' && requestedExit(event) !== undefined) {
-    const message = event.ename === 'SystemExit' && requestedExit(event) === 1 ? `${event.evalue}\n` : '';
-    return message ? streams.err.write(message) : true;
+    const message = exitMessage(event);
+    return message !== undefined ? streams.err.write(`${message}\n`) : true;
   }
   return writeEvent(event, streams);
 }
@@ -151,7 +173,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
         `omp-eval run: cell ${failed.index + 1} of ${cells.length} (line ${cell?.line}) ${what}` +
           `${skipped ? `; ${skipped} later cell${skipped > 1 ? 's' : ''} not run` : ''}\n`,
       );
-      return 1;
+      return failedExit(failed);
     }
     // Like `node script.js` and `python script.py`: the script ends when its timers, sockets and
     // (non-daemon) threads are done, and what they print is shown.

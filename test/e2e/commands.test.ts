@@ -161,6 +161,51 @@ describe('omp-eval run', () => {
     expect(forever.stderr).toBe("omp-eval run: the script's background work timed out\n");
   });
 
+  it("ends with python's status and message for each way a script exits (python3 is the oracle)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-status-'));
+    const endings = [
+      'sys.exit(1)',
+      'sys.exit(False)',
+      'sys.exit(True)',
+      'sys.exit("3")',
+      'sys.exit("None")',
+      'sys.exit("")',
+      'sys.exit(2**70)',
+      'sys.exit(-1)',
+      'sys.exit(None)',
+      'raise SystemExit(1, 2)',
+      'os._exit(7)',
+    ];
+    const runs = await Promise.all(
+      endings.map(async (ending, i) => {
+        const path = join(dir, `s${i}.py`);
+        writeFileSync(path, `import os, sys\nprint("before", flush=True)\n${ending}\nprint("never")\n`);
+        const python = spawnSync('/usr/bin/python3', [path], { encoding: 'utf8' });
+        const omp = await cli(['run', path]);
+        return { ending, omp, python };
+      }),
+    );
+    for (const { ending, omp, python } of runs) {
+      expect({ ending, code: omp.code, stdout: omp.stdout }).toEqual({
+        ending,
+        code: python.status,
+        stdout: python.stdout,
+      });
+      // (os._exit: omp-eval also says that the kernel died, and which cell failed)
+      if (!ending.startsWith('os.'))
+        expect({ ending, stderr: omp.stderr }).toEqual({ ending, stderr: python.stderr });
+    }
+    // An uncaught KeyboardInterrupt the code raised: its traceback, and python's 130.
+    const ki = join(dir, 'ki.py');
+    writeFileSync(ki, 'raise KeyboardInterrupt\n# %%\nprint("never")\n');
+    const interrupted = await cli(['run', ki]);
+    // (python ends itself with SIGINT, which a shell reports as 130)
+    expect(spawnSync('/usr/bin/python3', [ki]).signal).toBe('SIGINT');
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toContain('KeyboardInterrupt');
+    expect(interrupted.stdout).toBe('');
+  });
+
   it('takes global flags after the command too', async () => {
     const r = await cli(['run', '-', '--lang', 'js', '--timeout', '5'], { input: 'console.log(6 * 7)\n' });
     expect(r).toMatchObject({ code: 0, stdout: '42\n' });

@@ -48,8 +48,10 @@ export type OutputEvent =
       ename: string;
       evalue: string;
       traceback: string[];
-      /** js: the code the cell passed to process.exit(). */
+      /** js: the code the cell passed to process.exit(); py: the exit status a SystemExit asks for. */
       exitCode?: number;
+      /** py: what Python prints as a SystemExit with a code that is not an integer ends it. */
+      exitMessage?: string;
     }
   | { kind: 'status'; event: StatusEvent }
   /** clear_output(): what the cell showed so far is gone (a waiting clear arrives when due). */
@@ -94,6 +96,7 @@ export function frameHandler(targets: FrameTargets): (frame: Frame) => void {
           evalue: frame.evalue,
           traceback: frame.traceback,
           ...(frame.exitCode !== undefined ? { exitCode: frame.exitCode } : {}),
+          ...(frame.exitMessage !== undefined ? { exitMessage: frame.exitMessage } : {}),
         });
         break;
       case 'input_request':

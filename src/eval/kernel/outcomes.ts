@@ -85,5 +85,6 @@ export function cellErrorOf(frame: ErrorFrame): CellError {
     evalue: frame.evalue,
     traceback: frame.traceback,
     ...(frame.exitCode !== undefined ? { exitCode: frame.exitCode } : {}),
+    ...(frame.exitMessage !== undefined ? { exitMessage: frame.exitMessage } : {}),
   };
 }

@@ -101,8 +101,10 @@ export interface CellError {
   ename: string;
   evalue: string;
   traceback: string[];
-  /** js: the code a cell passed to process.exit(). */
+  /** js: the code a cell passed to process.exit(); py: the exit status a SystemExit asks for. */
   exitCode?: number;
+  /** py: what Python prints as a SystemExit with a code that is not an integer ends it. */
+  exitMessage?: string;
 }
 
 export interface CellOutcome {

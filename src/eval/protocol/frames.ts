@@ -37,8 +37,13 @@ export interface ErrorFrame {
   ename: string;
   evalue: string;
   traceback: string[];
-  /** js: the code a cell passed to process.exit() (ename ProcessExit). */
+  /**
+   * js ProcessExit: the code a cell passed to process.exit(); py SystemExit: the exit status the
+   * interpreter would end a script with.
+   */
   exitCode?: number;
+  /** py SystemExit with a code that is neither None nor an integer: what Python prints as it exits. */
+  exitMessage?: string;
 }
 export interface InputRequestFrame {
   type: 'input_request';
@@ -139,9 +144,10 @@ const FRAME_RULES: Record<FrameType, Check> = {
     isString(v.evalue) &&
     Array.isArray(v.traceback) &&
     v.traceback.every(isString) &&
-    optional(v.exitCode, isInt)
+    optional(v.exitCode, isInt) &&
+    optional(v.exitMessage, isString)
       ? undefined
-      : 'error frame needs ename, evalue and traceback (strings), and an integer exitCode if any',
+      : 'error frame needs ename, evalue and traceback (strings), an integer exitCode and a string exitMessage if any',
   input_request: (v) =>
     isString(v.id) && isString(v.prompt) && isBoolean(v.password)
       ? undefined

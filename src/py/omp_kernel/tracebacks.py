@@ -14,6 +14,22 @@ def is_cell_frame(filename):
     return filename.startswith("<cell In[") or (filename.startswith("<omp-") and filename != PRELUDE_FILENAME)
 
 
+def exit_status(exc):
+    """What the interpreter does with an uncaught SystemExit at the end of a script: its exit status
+    and, for a code that is neither None nor an integer, the text it prints on stderr."""
+    code = exc.code
+    if code is None:
+        return {"exitCode": 0}
+    if isinstance(code, int):  # (bool too: False is 0)
+        # The code goes through a C long: one out of its range exits with -1, as 255.
+        return {"exitCode": code & 0xFF if -(1 << 63) <= code < (1 << 63) else 255}
+    try:
+        message = str(code)
+    except Exception:
+        message = "<unprintable %s>" % type(code).__name__
+    return {"exitCode": 1, "exitMessage": message}
+
+
 def safe_str(exc):
     try:
         return str(exc)
@@ -65,10 +81,13 @@ class Tracebacks(object):
     def frame(self, request_id, exc_type, exc, tb):
         """The error frame of an exception in a cell."""
         self.last = (exc_type, exc, tb)
-        return {
+        frame = {
             "type": "error",
             "id": request_id,
             "ename": exc_type.__name__,
             "evalue": safe_str(exc),
             "traceback": self.format(exc_type, exc, tb),
         }
+        if isinstance(exc, SystemExit):
+            frame.update(exit_status(exc))
+        return frame
