@@ -202,6 +202,9 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   } finally {
     process.off('SIGINT', onSigint);
     input.close();
+    // The kernels end while their output is still written: what atexit handlers and
+    // process.on('exit') print shows, as at the end of `python` and `node`.
+    await Promise.all((['py', 'js'] as const).map((lang) => session.kernelOf(lang)?.shutdown()));
     await session.release();
     stopBackground();
   }

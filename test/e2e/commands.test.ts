@@ -206,6 +206,29 @@ describe('omp-eval run', () => {
     expect(interrupted.stdout).toBe('');
   });
 
+  it("prints what atexit handlers and process.on('exit') print at the end, as python and node do", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-atexit-'));
+    const py = join(dir, 'a.py');
+    writeFileSync(
+      py,
+      'import atexit, sys\natexit.register(lambda: print("atexit ran"))\nprint("main")\nsys.exit(3)\n',
+    );
+    const js = join(dir, 'a.js');
+    writeFileSync(
+      js,
+      'process.on("exit", (code) => console.log("exit handler", code));\nconsole.log("main");\n',
+    );
+    const [ompPy, ompJs] = await Promise.all([cli(['run', py]), cli(['run', js])]);
+    const python = spawnSync('/usr/bin/python3', [py], { encoding: 'utf8' });
+    const node = spawnSync(process.execPath, [js], { encoding: 'utf8' });
+    expect({ code: ompPy.code, stdout: ompPy.stdout }).toEqual({
+      code: python.status,
+      stdout: python.stdout,
+    });
+    expect(ompPy.stdout).toBe('main\natexit ran\n');
+    expect({ code: ompJs.code, stdout: ompJs.stdout }).toEqual({ code: node.status, stdout: node.stdout });
+  });
+
   it('takes global flags after the command too', async () => {
     const r = await cli(['run', '-', '--lang', 'js', '--timeout', '5'], { input: 'console.log(6 * 7)\n' });
     expect(r).toMatchObject({ code: 0, stdout: '42\n' });
