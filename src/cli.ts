@@ -240,12 +240,14 @@ program
     'run a script cell by cell (cells split on "# %%" lines, "// %%" in .js files); "-" reads stdin',
   )
   .argument('<file>', 'the script, or - for standard input')
-  .action(async (file: string) => {
+  .argument('[args...]', "the script's arguments (after --, those that start with -)")
+  .action(async (file: string, args: string[]) => {
     const flags = program.opts<GlobalFlags>();
     const { runScript } = await import('./modes/run.js');
     await withExecutor(flags, (executor) =>
       runScript(executor, {
         file,
+        args,
         cwd: flags.cwd,
         ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
         ...(flags.lang ? { language: flags.lang } : {}),

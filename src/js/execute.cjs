@@ -163,12 +163,19 @@ function createBarriers(writeSync, frames) {
   };
 }
 
-/** The init request's working directory and environment. */
+/** The init request's working directory, environment and script (`omp-eval run`). */
 function init(proc, request) {
   if (request.cwd) proc.chdir(request.cwd);
   for (const [key, value] of Object.entries(request.env || {})) {
     if (value === null) delete proc.env[key];
     else proc.env[key] = String(value);
+  }
+  const script = request.script;
+  const argv = script && Array.isArray(script.argv) ? script.argv : [];
+  // As `node script.js a b` names it: process.argv is [node, the script's path, a, b].
+  if (argv.length && argv.every((a) => typeof a === 'string')) {
+    const path = typeof script.path === 'string' && script.path.startsWith('/') ? script.path : argv[0];
+    proc.argv.splice(1, proc.argv.length - 1, path, ...argv.slice(1));
   }
 }
 

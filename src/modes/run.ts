@@ -5,6 +5,7 @@
  * a kernel on a Jupyter server gets none).
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { CellResult, Executor, OutputEvent, Session } from '../eval/index.js';
 import { type CellLanguage, cellLanguage, checkCwd, oneLine, splitCells } from '../eval/index.js';
 import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
@@ -12,6 +13,8 @@ import { endedReader, type LineReader, lineReader } from './stdinLines.js';
 
 export interface RunScriptOptions {
   file: string;
+  /** The script's arguments (`sys.argv[1:]`, `process.argv.slice(2)`). */
+  args?: string[];
   cwd: string;
   /** Seconds per cell; undefined for no timeout. */
   timeout?: number;
@@ -118,6 +121,9 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     id: `run-${process.pid}`,
     cwd: opts.cwd,
     requirePython: language === 'py',
+    // As `python script.py` / `node script.js`: argv names the script as given (`-` for stdin),
+    // __file__ is its full path and its folder comes first on sys.path.
+    script: { argv: [opts.file, ...(opts.args ?? [])], path: opts.file === '-' ? '<stdin>' : resolve(opts.file) },
   });
   const stopBackground = writeBackground(session, streams);
   const input = stdinAnswers(session, opts, streams);

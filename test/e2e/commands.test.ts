@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -227,6 +227,33 @@ describe('omp-eval run', () => {
     });
     expect(ompPy.stdout).toBe('main\natexit ran\n');
     expect({ code: ompJs.code, stdout: ompJs.stdout }).toEqual({ code: node.status, stdout: node.stdout });
+  });
+
+  it('names the script as python and node do: argv, __file__, its folder first on sys.path (python3 and node are the oracles)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-argv-'));
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', 'sibling.py'), 'VALUE = 42\n');
+    writeFileSync(
+      join(dir, 'sub', 's.py'),
+      'import sys, sibling\n# %%\nprint(sibling.VALUE, __file__, sys.argv, sys.path[0] == __import__("os").path.dirname(__file__))\n',
+    );
+    writeFileSync(join(dir, 'a.js'), 'console.log(JSON.stringify(process.argv.slice(1)))\n');
+    const [py, js, piped] = await Promise.all([
+      cli(['run', 'sub/s.py', 'one', '--', '-two'], { cwd: dir }),
+      cli(['run', 'a.js', 'x', '--', '-y'], { cwd: dir }),
+      cli(['run', '-'], { cwd: dir, input: 'import sys\nprint(sys.argv, "__file__" in globals())\n' }),
+    ]);
+    const python = spawnSync('/usr/bin/python3', ['sub/s.py', 'one', '-two'], { cwd: dir, encoding: 'utf8' });
+    const node = spawnSync(process.execPath, ['a.js', 'x', '-y'], { cwd: dir, encoding: 'utf8' });
+    const stdin = spawnSync('/usr/bin/python3', ['-'], {
+      cwd: dir,
+      encoding: 'utf8',
+      input: 'import sys\nprint(sys.argv, "__file__" in globals())\n',
+    });
+    expect(python.stdout).toContain('42 ');
+    expect({ code: py.code, stdout: py.stdout }).toEqual({ code: 0, stdout: python.stdout });
+    expect({ code: js.code, stdout: js.stdout }).toEqual({ code: 0, stdout: node.stdout });
+    expect(piped.stdout).toBe(stdin.stdout);
   });
 
   it('takes global flags after the command too', async () => {

@@ -10,7 +10,7 @@ import type { KernelState } from '../kernel/state.js';
 import type { KernelLanguage as Language } from '../kernel/types.js';
 import { renderBundle, statusEvent, statusLine } from '../output/display.js';
 import { OutputSink } from '../output/outputSink.js';
-import type { Frame } from '../protocol/index.js';
+import type { Frame, ScriptInfo } from '../protocol/index.js';
 
 export const LANGUAGES: readonly Language[] = ['py', 'js'];
 
@@ -37,6 +37,8 @@ export class KernelSet {
     /** Unset when no Python was found (the session was opened with requirePython: false). */
     readonly python: ResolvedPython | undefined,
     readonly pythonError: Error | undefined,
+    /** The script the session's cells come from (`omp-eval run`), for its kernels' init. */
+    readonly script?: ScriptInfo,
   ) {}
 
   get(language: Language): Kernel | undefined {

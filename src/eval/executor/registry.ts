@@ -130,7 +130,7 @@ export class Executor implements SessionHost {
     if (retain) await this.releaseRetained(owner);
     let set = this.sets.get(key);
     if (!set) {
-      set = new KernelSet(key, cwd, python, pythonError);
+      set = new KernelSet(key, cwd, python, pythonError, options.script);
       this.sets.set(key, set);
     }
     set.owners++;
@@ -210,6 +210,7 @@ export class Executor implements SessionHost {
       env: { ...artifactEnv(), ...this.opts.kernelEnv },
       sandbox: this.sandbox,
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
+      ...(set.script ? { script: set.script } : {}),
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
       ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),
     });

@@ -3,7 +3,7 @@ import type { KernelFactory } from '../kernel/handle.js';
 import type { KernelLanguage } from '../kernel/types.js';
 import type { Logger } from '../logger.js';
 import type { SinkLimits } from '../output/outputSink.js';
-import type { BridgeHandler } from '../protocol/index.js';
+import type { BridgeHandler, ScriptInfo } from '../protocol/index.js';
 import type { KernelMode, Settings } from '../settings.js';
 import type { OutputEvent } from './events.js';
 
@@ -53,6 +53,11 @@ export interface SessionOptions {
    * cells; its py cells then fail with the availability error.
    */
   requirePython?: boolean;
+  /**
+   * The script the cells come from (`omp-eval run`): the session's kernels name it in `sys.argv` /
+   * `process.argv`, and Python's in `__file__` and `sys.path[0]`, as `python script.py` does.
+   */
+  script?: ScriptInfo;
 }
 
 export interface ExecutorOptions {

@@ -59,7 +59,7 @@ export function initRequestOf(
   frameKey: string | undefined,
 ): ExecuteRequest {
   const prelude = opts.prelude === false || language === 'js' ? '' : (opts.prelude ?? getPreludeSource());
-  return initRequest(`init-${name}`, prelude, cwd, opts.env, frameKey);
+  return initRequest(`init-${name}`, prelude, cwd, opts.env, frameKey, opts.script);
 }
 
 export interface InitWait {

@@ -1,6 +1,6 @@
 /** The kernel client's public types. */
 import type { Logger } from '../logger.js';
-import type { BridgeHandler, CompletenessStatus, Frame, VariableInfo } from '../protocol/index.js';
+import type { BridgeHandler, CompletenessStatus, Frame, ScriptInfo, VariableInfo } from '../protocol/index.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { ResolvedPython } from './python.js';
 
@@ -20,6 +20,8 @@ export const VARIABLES_TIMEOUT_MS = 10_000;
 export interface KernelOptions {
   /** The kernel's language (default py). */
   language?: KernelLanguage;
+  /** The script its cells come from (`omp-eval run`), set in the kernel at init. */
+  script?: ScriptInfo;
   /** Working directory of the kernel (validated before anything starts). */
   cwd?: string;
   /** An explicit interpreter: skips discovery (py). */

@@ -24,11 +24,22 @@ export interface ExecuteRequest {
   init?: boolean;
   /** (init only) The key the runner puts on every frame; the host drops frames without it. */
   frameKey?: string;
+  /** (init only) The script the kernel's cells come from (`omp-eval run`): see ScriptInfo. */
+  script?: ScriptInfo;
   /**
    * The number the front end shows for this cell (`In [n]`): the runner names the cell's code
    * `Cell In[n]` in tracebacks after it instead of its own count (kept when absent).
    */
   cellNumber?: number;
+}
+/**
+ * A script run cell by cell, as its interpreter would run it: `sys.argv` / `process.argv` name it
+ * (`argv[0]` as given, `-` for stdin); `__file__` is `path` (`<stdin>` for stdin), and the folder
+ * of an absolute path is first on `sys.path`.
+ */
+export interface ScriptInfo {
+  path?: string;
+  argv: string[];
 }
 export interface ExitRequest {
   type: 'exit';
@@ -98,6 +109,7 @@ export function initRequest(
   cwd: string,
   env?: Record<string, string | null>,
   frameKey?: string,
+  script?: ScriptInfo,
 ): ExecuteRequest {
   return {
     type: 'execute',
@@ -109,6 +121,7 @@ export function initRequest(
     cwd,
     ...(env ? { env } : {}),
     ...(frameKey ? { frameKey } : {}),
+    ...(script ? { script } : {}),
   };
 }
 

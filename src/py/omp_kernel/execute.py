@@ -326,6 +326,25 @@ class Executor(object):
                     os.environ.pop(str(key), None)
                 else:
                     os.environ[str(key)] = str(value)
+        self.apply_script(request.get("script"))
+
+    def apply_script(self, script):
+        """`omp-eval run`: the script named as `python script.py` names it, in sys.argv and
+        __file__, with its directory first on sys.path."""
+        if not isinstance(script, dict):
+            return
+        argv = script.get("argv")
+        if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+            sys.argv[:] = argv
+        path = script.get("path")
+        if isinstance(path, str) and path:
+            self.user_ns["__file__"] = path
+        if isinstance(path, str) and os.path.isabs(path):
+            folder = os.path.dirname(path)
+            self.k.private_import.protect(folder)  # before its files can shadow the runner's imports
+            if folder in sys.path:
+                sys.path.remove(folder)
+            sys.path.insert(0, folder)
 
 
 def _cell_number(request):
