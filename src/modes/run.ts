@@ -29,7 +29,8 @@ export interface RunScriptOptions {
  * the hooks it runs at exit before joining threads (they shut thread pools down).
  */
 const DRAIN = {
-  js: 'await __omp_drain__()',
+  // (its value is the process.exitCode the script set, which node ends with)
+  js: '(await __omp_drain__(), process.exitCode)',
   py: '(lambda th: ([f() for f in list(getattr(th, "_threading_atexits", []))], [t.join() for t in th.enumerate() if not t.daemon and t is not th.main_thread()]))(__import__("threading"));',
 };
 
@@ -183,6 +184,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     }
     // Like `node script.js` and `python script.py`: the script ends when its timers, sockets and
     // (non-daemon) threads are done, and what they print is shown.
+    let exitCode = 0;
     for (const lang of ['js', 'py'] as const) {
       if (!session.kernelOf(lang) || interrupted) continue;
       const [drained] = await session.run([{ language: lang, code: DRAIN[lang] }], {
@@ -191,8 +193,14 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
         retryOnDeath: false,
         collectOutput: false,
         // The wait's own traceback and notices (Ctrl-C, a timeout) would be about omp-eval's code.
-        onEvent: (_, event) =>
-          event.kind === 'error' || event.kind === 'notice' ? true : writeRunEvent(event, streams),
+        onEvent: (_, event) => {
+          if (event.kind === 'result') {
+            const code = Number(event.text);
+            if (Number.isInteger(code)) exitCode = code & 0xff;
+            return true;
+          }
+          return event.kind === 'error' || event.kind === 'notice' ? true : writeRunEvent(event, streams);
+        },
       });
       if (interrupted) return 130;
       const drainExit = requestedExit(drained?.error);
@@ -204,7 +212,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
         return 1;
       }
     }
-    return 0;
+    return exitCode;
   } finally {
     process.off('SIGINT', onSigint);
     input.close();

@@ -143,6 +143,14 @@ describe('omp-eval run', () => {
       stdout: 'a\n',
       stderr: '',
     });
+    // process.exitCode, set in a cell or a callback: node ends with it once the script is done.
+    for (const [name, text] of [
+      ['g.js', 'process.exitCode = 4;\nconsole.log("x");\n'],
+      ['h.js', 'setTimeout(() => { process.exitCode = 5 }, 50);\n// %%\nconsole.log("y");\n'],
+    ]) {
+      const node = spawnSync(process.execPath, [file(name as string, text as string)]);
+      expect((await cli(['run', file(name as string, text as string)])).code).toBe(node.status);
+    }
     expect(await cli(['run', file('d.py', 'import sys\nprint("x")\nsys.exit(4)\n')])).toMatchObject({
       code: 4,
       stdout: 'x\n',
