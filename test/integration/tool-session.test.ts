@@ -97,6 +97,26 @@ describe('item 4: what a caller is told when its kernel went away', () => {
   });
 });
 
+describe('disposing the executor while the kernel starts', () => {
+  it('cancels the cell with the reason, not "the kernel could not be started"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-dispose-start-'));
+    const starting = join(dir, 'starting');
+    // A prelude that never ends: the kernel stays in its start-up.
+    const executor = makeExecutor({
+      prelude: `open(${JSON.stringify(starting)}, "w").close()\nimport time\ntime.sleep(3600)\n`,
+    });
+    const running = runEvalTool({ cells: [py('1 + 1')] }, { executor, cwd: dir });
+    await waitFor(() => existsSync(starting), 60_000, 'the kernel to be starting');
+    await executor.dispose('omp-eval received SIGTERM');
+    const r = await running;
+    expect(r.cells[0]).toMatchObject({ status: 'cancelled', exitCode: 130 });
+    expect(r.cells[0]?.notices).toEqual([
+      'omp-eval was shutting down (omp-eval received SIGTERM) before this cell ran: it was not run.',
+    ]);
+    expect(r.text).not.toContain('could not be started');
+  });
+});
+
 describe('item 5: the session key tells a venv from its base interpreter', () => {
   it('when ./.venv appears, the next call runs in the venv', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-venv-key-'));

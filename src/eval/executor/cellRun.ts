@@ -87,6 +87,13 @@ export async function runCell(
   try {
     kernel = await host.kernelFor(language, notices);
   } catch (err) {
+    const closing = host.sessionSignal.reason;
+    if (host.sessionSignal.aborted && closing instanceof ExecutorClosedError)
+      return notRun(
+        base,
+        `omp-eval was shutting down (${closing.why}) before this cell ran: it was not run.`,
+        emit,
+      );
     return withBackground(host, unavailable(host, base, language, err as Error, elapsed(), emit));
   }
   for (const text of notices) emit({ kind: 'notice', text });
@@ -152,6 +159,13 @@ function timeoutOf(cell: CellRequest, options: RunOptions, setting: number): num
   const fallback = options.defaultTimeout === undefined ? setting : options.defaultTimeout;
   if (cell.timeout === undefined && fallback === null) return undefined;
   return clampTimeout(cell.timeout, fallback ?? undefined);
+}
+
+/** A cell that never ran, because omp-eval was closing while its kernel started: cancelled, with why. */
+function notRun(base: CellBase, notice: string, emit: (event: OutputEvent) => void): CellResult {
+  emit({ kind: 'notice', text: notice });
+  const { error: _, ...failed } = failedResult(base, 0, notice);
+  return { ...failed, status: 'cancelled', exitCode: 130, notices: [notice] };
 }
 
 /** A cell whose kernel could not be had: front ends that print events show why. */
