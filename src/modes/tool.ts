@@ -34,10 +34,8 @@ export async function runToolCommand(
   const print = (value: unknown) => out.write(`${JSON.stringify(value)}\n`);
   const text = await readBounded(opts.stdin ?? process.stdin, MAX_INPUT_BYTES);
   if (text === undefined) {
-    print({
-      error: `the input is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB; the eval tool reads at most that much (cells of code, not data: let a cell read large data from a file)`,
-      isError: true,
-    });
+    const problem = `the input is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB; the eval tool reads at most that much (cells of code, not data: let a cell read large data from a file)`;
+    print({ error: problem, problems: [problem], isError: true });
     return 2;
   }
   let input: unknown;

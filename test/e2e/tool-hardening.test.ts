@@ -180,8 +180,10 @@ describe('item 10: a flood on stdin', () => {
     );
     await pipeline(flood, child.stdin).catch(() => {}); // EPIPE once the tool stopped reading
     expect(await exited).toBe(2);
-    expect(JSON.parse(stdout)).toEqual({
+    const answer = JSON.parse(stdout);
+    expect(answer).toEqual({
       error: expect.stringMatching(/^the input is larger than 64 MiB; the eval tool reads at most that much/),
+      problems: [answer.error], // as every other input error
       isError: true,
     });
     expect(stderr).toBe('');
