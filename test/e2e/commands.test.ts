@@ -277,6 +277,7 @@ describe('omp-eval run', () => {
     const file = script(
       [
         'import sys',
+        'print(sys.stdin.encoding)',
         'name = input("name? ")',
         'print("hi", name)',
         'print(repr(sys.stdin.read(3)), repr(sys.stdin.readline()))',

@@ -108,6 +108,11 @@ class Stdin(object):
 
 
 class _StdinStream(io.TextIOBase):
+    # The answers come as text decoded from UTF-8 (code that checks the encoding, as argparse and
+    # click do, gets what a UTF-8 terminal's stdin says).
+    encoding = "utf-8"
+    errors = "replace"
+
     def __init__(self, stdin):
         super().__init__()
         self._stdin = stdin
