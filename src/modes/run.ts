@@ -124,7 +124,10 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     requirePython: language === 'py',
     // As `python script.py` / `node script.js`: argv names the script as given (`-` for stdin),
     // __file__ is its full path and its folder comes first on sys.path.
-    script: { argv: [opts.file, ...(opts.args ?? [])], path: opts.file === '-' ? '<stdin>' : resolve(opts.file) },
+    script: {
+      argv: [opts.file, ...(opts.args ?? [])],
+      path: opts.file === '-' ? '<stdin>' : resolve(opts.file),
+    },
   });
   const stopBackground = writeBackground(session, streams);
   const input = stdinAnswers(session, opts, streams);

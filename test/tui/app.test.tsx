@@ -102,6 +102,29 @@ describe('notebook screen', () => {
     await expect(screen(done)).toMatchFileSnapshot('../../snapshots/paste-done.txt');
   });
 
+  it('keeps the empty lines of the code, the output and the traceback on screen', async () => {
+    const code = 'def f():\n    a = 1\n\n    return a\n\nf()';
+    const { h } = start({
+      [code]: {
+        events: [
+          { kind: 'stdout', text: 'para one\n\npara two\n' },
+          { kind: 'error', ename: 'E', evalue: '', traceback: ['first', '', 'second'] },
+        ],
+        result: { status: 'error' },
+      },
+    });
+    await h.press(`${KEYS.pasteStart}${code}${KEYS.pasteEnd}`);
+    await h.press(KEYS.enter);
+    const frame = await h.waitFor((f) => f.includes('In [2]:'));
+    const done = frame
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n');
+    expect(done).toContain('│     a = 1\n│\n│     return a\n│\n│ f()');
+    expect(done).toContain('para one\n\npara two');
+    expect(done).toContain('first\n\nsecond');
+  });
+
   it('collapses long output to its first 5 and last 15 lines; Ctrl-O prints all of it below', async () => {
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n');
     const { h } = start({ long: { events: [{ kind: 'stdout', text: `${lines}\n` }] } });

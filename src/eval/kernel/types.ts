@@ -1,6 +1,12 @@
 /** The kernel client's public types. */
 import type { Logger } from '../logger.js';
-import type { BridgeHandler, CompletenessStatus, Frame, ScriptInfo, VariableInfo } from '../protocol/index.js';
+import type {
+  BridgeHandler,
+  CompletenessStatus,
+  Frame,
+  ScriptInfo,
+  VariableInfo,
+} from '../protocol/index.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { ResolvedPython } from './python.js';
 

@@ -11,7 +11,7 @@ import { expandTabs } from '../lib/graphemes.js';
 import { hiddenLabel, type PreviewItem, previewItems } from '../lib/preview.js';
 import { type Row, rowsOf, spillNote } from '../state/output.js';
 import type { CellStatus, CellView } from '../state/reducer.js';
-import { OutputRow } from './OutputRow.js';
+import { lineOrSpace, OutputRow } from './OutputRow.js';
 
 export const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {
   queued: { glyph: '○', label: 'queued', color: 'gray' },
@@ -146,7 +146,7 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
         >
           {codeLines.map((line, i) => (
             <Text key={`c${i}`} wrap="wrap">
-              {line}
+              {lineOrSpace(line)}
             </Text>
           ))}
         </Box>

@@ -45,10 +45,13 @@ function TracebackLine({ text, wrap }: { text: string; wrap: Wrap }): ReactNode 
     text.startsWith('Traceback') || text.startsWith('During handling') || text.startsWith('The above');
   return (
     <Text wrap={wrap} color={exception || header ? 'red' : undefined} bold={exception}>
-      {text}
+      {lineOrSpace(text)}
     </Text>
   );
 }
+
+/** An empty line as one space: Ink gives an empty <Text> no row at all, and the line would vanish. */
+export const lineOrSpace = (line: string): string => line || ' ';
 
 export interface OutputRowProps {
   row: Row;
@@ -73,7 +76,7 @@ export function OutputRow({ row, live, outLabel }: OutputRowProps): ReactNode {
   if (row.stream === 'error') return <TracebackLine text={text} wrap={wrap} />;
   return (
     <Text wrap={wrap} color={STREAM_COLOR[row.stream]}>
-      {row.stream === 'status' ? `· ${text}` : text}
+      {row.stream === 'status' ? `· ${text}` : lineOrSpace(text)}
     </Text>
   );
 }
