@@ -105,6 +105,46 @@ function stdinAnswers(session: Session, opts: RunScriptOptions, streams: Streams
   return { answer, close: () => input.close() };
 }
 
+/**
+ * Like `node script.js` and `python script.py`: the script ends when its timers, sockets and
+ * (non-daemon) threads are done, and what they print is shown. Returns the script's exit status.
+ */
+async function waitForTheRest(
+  session: Session,
+  opts: { signal: AbortSignal; timeout: number | undefined; streams: Streams },
+): Promise<number> {
+  const { signal, streams } = opts;
+  let exitCode = 0;
+  for (const lang of ['js', 'py'] as const) {
+    if (!session.kernelOf(lang) || signal.aborted) continue;
+    const [drained] = await session.run([{ language: lang, code: DRAIN[lang] }], {
+      signal,
+      defaultTimeout: opts.timeout ?? null,
+      retryOnDeath: false,
+      collectOutput: false,
+      // The wait's own traceback and notices (Ctrl-C, a timeout) would be about omp-eval's code.
+      onEvent: (_, event) => {
+        if (event.kind === 'result') {
+          const code = Number(event.text);
+          if (Number.isInteger(code)) exitCode = code & 0xff;
+          return true;
+        }
+        return event.kind === 'error' || event.kind === 'notice' ? true : writeRunEvent(event, streams);
+      },
+    });
+    if (signal.aborted) return 130;
+    const drainExit = requestedExit(drained?.error);
+    if (drainExit !== undefined) return drainExit;
+    if (drained?.status !== 'ok') {
+      streams.err.write(
+        `omp-eval run: ${drained?.timedOut ? "the script's background work timed out" : (drained?.error?.evalue ?? "the script's background work failed")}\n`,
+      );
+      return 1;
+    }
+  }
+  return exitCode;
+}
+
 export async function runScript(executor: Executor, opts: RunScriptOptions): Promise<number> {
   const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
   const source = await readScript(opts, streams);
@@ -185,37 +225,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
       );
       return failedExit(failed);
     }
-    // Like `node script.js` and `python script.py`: the script ends when its timers, sockets and
-    // (non-daemon) threads are done, and what they print is shown.
-    let exitCode = 0;
-    for (const lang of ['js', 'py'] as const) {
-      if (!session.kernelOf(lang) || interrupted) continue;
-      const [drained] = await session.run([{ language: lang, code: DRAIN[lang] }], {
-        signal: controller.signal,
-        defaultTimeout: opts.timeout ?? null,
-        retryOnDeath: false,
-        collectOutput: false,
-        // The wait's own traceback and notices (Ctrl-C, a timeout) would be about omp-eval's code.
-        onEvent: (_, event) => {
-          if (event.kind === 'result') {
-            const code = Number(event.text);
-            if (Number.isInteger(code)) exitCode = code & 0xff;
-            return true;
-          }
-          return event.kind === 'error' || event.kind === 'notice' ? true : writeRunEvent(event, streams);
-        },
-      });
-      if (interrupted) return 130;
-      const drainExit = requestedExit(drained?.error);
-      if (drainExit !== undefined) return drainExit;
-      if (drained?.status !== 'ok') {
-        streams.err.write(
-          `omp-eval run: ${drained?.timedOut ? "the script's background work timed out" : (drained?.error?.evalue ?? "the script's background work failed")}\n`,
-        );
-        return 1;
-      }
-    }
-    return exitCode;
+    return await waitForTheRest(session, { signal: controller.signal, timeout: opts.timeout, streams });
   } finally {
     process.off('SIGINT', onSigint);
     input.close();
