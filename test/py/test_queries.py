@@ -90,7 +90,17 @@ class CellNumber(unittest.TestCase):
         cell = k.run("1/0", cellNumber=7)
         self.assertTrue(any("Cell In[7], line 1" in line for line in cell.error["traceback"]))
         cell = k.run("1/0")
-        self.assertTrue(any("Cell In[2], line 1" in line for line in cell.error["traceback"]))
+        self.assertTrue(any("Cell In[8], line 1" in line for line in cell.error["traceback"]))
+
+    def test_out_in_and_underscore_names_follow_the_front_ends_number(self):
+        # The notebook's [n] goes on after a restart and over js cells: Out[n] is what it showed.
+        k = Kernel()
+        self.addCleanup(k.close)
+        self.assertEqual(k.run("6 * 7", cellNumber=11).done["executionCount"], 11)
+        self.assertEqual(k.run("(Out[11], _11, In[11], len(In))", cellNumber=12).plain, "(42, 42, '6 * 7', 13)")
+        self.assertEqual(k.run("In[5]", cellNumber=13).plain, "''")
+        # never back: a lower number keeps the kernel's own count
+        self.assertEqual(k.run("1", cellNumber=3).done["executionCount"], 14)
 
 
 if __name__ == "__main__":

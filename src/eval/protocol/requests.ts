@@ -28,7 +28,8 @@ export interface ExecuteRequest {
   script?: ScriptInfo;
   /**
    * The number the front end shows for this cell (`In [n]`): the runner names the cell's code
-   * `Cell In[n]` in tracebacks after it instead of its own count (kept when absent).
+   * `Cell In[n]` in tracebacks, and its count goes on from there (never back), so `Out[n]`, `_n`
+   * and `In[n]` are this cell (after a restart, or over js cells).
    */
   cellNumber?: number;
 }

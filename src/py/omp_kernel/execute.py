@@ -219,6 +219,8 @@ class Executor(object):
     def record_input(self, code):
         # IPython's names: _i, _ii, _iii are the three previous inputs, _i00 and _iN the current.
         ns = self.user_ns
+        # (a front end's number may skip some: js cells, or the cells before a restart)
+        self.In.extend([""] * (self.count - len(self.In)))
         self.In.append(code)
         ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", "")
         ns["_i00"] = ns["_i%d" % self.count] = code
@@ -258,7 +260,7 @@ class Executor(object):
         k.stdin.allowed = bool(request.get("allowStdin", False))
         k.stdin.ends = k.stdin.allowed and request.get("stdinEnds") is True
         if store:
-            self.count += 1
+            self.count = max(self.count, (_cell_number(request) or 0) - 1) + 1
             self.record_input(code)
         if init:
             filename = PRELUDE_FILENAME
@@ -348,7 +350,9 @@ class Executor(object):
 
 
 def _cell_number(request):
-    """The number the front end shows for the cell (tracebacks name it), when it sends one."""
+    """The number the front end shows for the cell, when it sends one: tracebacks name it, and
+    the cell's count follows it (never going back), so that Out[n], _n and In[n] are the cell the
+    screen shows as [n] (after a restart, or js cells in between)."""
     number = request.get("cellNumber")
     return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
 
