@@ -252,6 +252,25 @@ describe('notebook screen', () => {
     await h.waitFor((f) => f.includes('who? Ada') && f.includes('✓ [1] ok'));
   });
 
+  it('keeps what is typed visible when the input() prompt is wider than the window', async () => {
+    const prompt = 'Please enter the threshold value for filtering: ';
+    const { h, backend } = start(
+      { 'ans = input()': { events: [{ kind: 'input_request', prompt, password: false }], hold: true } },
+      { columns: 40, rows: 12 },
+    );
+    await run(h, 'ans = input()');
+    await h.waitFor((f) => f.includes('filtering'));
+    await h.type('42');
+    const frame = await h.waitFor(
+      (f) => /…[^\n]*filtering: 42/.test(f),
+      'the answer beside the end of the prompt',
+    );
+    expect(frame).not.toContain('Please enter the threshold value for filtering: 42');
+    await h.press(KEYS.enter);
+    expect(backend.inputs).toEqual(['42']);
+    backend.finish();
+  });
+
   it('Ctrl-D on an empty input() answer ends the input (EOFError), as in IPython; mid-answer it deletes', async () => {
     const { h, backend, exited } = start({
       'input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },

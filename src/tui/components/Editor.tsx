@@ -5,7 +5,7 @@ import { type CellLanguage, cellLanguage } from '../../eval/index.js';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import type { EditorState } from '../lib/editor.js';
-import { drawnCells, expandTabs, graphemeCells } from '../lib/graphemes.js';
+import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../lib/graphemes.js';
 
 export interface EditorProps {
   editor: EditorState;
@@ -135,6 +135,19 @@ export function Editor({
   );
 }
 
+/** `prompt`, or `…` and its last columns when it is wider than `width`. */
+export function promptTail(prompt: string, width: number): string {
+  if (columnsOf(prompt) <= width) return prompt;
+  const cells = drawnCells(prompt);
+  let used = 1;
+  let start = cells.length;
+  while (start > 0 && used + (cells[start - 1]?.width ?? 1) <= width) used += cells[--start]?.width ?? 1;
+  return `…${cells
+    .slice(start)
+    .map((c) => c.text)
+    .join('')}`;
+}
+
 /** input() waiting in the running cell: its prompt and what is typed (hidden for getpass). */
 export function InputLine({
   prompt,
@@ -155,10 +168,12 @@ export function InputLine({
         .join('')
     : line;
   const col = password ? graphemeCells(line.slice(0, value.col)).length : value.col;
-  const view = cursorWindow(masked, col, Math.max(10, columns - prompt.length - 1));
+  // A prompt as wide as the window keeps only its end: half the line is left for the answer.
+  const shown = promptTail(prompt, Math.max(4, columns - Math.max(10, Math.floor(columns / 2)) - 1));
+  const view = cursorWindow(masked, col, Math.max(4, columns - columnsOf(shown) - 1));
   return (
     <Text wrap="truncate-end">
-      <Text color="cyan">{prompt}</Text>
+      <Text color="cyan">{shown}</Text>
       {view.before}
       <Text inverse>{view.at}</Text>
       {view.after}
