@@ -57,6 +57,8 @@ export class Executor implements SessionHost {
   /** Sessions the executor itself owns for the eval tool, by key: they live until dispose(). */
   private readonly retained = new Map<string, Session>();
   private sessionAbort = new AbortController();
+  /** Aborted by dispose(): kernels that are still starting stop. */
+  private readonly closing = new AbortController();
   private disposed = false;
   private disposing?: Promise<void>;
   private readonly bridge: BridgeHandler;
@@ -211,6 +213,7 @@ export class Executor implements SessionHost {
       sandbox: this.sandbox,
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(set.script ? { script: set.script } : {}),
+      signal: this.closing.signal,
       ...(this.opts.interruptEscalationMs ? { interruptEscalationMs: this.opts.interruptEscalationMs } : {}),
       ...(this.opts.shutdownGraceMs ? { shutdownGraceMs: this.opts.shutdownGraceMs } : {}),
     });
@@ -243,6 +246,7 @@ export class Executor implements SessionHost {
   private async disposeOnce(why: string): Promise<void> {
     this.disposed = true;
     this.sessionAbort.abort(new ExecutorClosedError(why));
+    this.closing.abort();
     const sets = [...this.sets.values()];
     this.sets.clear();
     this.retained.clear();

@@ -98,7 +98,15 @@ export class Kernel {
   /** Starts a kernel and resolves once init and the prelude have run. */
   static async start(opts: KernelOptions = {}): Promise<Kernel> {
     const kernel = new Kernel(opts);
-    await kernel.boot();
+    const stop = () => void kernel.shutdown();
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      if (opts.signal?.aborted)
+        throw new KernelStartError(`The ${kernel.label} kernel was not started: the host is closing`);
+      await kernel.boot();
+    } finally {
+      opts.signal?.removeEventListener('abort', stop);
+    }
     return kernel;
   }
 

@@ -41,6 +41,8 @@ export interface KernelOptions {
   /** Host variables passed through although the filter would drop them (--pass-env). */
   passEnv?: readonly string[];
   startTimeoutMs?: number;
+  /** Aborted while the kernel starts: it is stopped, and its start fails (the host is closing). */
+  signal?: AbortSignal;
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;
   /** How long an ordering barrier waits for its other parts (a lost marker; default 1 s). */
