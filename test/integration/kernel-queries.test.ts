@@ -118,8 +118,9 @@ describe('what the engine passes on', () => {
     expect(py?.error?.traceback.join('\n')).toContain('Cell In[7], line 1');
     const [js] = await s.run([{ language: 'js', code: 'null.x', cellNumber: 8 }]);
     expect(js?.error?.traceback.join('\n')).toContain('Cell In[8]:1');
+    // Without a number, the kernel's count goes on from the last one it was given.
     const [own] = await s.run([{ code: '1 / 0' }]);
-    expect(own?.error?.traceback.join('\n')).toContain('Cell In[2], line 1');
+    expect(own?.error?.traceback.join('\n')).toContain('Cell In[8], line 1');
   });
 
   it('display and result events carry the bundle and its metadata', async () => {

@@ -219,8 +219,6 @@ class Executor(object):
     def record_input(self, code):
         # IPython's names: _i, _ii, _iii are the three previous inputs, _i00 and _iN the current.
         ns = self.user_ns
-        # (a front end's number may skip some: js cells, or the cells before a restart)
-        self.In.extend([""] * (self.count - len(self.In)))
         self.In.append(code)
         ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", "")
         ns["_i00"] = ns["_i%d" % self.count] = code
@@ -260,7 +258,10 @@ class Executor(object):
         k.stdin.allowed = bool(request.get("allowStdin", False))
         k.stdin.ends = k.stdin.allowed and request.get("stdinEnds") is True
         if store:
+            in_step = len(self.In) == self.count + 1  # (after %reset, In starts again, as IPython's)
             self.count = max(self.count, (_cell_number(request) or 0) - 1) + 1
+            if in_step:  # the front end's number may skip some: js cells, or the cells before a restart
+                self.In.extend([""] * (self.count - len(self.In)))
             self.record_input(code)
         if init:
             filename = PRELUDE_FILENAME
