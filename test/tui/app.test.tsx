@@ -157,6 +157,34 @@ describe('notebook screen', () => {
     expect(frame.lastIndexOf('✓ [1] ok')).toBeGreaterThan(frame.indexOf('✓ [2] ok'));
   });
 
+  it('a new cell ends the Alt-Up choice: Ctrl-O prints the latest again', async () => {
+    const { h } = start({
+      first: { events: [{ kind: 'stdout', text: 'from first\n' }] },
+      second: { events: [{ kind: 'stdout', text: 'from second\n' }] },
+      third: { events: [{ kind: 'stdout', text: 'from third\n' }] },
+    });
+    await run(h, 'first');
+    await run(h, 'second');
+    await h.waitFor((f) => f.includes('[2] ok'));
+    await h.press(KEYS.altUp);
+    await h.waitFor((f) => f.includes('selected cell [1]'));
+    await run(h, 'third');
+    await h.waitFor((f) => f.includes('[3] ok') && f.includes('In [4]:'));
+    await h.press(KEYS.ctrlO);
+    const frame = await h.waitFor((f) => f.split('from third').length > 2, 'the latest cell printed again');
+    expect(frame.split('from first').length).toBe(2); // once, where it ran
+  });
+
+  it('exit, quit, exit() and quit() end the notebook, as they end IPython', async () => {
+    for (const word of ['exit', 'quit', 'exit()', 'quit()']) {
+      const { h, backend, exited } = start();
+      await run(h, word);
+      await h.waitFor(() => exited() === 1, `${word} to exit`);
+      expect(backend.ran).toEqual([]);
+      h.unmount();
+    }
+  });
+
   it('clamps a line longer than 4000 characters', async () => {
     const { h } = start({ wide: { events: [{ kind: 'stdout', text: `${'y'.repeat(5000)}\n` }] } });
     await run(h, 'wide');

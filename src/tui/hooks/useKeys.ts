@@ -49,6 +49,8 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
   killToEnd: ed.killToEnd,
 };
 
+/** What leaves IPython's terminal shell, typed as a cell of its own. */
+const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 
@@ -74,6 +76,11 @@ class KeyHandlers {
     editing.setEditor(ed.emptyEditor());
     if (isCommandLine(code)) {
       runCommand(code);
+      return;
+    }
+    // IPython's exit and quit (also called): the notebook ends, as /exit.
+    if (backend.language === 'py' && EXITERS.has(code.trim())) {
+      runCommand('/exit');
       return;
     }
     // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.

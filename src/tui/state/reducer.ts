@@ -125,7 +125,9 @@ function submitted(state: State, action: Extract<Action, { type: 'submit' }>): S
       output: emptyOutput(),
     }),
   );
-  return { ...state, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
+  // A new cell makes the latest the one Ctrl-O prints again (Alt-Up chose an earlier one).
+  const { selected: _, ...rest } = state;
+  return { ...rest, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
 }
 
 function finished(state: State, action: Extract<Action, { type: 'finish' }>): State {
