@@ -280,6 +280,27 @@ describe('notebook screen', () => {
     await h.waitFor((f) => f.includes('who? Ada') && f.includes('✓ [1] ok'));
   });
 
+  it('a block pasted into input() answers one call a line, as a terminal keeps what was typed ahead', async () => {
+    const code = 'a = input("first: "); b = input("second: "); c = input("third: ")';
+    const { h, backend } = start({
+      [code]: { events: [{ kind: 'input_request', prompt: 'first: ', password: false }], hold: true },
+    });
+    await run(h, code);
+    await h.waitFor((f) => f.includes('first:'));
+    await h.press(`${KEYS.pasteStart}line one\nline two\npart${KEYS.pasteEnd}`);
+    expect(backend.inputs).toEqual(['line one']);
+    backend.emit({ kind: 'input_request', prompt: 'second: ', password: false });
+    await h.waitFor((f) => f.includes('second: line two'));
+    expect(backend.inputs).toEqual(['line one', 'line two']);
+    // The start of a line not ended waits in the third answer.
+    backend.emit({ kind: 'input_request', prompt: 'third: ', password: false });
+    await h.waitFor((f) => f.includes('third: part'));
+    await h.type('s');
+    await h.press(KEYS.enter);
+    expect(backend.inputs).toEqual(['line one', 'line two', 'parts']);
+    backend.finish();
+  });
+
   it('keeps what is typed visible when the input() prompt is wider than the window', async () => {
     const prompt = 'Please enter the threshold value for filtering: ';
     const { h, backend } = start(

@@ -60,6 +60,8 @@ const PASTE_END = '\x1b[201~';
  */
 class KeyHandlers {
   private pasting = false;
+  /** Lines given to an input() answer after its own, for the input() calls after it. */
+  private typedAhead?: { cell: number; lines: string[] };
   /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
   private deciding = false;
   private held: KeyEvent[] = [];
@@ -134,6 +136,30 @@ class KeyHandlers {
     if (this.armedAt === undefined) return;
     this.armedAt = undefined;
     this.latest.current.dispatch({ type: 'armExit', armed: false });
+  }
+
+  /**
+   * Text for input(): a newline in it answers, and the lines after it wait for the input() calls
+   * that follow, as a terminal keeps what was typed ahead (a pasted block answers one call a line).
+   */
+  answerText(cell: CellView, text: string) {
+    const { editing } = this.latest.current;
+    const [first = '', ...rest] = text.split('\n');
+    editing.setAnswer(ed.insert(editing.answerRef.current, first));
+    if (!rest.length) return;
+    this.typedAhead = { cell: cell.id, lines: rest }; // (the last is the start of a line not ended yet)
+    this.answerKey(cell, 'enter');
+  }
+
+  /** A new input() request: a line typed ahead answers it; the start of one waits in the answer. */
+  inputRequested(cell: CellView) {
+    const ahead = this.typedAhead;
+    // (what a cell typed ahead is not answered to the next cell)
+    const line = ahead?.cell === cell.id ? ahead.lines.shift() : undefined;
+    if (line === undefined) return;
+    const { editing } = this.latest.current;
+    editing.setAnswer(ed.insert(ed.emptyEditor(), line));
+    if (ahead?.lines.length) this.answerKey(cell, 'enter');
   }
 
   /** input() in the running cell takes the keys. */
@@ -265,10 +291,7 @@ class KeyHandlers {
     const { editing } = o;
     this.disarm();
     const running = runningCell(o.state);
-    if (running?.input) {
-      editing.setAnswer(ed.insert(editing.answerRef.current, text.split('\n')[0] ?? ''));
-      return;
-    }
+    if (running?.input) return this.answerText(running, text);
     const search = editing.searchRef.current;
     if (search) return editing.searchFor(search.query + text);
     o.completion.close(true);
@@ -304,6 +327,12 @@ export function useKeys(opts: KeysOptions): void {
   const latest = useRef(opts);
   latest.current = opts;
   const [handlers] = useState(() => new KeyHandlers(latest));
+  const asking = runningCell(opts.state);
+  const asked = asking?.input;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new request (its prompt shown) counts once
+  useEffect(() => {
+    if (asking && asked) handlers.inputRequested(asking);
+  }, [asked, handlers]);
 
   const { internal_eventEmitter: input, setRawMode, isRawModeSupported } = useStdin();
   useEffect(() => {
