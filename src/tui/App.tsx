@@ -121,6 +121,7 @@ export function App({
         cells: () => stateRef.current.done,
         session: sessionOf(backend),
         exit: onExit,
+        cwd: () => cwd.current,
       }),
   });
 

@@ -22,6 +22,7 @@ export function commandContext(args = '', cells: CellView[] = []) {
     cells: () => cells,
     session: { language: 'py', pythonVersion: '3.11.7', nodeVersion: '20.0.0' },
     exit: () => did.exits++,
+    cwd: () => process.cwd(),
     commands: COMMANDS,
   };
   return { ctx, did };

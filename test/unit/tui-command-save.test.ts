@@ -31,6 +31,15 @@ describe('/save', () => {
     ]);
   });
 
+  it("writes a relative name under the kernel's working directory, which %cd moved", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-save-cd-'));
+    const { ctx, did } = commandContext('moved.py', [cell]);
+    ctx.cwd = () => dir;
+    await saveCommand.run(ctx);
+    expect(readFileSync(join(dir, 'moved.py'), 'utf8')).toBe('# %%\nx = 1\n');
+    expect(did.printed).toEqual([`Saved the session as a script: ${join(dir, 'moved.py')}`]);
+  });
+
   it('never replaces an existing file unasked: it says how (issue 14 item 20); /save! replaces it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-save-'));
     const file = join(dir, 'keep.py');

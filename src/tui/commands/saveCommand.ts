@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import { saveSession } from '../lib/save.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
@@ -9,15 +10,19 @@ function save(ctx: CommandContext, replace: boolean): void {
     ctx.print(`usage: /${name} FILE.py or /${name} FILE.ipynb`);
     return;
   }
+  // A relative name is under the kernel's working directory, as IPython's %save writes it after
+  // %cd (a remote kernel's directory is on its server: there, the notebook's own).
+  const base = ctx.session.remote ? process.cwd() : ctx.cwd();
+  const path = isAbsolute(file) || base === process.cwd() ? file : resolve(base, file);
   try {
-    const kind = saveSession(file, ctx.cells(), ctx.session, replace);
-    ctx.print(`Saved the session as a ${kind}: ${file}`);
+    const kind = saveSession(path, ctx.cells(), ctx.session, replace);
+    ctx.print(`Saved the session as a ${kind}: ${path}`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      ctx.print(`${file} exists and was left as it is; /save! ${file} replaces it`);
+      ctx.print(`${path} exists and was left as it is; /save! ${file} replaces it`);
       return;
     }
-    ctx.print(`Could not save ${file}: ${(err as Error).message}`);
+    ctx.print(`Could not save ${path}: ${(err as Error).message}`);
   }
 }
 

@@ -21,6 +21,8 @@ export interface CommandContext {
     remote?: RemoteKernelInfo;
   };
   exit: () => void;
+  /** The kernel's working directory, which `%cd` moves (as the status line shows it). */
+  cwd: () => string;
   /** Every command, for /help. */
   commands: readonly SlashCommand[];
 }
