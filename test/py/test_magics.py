@@ -225,6 +225,9 @@ class Files(MagicsTestCase):
         self.assertIn("Macro `m` created", self.run_cell("%macro m 2-3").stdout)
         self.assertEqual(self.run_cell("m").stdout, "12\n")
         self.assertIn("1: a = 10", self.run_cell("%history -n 1").stdout)
+        # -l N: the last N inputs before this one; -g PATTERN: those that match it
+        self.assertEqual(self.run_cell("%history -n -l 2").stdout, "  5: m\n  6: %history -n 1\n")
+        self.assertEqual(self.run_cell("%hist -g a +").stdout, "a += 1\n")
         self.run_cell("%save out.py 1-2")
         self.assertEqual(read(os.path.join(self.dir, "out.py")), "# coding: utf-8\na = 10\na += 1\n")
         self.run_cell("%notebook nb.ipynb")

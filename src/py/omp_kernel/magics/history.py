@@ -61,12 +61,27 @@ def register(reg):
             return value.value
         raise TypeError("%s is neither a string nor a macro." % target)
 
+    def chosen(opts, spec):
+        """The inputs %history shows: RANGES, the last N with -l [N] (10 by default), those that
+        match a glob pattern with -g [PATTERN] (all of them without one)."""
+        if opts.get("l"):
+            limit = int(spec) if spec.strip().isdigit() else 10
+            before = inputs("")  # (not the %history cell itself)
+            return before[-limit:] if limit else []
+        if opts.get("g"):
+            import fnmatch
+
+            pattern = "*%s*" % spec.strip() if spec.strip() else "*"
+            return [(n, s) for n, s in inputs("") if fnmatch.fnmatch(s, pattern)]
+        return inputs(spec, with_current=True)
+
     def history(arg, frame):
-        """%history [-n] [-o] [-p] [-f FILE] [RANGES]: the session's inputs (-n numbered, -o with
-        outputs, -p with >>> prompts, -f written to FILE)."""
-        opts, spec = parse_options(arg, "nopl", "f")
+        """%history [-n] [-o] [-p] [-f FILE] [-l [N] | -g [PATTERN] | RANGES]: the session's inputs
+        (-n numbered, -o with outputs, -p with >>> prompts, -f written to FILE, -l the last N,
+        -g those matching PATTERN)."""
+        opts, spec = parse_options(arg, "noplg", "f")
         lines = []
-        for number, source in inputs(spec, with_current=True):
+        for number, source in chosen(opts, spec):
             text = source.rstrip("\n")
             if opts.get("p"):
                 text = ">>> " + text.replace("\n", "\n... ")
