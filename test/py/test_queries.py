@@ -92,6 +92,17 @@ class CellNumber(unittest.TestCase):
         cell = k.run("1/0")
         self.assertTrue(any("Cell In[8], line 1" in line for line in cell.error["traceback"]))
 
+    def test_a_syntax_error_of_the_compilers_later_passes_shows_its_line_and_caret(self):
+        # as python shows it for a file: the line is read from the cell's source
+        k = Kernel()
+        self.addCleanup(k.close)
+        cell = k.run("x = 1\nreturn x", cellNumber=3)
+        self.assertEqual(cell.error["ename"], "SyntaxError")
+        self.assertEqual(
+            cell.error["traceback"],
+            ["  Cell In[3], line 2", "    return x", "    ^^^^^^^^", "SyntaxError: 'return' outside function"],
+        )
+
     def test_out_in_and_underscore_names_follow_the_front_ends_number(self):
         # The notebook's [n] goes on after a restart and over js cells: Out[n] is what it showed.
         k = Kernel()

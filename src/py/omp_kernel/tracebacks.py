@@ -68,6 +68,12 @@ class Tracebacks(object):
         if exc_type.__name__ == "UsageError":
             return ["UsageError: %s" % safe_str(exc)]  # IPython shows a misused magic without frames
         traceback = self._import("traceback")
+        if isinstance(exc, SyntaxError) and exc.text is None and exc.filename and exc.lineno:
+            # The compiler's later passes ('return' outside function) give no line: python reads
+            # it from the file, as this reads it from the cell's registered source.
+            line = self._import("linecache").getline(exc.filename, exc.lineno)
+            if line:
+                exc.text = line
         if self.mode == "Minimal":
             return [line.rstrip("\n") for line in traceback.format_exception_only(exc_type, exc)]
         te = traceback.TracebackException(exc_type, exc, tb, capture_locals=self.mode == "Verbose")
