@@ -235,16 +235,21 @@ function resultOf(
   // disposition): it counts as killed, like an unanswered interrupt.
   const killed = o.killed || (interrupted && exit !== undefined);
   const label = LANGUAGE_LABEL[base.language];
-  const notice = noticeFor({
-    timedOut,
-    killed,
-    retried: run.retried,
-    label,
-    ...(exit ? { exit } : {}),
-    ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
-    ...(attempt.closed !== undefined ? { closed: attempt.closed } : {}),
-    ...(attempt.outOfMemory ? { outOfMemory: attempt.outOfMemory } : {}),
-  });
+  // A remote kernel restarted through its server after the interrupt says so in the cell's error:
+  // one message for the event, not that and "was killed" too.
+  const explained = killed && !timedOut && o.error?.ename === 'KernelRestarted';
+  const notice = explained
+    ? undefined
+    : noticeFor({
+        timedOut,
+        killed,
+        retried: run.retried,
+        label,
+        ...(exit ? { exit } : {}),
+        ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
+        ...(attempt.closed !== undefined ? { closed: attempt.closed } : {}),
+        ...(attempt.outOfMemory ? { outOfMemory: attempt.outOfMemory } : {}),
+      });
   if (notice) {
     run.notices.push(notice);
     c.emit({ kind: 'notice', text: notice });
