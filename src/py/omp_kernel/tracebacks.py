@@ -23,11 +23,7 @@ def exit_status(exc):
     if isinstance(code, int):  # (bool too: False is 0)
         # The code goes through a C long: one out of its range exits with -1, as 255.
         return {"exitCode": code & 0xFF if -(1 << 63) <= code < (1 << 63) else 255}
-    try:
-        message = str(code)
-    except Exception:
-        message = "<unprintable %s>" % type(code).__name__
-    return {"exitCode": 1, "exitMessage": message}
+    return {"exitCode": 1, "exitMessage": safe_str(code)}
 
 
 def safe_str(exc):
