@@ -3,7 +3,8 @@
  * its own), and what the cache no longer needs is removed. Item 16: the kernel's bytecode there is
  * checked like its source.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -11,6 +12,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -19,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ensureRunnerFile, runnerCacheDir } from '../../src/eval/kernel/runnerFile.js';
+import { cli } from '../helpers/cli.js';
 import { startKernel } from '../helpers/kernel.js';
 
 const uid = process.getuid?.() ?? 0;
@@ -154,5 +157,63 @@ describe('the kernel bytecode in the runner cache', () => {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
     }
+  });
+
+  it('is compiled by one process when several start at once on a new cache entry: none removes what another wrote', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'omp-bytecode-race-'));
+    chmodSync(base, 0o700);
+    const env = { TMPDIR: base };
+    // Without the compile lock each of them compiles; marshal's bytes differ from run to run, the
+    // last manifest wins, and a check removes the others' pycs with a warning for each.
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => cli(['run', '-'], { input: `print(${i})\n`, env })),
+    );
+    runs.forEach((run, i) => {
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(`${i}\n`);
+      expect(run.code).toBe(0);
+    });
+    const entry = join(base, `omp-python-runner-${uid}`);
+    const [hash] = readdirSync(entry).filter((n) => /^[0-9a-f]{16}$/.test(n));
+    const dir = join(entry, hash as string);
+    const manifests = readdirSync(dir).filter((n) => n.startsWith('bytecode-'));
+    expect(manifests).toHaveLength(1); // and no lock left behind
+    const { files } = JSON.parse(readFileSync(join(dir, manifests[0] as string), 'utf8')) as {
+      files: Record<string, string>;
+    };
+    expect(Object.keys(files).length).toBeGreaterThan(5);
+    for (const [rel, sha] of Object.entries(files))
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(dir, rel)))
+          .digest('hex'),
+      ).toBe(sha);
+    // The next start finds nothing to remove.
+    const next = await cli(['run', '-'], { input: 'print("again")\n', env });
+    expect(next.stderr).toBe('');
+    expect(next.stdout).toBe('again\n');
+  });
+
+  it('takes over a compile lock whose process is gone', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'omp-bytecode-lock-'));
+    chmodSync(base, 0o700);
+    const env = { TMPDIR: base };
+    expect((await cli(['run', '-'], { input: 'print(1)\n', env })).code).toBe(0);
+    const entry = join(base, `omp-python-runner-${uid}`);
+    const [hash] = readdirSync(entry).filter((n) => /^[0-9a-f]{16}$/.test(n));
+    const dir = join(entry, hash as string);
+    const [manifest] = readdirSync(dir).filter((n) => n.startsWith('bytecode-'));
+    const manifestPath = join(dir, manifest as string);
+    // A pyc gone from the cache: the next start compiles again, if it gets the lock.
+    const pyc = Object.keys(JSON.parse(readFileSync(manifestPath, 'utf8')).files)[0] as string;
+    rmSync(join(dir, pyc));
+    // A pid that is no process: the one of a child that has exited.
+    const dead = spawnSync('true').pid;
+    writeFileSync(`${manifestPath}.lock`, String(dead), { mode: 0o600 });
+    const run = await cli(['run', '-'], { input: 'print(2)\n', env });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('2\n');
+    expect(existsSync(join(dir, pyc))).toBe(true);
+    expect(existsSync(`${manifestPath}.lock`)).toBe(false);
   });
 });

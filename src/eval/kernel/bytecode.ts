@@ -7,7 +7,16 @@
  * bytecode there and reads only these files.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { filterEnv } from './env.js';
@@ -15,6 +24,8 @@ import { runGuarded } from './python.js';
 
 /** How long the one compile of the package may take. */
 const COMPILE_TIMEOUT_MS = 30_000;
+/** A compile lock this old is left from a process that died while it held it. */
+const LOCK_STALE_MS = COMPILE_TIMEOUT_MS + 30_000;
 
 /** Prints {tag, files: {pyc path: base64}} for the .py files named on the command line. */
 const COMPILE = `
@@ -171,18 +182,20 @@ export function ensureBytecode(
   const known = compiles.get(key);
   if (known) return known;
   if (failed.has(key)) return Promise.resolve();
-  const manifest = manifests.get(name);
-  const recorded =
-    manifest !== undefined &&
-    Object.keys(manifest.files ?? {}).every((file) => {
-      try {
-        return lstatSync(join(dir, file)).isFile();
-      } catch {
-        return false;
-      }
-    });
-  if (recorded) return Promise.resolve();
+  if (isComplete(dir, manifests.get(name))) return Promise.resolve();
+  // One compiler per cache entry and interpreter, across processes: marshal's output is not the
+  // same byte for byte from one run to the next, so two compiles would write pycs that the other's
+  // manifest does not record (and a third start would remove them). A start that finds the lock
+  // taken goes on without waiting: its kernel compiles what is missing in memory, this once.
+  const lock = `${manifestPath}.lock`;
+  if (!takeLock(lock)) return Promise.resolve();
+  // (Another process may have compiled between the check and the lock.)
+  if (isComplete(dir, readManifests(dir, io).get(name))) {
+    rmSync(lock, { force: true });
+    return Promise.resolve();
+  }
   const compile = compileInto(dir, sources, executable, hostEnv, io, manifestPath)
+    .finally(() => rmSync(lock, { force: true }))
     .catch((err: unknown) => {
       failed.add(key);
       logger.warn(
@@ -192,6 +205,52 @@ export function ensureBytecode(
     .finally(() => compiles.delete(key));
   compiles.set(key, compile);
   return compile;
+}
+
+/** True when `manifest` exists and each file it records is there. */
+function isComplete(dir: string, manifest: Manifest | undefined): boolean {
+  return (
+    manifest !== undefined &&
+    Object.keys(manifest.files ?? {}).every((file) => {
+      try {
+        return lstatSync(join(dir, file)).isFile();
+      } catch {
+        return false;
+      }
+    })
+  );
+}
+
+/**
+ * Creates `lock` (holding this process's pid) unless it exists; a lock whose process is gone, or
+ * older than any compile, is taken over. True when this process holds it.
+ */
+function takeLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !lockIsStale(lock)) return false;
+      rmSync(lock, { force: true });
+    }
+  }
+  return false;
+}
+
+function lockIsStale(lock: string): boolean {
+  try {
+    if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) return true;
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (!Number.isSafeInteger(pid) || pid <= 0) return false; // being written: not stale
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    // ESRCH: its process is gone (EPERM: another user's process has that pid now); ENOENT: the
+    // lock was just released.
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ESRCH' || code === 'EPERM' || code === 'ENOENT';
+  }
 }
 
 async function compileInto(
