@@ -27,6 +27,8 @@ import { startKernel } from '../helpers/kernel.js';
 const uid = process.getuid?.() ?? 0;
 const DIST = fileURLToPath(new URL('../../dist/src/eval/kernel/runnerFile.js', import.meta.url));
 const DAY = 24 * 60 * 60;
+/** A manifest of the bytecode of one interpreter. */
+const MANIFEST = /^bytecode-[0-9a-f]{16}\.json$/;
 
 /** The runner cache another process (another run) would use under `base`. */
 const cacheOfARun = (base: string) =>
@@ -112,6 +114,19 @@ with open(path, "wb") as f:
     f.write(header + marshal.dumps(code))
 `;
 
+/** Changes the last byte of a file in place and sets its times back, to the nanosecond. */
+const FLIP_LAST_BYTE = `
+import os, sys
+path = sys.argv[1]
+st = os.stat(path)
+with open(path, "r+b") as f:
+    f.seek(-1, 2)
+    last = f.read(1)[0]
+    f.seek(-1, 2)
+    f.write(bytes([last ^ 1]))
+os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+`;
+
 describe('the kernel bytecode in the runner cache', () => {
   it('is written by the host; a tampered pyc with its header kept is removed before a kernel starts, never run', async () => {
     const base = mkdtempSync(join(tmpdir(), 'omp-bytecode-'));
@@ -128,10 +143,20 @@ describe('the kernel bytecode in the runner cache', () => {
       expect(entry.startsWith(base)).toBe(true);
       const cache = join(entry, 'omp_kernel', '__pycache__');
       const name = readdirSync(cache).find((n) => n.startsWith('server.')) as string;
-      expect(readdirSync(entry).filter((n) => n.startsWith('bytecode-'))).toHaveLength(1);
+      expect(readdirSync(entry).filter((n) => MANIFEST.test(n))).toHaveLength(1);
       const pyc = join(cache, name);
+      // A start that finds every pyc recorded notes their identities: later starts hash only
+      // those whose identity changed.
+      const checked = await startKernel({ logger });
+      await checked.shutdown();
+      expect(JSON.parse(readFileSync(join(entry, 'bytecode-checked.json'), 'utf8'))).toHaveProperty(
+        join('omp_kernel', '__pycache__', name),
+      );
       const marker = join(base, 'tampered-code-ran');
       execFileSync('python3', ['-c', TAMPER, pyc, join(entry, 'omp_kernel', 'server.py'), marker]);
+      // Another one changed in place, its size and times kept: its change time is new all the same.
+      const other = join(cache, readdirSync(cache).find((n) => n.startsWith('api.')) as string);
+      execFileSync('python3', ['-c', FLIP_LAST_BYTE, other]);
       const tampered = readFileSync(pyc);
       // The record of an interpreter that is gone (a removed venv) is dropped at the next start.
       const gone = join(entry, 'bytecode-0123456789abcdef.json');
@@ -149,6 +174,9 @@ describe('the kernel bytecode in the runner cache', () => {
       expect(existsSync(gone)).toBe(false);
       expect(warnings.filter((w) => w.includes(pyc))).toEqual([
         `${pyc} is not bytecode omp-eval wrote (changed, or another's); removed`,
+      ]);
+      expect(warnings.filter((w) => w.includes(other))).toEqual([
+        `${other} is not bytecode omp-eval wrote (changed, or another's); removed`,
       ]);
       // Compiled again for the next start: the host's own bytes.
       expect(existsSync(pyc)).toBe(true);
@@ -176,8 +204,9 @@ describe('the kernel bytecode in the runner cache', () => {
     const entry = join(base, `omp-python-runner-${uid}`);
     const [hash] = readdirSync(entry).filter((n) => /^[0-9a-f]{16}$/.test(n));
     const dir = join(entry, hash as string);
-    const manifests = readdirSync(dir).filter((n) => n.startsWith('bytecode-'));
-    expect(manifests).toHaveLength(1); // and no lock left behind
+    const manifests = readdirSync(dir).filter((n) => MANIFEST.test(n));
+    expect(manifests).toHaveLength(1);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.lock'))).toEqual([]);
     const { files } = JSON.parse(readFileSync(join(dir, manifests[0] as string), 'utf8')) as {
       files: Record<string, string>;
     };
@@ -202,7 +231,7 @@ describe('the kernel bytecode in the runner cache', () => {
     const entry = join(base, `omp-python-runner-${uid}`);
     const [hash] = readdirSync(entry).filter((n) => /^[0-9a-f]{16}$/.test(n));
     const dir = join(entry, hash as string);
-    const [manifest] = readdirSync(dir).filter((n) => n.startsWith('bytecode-'));
+    const [manifest] = readdirSync(dir).filter((n) => MANIFEST.test(n));
     const manifestPath = join(dir, manifest as string);
     // A pyc gone from the cache: the next start compiles again, if it gets the lock.
     const pyc = Object.keys(JSON.parse(readFileSync(manifestPath, 'utf8')).files)[0] as string;

@@ -66,19 +66,33 @@ const manifestName = (executable: string, version: string) =>
 export interface BytecodeIo {
   /** True when `path` is a regular file of this user that nobody else can write to. */
   isPrivateFile(path: string): boolean;
+  /**
+   * For such a file, a string that changes whenever its content may have (device, inode, size,
+   * change time); undefined for anything else.
+   */
+  identity(path: string): string | undefined;
   /** Writes `data` to `path` whole or not at all, mode 0600, replacing whatever is there. */
   writeAtomically(path: string, data: string | Buffer): void;
 }
 
 /** The manifests in `dir` that are private files and parse. */
 function readManifests(dir: string, io: BytecodeIo): Map<string, Manifest> {
-  const out = new Map<string, Manifest>();
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => /^bytecode-[0-9a-f]{16}\.json$/.test(n));
   } catch {
-    return out;
+    return new Map();
   }
+  return readManifestsNamed(dir, names, io);
+}
+
+/** The manifest `name` in `dir`, if it is a private file and parses. */
+function readManifest(dir: string, name: string, io: BytecodeIo): Map<string, Manifest> {
+  return readManifestsNamed(dir, [name], io);
+}
+
+function readManifestsNamed(dir: string, names: readonly string[], io: BytecodeIo): Map<string, Manifest> {
+  const out = new Map<string, Manifest>();
   for (const name of names) {
     const path = join(dir, name);
     if (!io.isPrivateFile(path)) continue;
@@ -102,57 +116,97 @@ function readManifests(dir: string, io: BytecodeIo): Map<string, Manifest> {
 export type Manifests = ReadonlyMap<string, Manifest>;
 
 /**
+ * The pycs the last check found recorded, each by its identity (`BytecodeIo.identity`): a file
+ * whose identity is unchanged since has the same bytes (any write, and any change of its times,
+ * sets its change time, which no process can set back), so it is not read and hashed again.
+ */
+const CHECKED = 'bytecode-checked.json';
+
+function readChecked(dir: string, io: BytecodeIo): Record<string, string> {
+  const path = join(dir, CHECKED);
+  try {
+    if (io.isPrivateFile(path)) return JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+  } catch {
+    // unreadable: every pyc is checked in full
+  }
+  return {};
+}
+
+/**
  * Removes every pyc under `dir`'s package directories that no manifest records with its exact
  * bytes. `packageDirs` are the directories of the kernel's files, relative to `dir`. Returns the
- * manifests it read last.
+ * manifests it read last (none when every pyc was as the last check found it).
  */
 export function checkBytecode(
   dir: string,
   packageDirs: readonly string[],
   io: BytecodeIo,
   logger: Logger,
-): Manifests {
-  let manifests = readManifests(dir, io);
-  const knownNow = () => {
-    const known = new Set<string>();
+): Manifests | undefined {
+  const checked = readChecked(dir, io);
+  const found: Record<string, string> = {};
+  let manifests: Map<string, Manifest> | undefined;
+  let known = new Set<string>();
+  const readRecords = () => {
+    manifests = readManifests(dir, io);
+    known = new Set<string>();
     for (const manifest of manifests.values())
       for (const [file, hash] of Object.entries(manifest.files ?? {})) known.add(`${file}\0${hash}`);
-    return known;
   };
-  let known = knownNow();
   let reread = false;
-  for (const pkg of packageDirs) {
-    const cache = join(dir, pkg, '__pycache__');
-    let names: string[];
-    try {
-      names = readdirSync(cache);
-    } catch {
+  for (const rel of pycsUnder(dir, packageDirs)) {
+    const path = join(dir, rel);
+    const identity = io.identity(path);
+    if (identity !== undefined && checked[rel] === identity) {
+      found[rel] = identity;
       continue;
     }
-    // Python reads only `<module>.<tag>.pyc`; other names (a write in progress) are not its.
-    for (const name of names.filter((n) => n.endsWith('.pyc'))) {
-      const rel = join(pkg, '__pycache__', name);
-      const path = join(dir, rel);
-      const recorded = () => {
-        try {
-          return io.isPrivateFile(path) && known.has(`${rel}\0${sha256(readFileSync(path))}`);
-        } catch {
-          return false;
-        }
-      };
-      if (recorded()) continue;
-      // Another omp-eval may have compiled meanwhile (its record is written before its files).
-      if (!reread) {
-        reread = true;
-        manifests = readManifests(dir, io);
-        known = knownNow();
-        if (recorded()) continue;
+    // (read after its identity: a file changed in between has another one by the next check)
+    const recorded = () => {
+      try {
+        return identity !== undefined && known.has(`${rel}\0${sha256(readFileSync(path))}`);
+      } catch {
+        return false;
       }
-      logger.warn(`${path} is not bytecode omp-eval wrote (changed, or another's); removed`);
-      rmSync(path, { recursive: true, force: true });
+    };
+    if (!manifests) readRecords();
+    if (recorded()) {
+      found[rel] = identity as string;
+      continue;
+    }
+    // Another omp-eval may have compiled meanwhile (its record is written before its files).
+    if (!reread) {
+      reread = true;
+      readRecords();
+      if (recorded()) {
+        found[rel] = identity as string;
+        continue;
+      }
+    }
+    logger.warn(`${path} is not bytecode omp-eval wrote (changed, or another's); removed`);
+    rmSync(path, { recursive: true, force: true });
+  }
+  if (manifests || Object.keys(checked).length !== Object.keys(found).length) {
+    try {
+      io.writeAtomically(join(dir, CHECKED), JSON.stringify(found));
+    } catch {
+      // the next start checks in full again
     }
   }
   return manifests;
+}
+
+/** The pycs Python would read in the package directories (`<module>.<tag>.pyc`), relative to `dir`. */
+function pycsUnder(dir: string, packageDirs: readonly string[]): string[] {
+  return packageDirs.flatMap((pkg) => {
+    try {
+      return readdirSync(join(dir, pkg, '__pycache__'))
+        .filter((name) => name.endsWith('.pyc'))
+        .map((name) => join(pkg, '__pycache__', name));
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** Compiles under way, by cache entry and interpreter. */
@@ -172,8 +226,8 @@ export function ensureBytecode(
   hostEnv: NodeJS.ProcessEnv,
   io: BytecodeIo,
   logger: Logger,
-  /** What `checkBytecode` read just before. */
-  manifests: Manifests,
+  /** What `checkBytecode` read just before (undefined: it read none). */
+  manifests: Manifests | undefined,
 ): Promise<void> {
   const { executable, version } = interpreter;
   const name = manifestName(executable, version);
@@ -182,7 +236,7 @@ export function ensureBytecode(
   const known = compiles.get(key);
   if (known) return known;
   if (failed.has(key)) return Promise.resolve();
-  if (isComplete(dir, manifests.get(name))) return Promise.resolve();
+  if (isComplete(dir, (manifests ?? readManifest(dir, name, io)).get(name))) return Promise.resolve();
   // One compiler per cache entry and interpreter, across processes: marshal's output is not the
   // same byte for byte from one run to the next, so two compiles would write pycs that the other's
   // manifest does not record (and a third start would remove them). A start that finds the lock
@@ -190,7 +244,7 @@ export function ensureBytecode(
   const lock = `${manifestPath}.lock`;
   if (!takeLock(lock)) return Promise.resolve();
   // (Another process may have compiled between the check and the lock.)
-  if (isComplete(dir, readManifests(dir, io).get(name))) {
+  if (isComplete(dir, readManifest(dir, name, io).get(name))) {
     rmSync(lock, { force: true });
     return Promise.resolve();
   }

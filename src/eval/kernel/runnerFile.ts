@@ -258,6 +258,19 @@ function writeKernelFiles(dir: string, sources: Record<string, string>, logger: 
 
 const bytecodeIo: BytecodeIo = {
   isPrivateFile: (path) => isPrivate(path, 'file'),
+  identity(path) {
+    try {
+      const st = lstatSync(path, { bigint: true });
+      if (
+        !st.isFile() ||
+        (process.platform !== 'win32' && (st.uid !== BigInt(uid()) || (st.mode & 0o022n) !== 0n))
+      )
+        return undefined;
+      return `${st.dev}:${st.ino}:${st.size}:${st.ctimeNs}`;
+    } catch {
+      return undefined;
+    }
+  },
   writeAtomically,
 };
 
