@@ -1,4 +1,4 @@
-// Bundles the compiled CLI (dist/src/cli.js and everything of ours it imports) into dist/cli/:
+// Bundles the compiled CLI (dist/src/main.js, cli.js and everything of ours they import) into dist/cli/:
 // one module for what every command loads, and one chunk per lazily imported front end (the
 // notebook, mcp, setup, ...). Loading some 80 separate modules was the larger part of a `run` or
 // `tool` call's start-up. Packages stay outside (node_modules), as do the kernels' own files: each
@@ -29,7 +29,7 @@ const metaUrlOfOrigin = {
 };
 
 await build({
-  entryPoints: { cli: 'dist/src/cli.js' },
+  entryPoints: { cli: 'dist/src/main.js' },
   bundle: true,
   splitting: true,
   format: 'esm',

@@ -6,6 +6,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
 import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
+import type { PrestartedKernel } from './eval/start.js';
+import { takeEarly } from './modes/early.js';
 import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
 import { addSandboxOptions, type SandboxFlags, sandboxOverrides } from './modes/sandboxFlags.js';
 import type { ImageMode } from './tui/lib/images.js';
@@ -94,7 +96,7 @@ addSandboxOptions(program);
 
 /** The settings of defaults, config file and flags; `sandbox`: the command's default sandbox mode. */
 async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write'): Promise<Settings> {
-  const { loadSettings, sandboxOf } = await import('./eval/index.js');
+  const { loadSettings, sandboxOf } = await import('./eval/start.js');
   const overrides: Partial<Settings> = {};
   if (flags.python) overrides['python.interpreter'] = flags.python;
   if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
@@ -138,14 +140,17 @@ function endOnBrokenPipe(): void {
 /**
  * Runs a front end with an executor, turning the errors a user can cause into one clear line (a
  * JSON object for `tool`, whose output is read by programs). The engine's warnings go to `logger`.
+ * `prestart`: the front end's first kernel is probably a local Python one, whose process is then
+ * spawned before the engine loads (it starts meanwhile; the executor stops it if unused).
  */
 async function withExecutor(
   flags: GlobalFlags,
   body: (executor: Executor) => Promise<number>,
-  opts: { json?: boolean; logger?: Logger; brokenPipe?: 'exit' | 'front end' } = {},
+  opts: { json?: boolean; logger?: Logger; brokenPipe?: 'exit' | 'front end'; prestart?: boolean } = {},
 ): Promise<void> {
-  const { createExecutor, SettingsError, streamLogger } = await import('./eval/index.js');
+  const { prestartPython, SettingsError, streamLogger } = await import('./eval/start.js');
   let executor: Executor | undefined;
+  let prestarted: PrestartedKernel | undefined;
   let terminated: number | undefined;
   const stop = (signal: NodeJS.Signals) => {
     terminated = signal === 'SIGHUP' ? 129 : 143;
@@ -160,13 +165,15 @@ async function withExecutor(
   process.once('SIGHUP', stop);
   if (opts.brokenPipe !== 'front end') endOnBrokenPipe();
   try {
-    executor = createExecutor({
-      settings: await settingsFrom(flags),
-      logger: opts.logger ?? streamLogger(process.stderr),
-      // Kernels and commands get the environment omp-eval was started with, whatever the front
-      // end does with its own afterwards.
-      hostEnv: { ...process.env },
-    });
+    const settings = await settingsFrom(flags);
+    const logger = opts.logger ?? streamLogger(process.stderr);
+    // Kernels and commands get the environment omp-eval was started with, whatever the front end
+    // does with its own afterwards.
+    const hostEnv = { ...process.env };
+    if (opts.prestart)
+      prestarted = takeEarly() ?? (await prestartPython(settings, { cwd: flags.cwd, hostEnv, logger }));
+    const { createExecutor } = await import('./eval/index.js');
+    executor = createExecutor({ settings, logger, hostEnv, ...(prestarted ? { prestarted } : {}) });
     const code = await body(executor);
     process.exitCode = terminated ?? code;
   } catch (err) {
@@ -177,6 +184,7 @@ async function withExecutor(
     process.exitCode = known && err instanceof SettingsError ? 2 : 1;
   } finally {
     await executor?.dispose();
+    prestarted?.discard(); // (when no executor was made)
   }
 }
 
@@ -243,15 +251,18 @@ program
   .argument('[args...]', "the script's arguments (after --, those that start with -)")
   .action(async (file: string, args: string[]) => {
     const flags = program.opts<GlobalFlags>();
-    const { runScript } = await import('./modes/run.js');
-    await withExecutor(flags, (executor) =>
-      runScript(executor, {
-        file,
-        args,
-        cwd: flags.cwd,
-        ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-        ...(flags.lang ? { language: flags.lang } : {}),
-      }),
+    await withExecutor(
+      flags,
+      // (loaded after the kernel's process was spawned: it loads the engine)
+      async (executor) =>
+        (await import('./modes/run.js')).runScript(executor, {
+          file,
+          args,
+          cwd: flags.cwd,
+          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+          ...(flags.lang ? { language: flags.lang } : {}),
+        }),
+      { prestart: (flags.lang ?? (/\.[cm]?js$/i.test(file) ? 'js' : 'py')) === 'py' },
     );
   });
 
@@ -262,8 +273,11 @@ program
   )
   .action(async () => {
     const flags = program.opts<GlobalFlags>();
-    const { runToolCommand } = await import('./modes/tool.js');
-    await withExecutor(flags, (executor) => runToolCommand(executor, { cwd: flags.cwd }), { json: true });
+    await withExecutor(
+      flags,
+      async (executor) => (await import('./modes/tool.js')).runToolCommand(executor, { cwd: flags.cwd }),
+      { json: true, prestart: true },
+    );
   });
 
 program

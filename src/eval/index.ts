@@ -32,6 +32,7 @@ export { ExecutorError } from './executor/types.js';
 
 export type { KernelFactory, KernelHandle, RemoteKernelInfo } from './kernel/handle.js';
 export { Kernel } from './kernel/kernel.js';
+export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';
 export {
   PythonNotFoundError,
   type ResolvedPython,

@@ -1,8 +1,9 @@
 /**
  * The layers of docs/architecture.md, kept by a test: data flows cli → front end (tui, modes) →
  * engine (src/eval) → kernel process. Front ends reach the engine only through its public
- * surface, src/eval/index.ts; the engine imports no front end and never writes to the terminal;
- * the notebook never starts a process.
+ * surface, src/eval/index.ts (and src/eval/start.ts, the part of it a command may load before the
+ * rest); the engine imports no front end and never writes to the terminal; the notebook never
+ * starts a process.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -41,6 +42,7 @@ const frontEnds = [
   ...sourcesUnder(join(SRC, 'tui')),
   ...sourcesUnder(join(SRC, 'modes')),
   join(SRC, 'cli.ts'),
+  join(SRC, 'main.ts'),
 ];
 const engine = sourcesUnder(join(SRC, 'eval'));
 
@@ -50,14 +52,24 @@ describe('the layers', () => {
     expect(engine.length).toBeGreaterThan(50);
   });
 
-  it('front ends reach the engine only through src/eval/index.ts', () => {
+  it('front ends reach the engine only through src/eval/index.ts (or start.ts, a part of it)', () => {
     const outside = frontEnds.flatMap((file) =>
       specifiersOf(file)
         .map((s) => target(file, s))
-        .filter((t) => t?.startsWith('eval/') && t !== 'eval/index.ts')
+        .filter((t) => t?.startsWith('eval/') && t !== 'eval/index.ts' && t !== 'eval/start.ts')
         .map((t) => `${rel(file)} → ${t}`),
     );
     expect(outside).toEqual([]);
+    // Everything start.ts gives, index.ts gives too, from the same module.
+    const exportsOf = (file: string) =>
+      [
+        ...readFileSync(join(SRC, 'eval', file), 'utf8').matchAll(/^export \{([^}]*)\} from '([^']+)'/gm),
+      ].flatMap(([, names, from]) =>
+        (names as string).split(',').map((n) => `${n.replace(/^\s*type\s+/, '').trim()} from ${from}`),
+      );
+    const early = exportsOf('start.ts').filter((e) => !e.startsWith(' from'));
+    expect(early.length).toBeGreaterThan(3);
+    expect(early.filter((e) => !exportsOf('index.ts').includes(e))).toEqual([]);
   });
 
   it('the engine imports no front end and never writes to the terminal', () => {

@@ -201,8 +201,13 @@ export class Executor implements SessionHost {
         `The Python backend is not available: ${set.pythonError?.message ?? 'no Python'}`,
       );
     }
+    const spawned =
+      language === 'py' && !factory && set.python && this.sandbox.mode === 'off'
+        ? this.opts.prestarted?.take(set.cwd, set.python, this.hostEnv, this.settings['env.pass'])
+        : undefined;
     const kernel = await (factory ?? Kernel.start)({
       language,
+      ...(spawned ? { spawned } : {}),
       cwd: set.cwd,
       ...(language === 'py' && set.python ? { resolved: set.python } : {}),
       hostEnv: this.hostEnv,
@@ -245,6 +250,7 @@ export class Executor implements SessionHost {
 
   private async disposeOnce(why: string): Promise<void> {
     this.disposed = true;
+    this.opts.prestarted?.discard();
     this.sessionAbort.abort(new ExecutorClosedError(why));
     this.closing.abort();
     const sets = [...this.sets.values()];

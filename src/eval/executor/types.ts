@@ -1,5 +1,6 @@
 /** The executor's options and the options of a run. */
 import type { KernelFactory } from '../kernel/handle.js';
+import type { PrestartedKernel } from '../kernel/prestart.js';
 import type { KernelLanguage } from '../kernel/types.js';
 import type { Logger } from '../logger.js';
 import type { SinkLimits } from '../output/outputSink.js';
@@ -73,6 +74,11 @@ export interface ExecutorOptions {
   logger?: Logger;
   /** Makes the kernels of a language in place of local processes (a Jupyter server's kernels). */
   kernelFactories?: Partial<Record<KernelLanguage, KernelFactory>>;
+  /**
+   * A Python kernel's process spawned before the engine loaded (`prestartPython`): the first
+   * Python kernel that fits it uses it, and dispose() stops it if none did.
+   */
+  prestarted?: PrestartedKernel;
   /** Kernel tuning, for tests. */
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;

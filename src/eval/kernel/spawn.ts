@@ -74,6 +74,14 @@ export async function spawnKernel(
   // the interpreter starts, and the channel holds the requests until then.
   const interpreter = { executable: python.executable, version: python.version.join('.') };
   const requestsReady = prepareBytecode(runner, interpreter, hostEnv, logger);
+  // A blank line (no request: the runner skips it) lets the runner load its package now, while
+  // the host may still be preparing its first request (a kernel started early: prestart.ts).
+  requestsReady.then(
+    () => {
+      if (!proc.requests.destroyed) proc.requests.write('\n', () => {});
+    },
+    () => {},
+  );
   return { ...proc, python, requestsReady };
 }
 

@@ -42,7 +42,7 @@ export async function openChannel(
   names: Pick<ChannelOptions, 'name' | 'label' | 'logger' | 'trace'>,
 ): Promise<KernelChannel> {
   checkDirectory(cwd);
-  const proc = await spawnKernel(language, cwd, opts, names.logger);
+  const proc = await (opts.spawned ?? spawnKernel(language, cwd, opts, names.logger));
   return new KernelChannel(proc, handlers, {
     ...names,
     ...(opts.bridge ? { bridge: opts.bridge } : {}),

@@ -9,6 +9,7 @@ import type {
 } from '../protocol/index.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { ResolvedPython } from './python.js';
+import type { KernelProcess } from './spawn.js';
 
 export type KernelLanguage = 'py' | 'js';
 
@@ -57,6 +58,8 @@ export interface KernelOptions {
   bridge?: BridgeHandler;
   /** The kernel's sandbox (default: $OMP_EVAL_SANDBOX's mode, else none). */
   sandbox?: SandboxSettings;
+  /** Its process, spawned already for these options (`prestartPython`): no other is spawned. */
+  spawned?: Promise<KernelProcess>;
 }
 
 export interface ExecuteOptions {

@@ -1,0 +1,104 @@
+/**
+ * A Python kernel's process started before the engine is loaded. `omp-eval run` and `tool` pay
+ * the interpreter's own start-up (60-80 ms of `site`) on every call; spawned first, it overlaps
+ * the loading of the rest of the engine. The process waits for its first request before it reads
+ * its package (runner.py), so it is the same process a kernel start would have spawned: the
+ * executor takes it for its first Python kernel when the working directory, the interpreter and
+ * the passed variables are the ones it was spawned with, and stops it otherwise.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Logger } from '../logger.js';
+import { sandboxOf } from '../sandbox/settings.js';
+import type { Settings } from '../settings.js';
+import { kernelEnv } from './env.js';
+import { signalGroup } from './processGroup.js';
+import { type ResolvedPython, resolvePython } from './python.js';
+import { type KernelProcess, spawnKernel } from './spawn.js';
+
+export interface PrestartedKernel {
+  /**
+   * The process, for the first Python kernel, of `cwd` (a real path), `python`, and the kernel
+   * environment of `hostEnv` with `passEnv`: given when it was spawned for exactly these, else
+   * stopped.
+   */
+  take(
+    cwd: string,
+    python: ResolvedPython,
+    hostEnv: NodeJS.ProcessEnv,
+    passEnv: readonly string[],
+  ): Promise<KernelProcess> | undefined;
+  /** Stops the process unless a kernel took it. */
+  discard(): void;
+  /** The process's pid (undefined if it could not be spawned). */
+  readonly pid: Promise<number | undefined>;
+}
+
+const sameInterpreter = (a: ResolvedPython, b: ResolvedPython) =>
+  a.executable === b.executable &&
+  (a.binDir ?? '') === (b.binDir ?? '') &&
+  a.version.join('.') === b.version.join('.');
+
+function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/**
+ * Spawns the Python kernel's process that a local, unsandboxed executor with `settings` would
+ * spawn first in `cwd`; undefined when it would spawn none or when anything fails (the executor
+ * then starts its kernel as usual, and reports what failed).
+ */
+export async function prestartPython(
+  settings: Settings,
+  opts: { cwd: string; hostEnv: NodeJS.ProcessEnv; logger: Logger },
+): Promise<PrestartedKernel | undefined> {
+  if (settings['jupyter.url'] || sandboxOf(settings).mode !== 'off') return undefined;
+  let cwd: string;
+  let python: ResolvedPython;
+  try {
+    cwd = realpathSync(resolve(opts.cwd));
+    if (!statSync(cwd).isDirectory()) return undefined;
+    python = await resolvePython({ interpreter: settings['python.interpreter'], cwd, env: opts.hostEnv });
+  } catch {
+    return undefined;
+  }
+  const passEnv = settings['env.pass'];
+  const env = kernelEnv(opts.hostEnv, python, passEnv);
+  const spawned = spawnKernel('py', cwd, { resolved: python, hostEnv: opts.hostEnv, passEnv }, opts.logger);
+  spawned.catch(() => {}); // (the kernel that takes it hears the failure; unused, it is moot)
+  let state: 'waiting' | 'taken' | 'discarded' = 'waiting';
+  const discard = () => {
+    if (state !== 'waiting') return;
+    state = 'discarded';
+    void spawned.then(stopUnused, () => {});
+  };
+  return {
+    take(kernelCwd, kernelPython, hostEnv, kernelPassEnv) {
+      if (state !== 'waiting') return undefined;
+      const same =
+        kernelCwd === cwd &&
+        sameInterpreter(kernelPython, python) &&
+        sameEnv(kernelEnv(hostEnv, kernelPython, kernelPassEnv), env);
+      if (!same) {
+        discard();
+        return undefined;
+      }
+      state = 'taken';
+      return spawned;
+    },
+    discard,
+    pid: spawned.then(
+      (proc) => proc.child.pid,
+      () => undefined,
+    ),
+  };
+}
+
+/** Stops a process no kernel took: it is still waiting for its first request. */
+function stopUnused(proc: KernelProcess): void {
+  proc.requestsReady?.catch(() => {});
+  if (proc.child.pid !== undefined) signalGroup(proc.child.pid, 'SIGKILL');
+  for (const stream of [proc.requests, proc.frames, proc.rawStdout, proc.stderr, proc.bridge])
+    stream?.destroy();
+}

@@ -1,0 +1,11 @@
+/**
+ * The engine's early start: what a command may call before it loads the engine (src/eval/index.ts)
+ * and its dependencies. `run` and `tool` load their settings here and spawn their Python kernel's
+ * process, which then starts while the rest of the engine loads (kernel/prestart.ts). Everything
+ * here is also exported by index.ts.
+ */
+
+export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';
+export { type Logger, streamLogger } from './logger.js';
+export { sandboxOf } from './sandbox/settings.js';
+export { loadSettings, type Settings, SettingsError } from './settings.js';

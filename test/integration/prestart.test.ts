@@ -1,0 +1,101 @@
+/**
+ * Issue 13 (commands that start fast): `run` and `tool` spawn their Python kernel's process before
+ * the engine loads (prestartPython). The executor runs its first Python kernel in that process
+ * when it was spawned for the same working directory, interpreter and environment, and stops it
+ * otherwise; an executor that never needs it stops it when disposed.
+ */
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createExecutor, loadSettings, prestartPython } from '../../src/eval/index.js';
+import { pidAlive, waitFor } from '../helpers/kernel.js';
+
+const logger = { trace: () => {}, warn: () => {} };
+const PID = 'import os\nprint(os.getpid())';
+
+async function prestarted(cwd: string, hostEnv: NodeJS.ProcessEnv) {
+  const kernel = await prestartPython(loadSettings({}, hostEnv), { cwd, hostEnv, logger });
+  if (!kernel) throw new Error('nothing was prestarted');
+  const pid = await kernel.pid;
+  expect(pid).toBeTypeOf('number');
+  return { kernel, pid: pid as number };
+}
+
+describe('a prestarted Python kernel', () => {
+  it('is the process the executor runs its first Python cell in', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-')));
+    const hostEnv = { ...process.env };
+    const { kernel, pid } = await prestarted(cwd, hostEnv);
+    const executor = createExecutor({
+      settings: loadSettings({}, hostEnv),
+      hostEnv,
+      logger,
+      prestarted: kernel,
+    });
+    try {
+      const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd });
+      expect(result?.status).toBe('ok');
+      expect(result?.text.trim()).toBe(String(pid));
+      // The kernel is a full one: the prelude ran, and its state is kept.
+      const session = await executor.session({ cwd });
+      const [env] = await session.run([{ language: 'py', code: 'x = 41\nprint(x + 1, callable(env))' }]);
+      expect(env?.text.trim()).toBe('42 True');
+      await session.release();
+    } finally {
+      await executor.dispose();
+    }
+    await waitFor(() => !pidAlive(pid), 60_000, 'the kernel to end with the executor');
+  });
+
+  it('is stopped, and another kernel started, when it was spawned for another directory or environment', async () => {
+    const here = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-a-')));
+    const there = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-b-')));
+    const hostEnv = { ...process.env };
+    for (const [spawnedFor, env] of [
+      [there, hostEnv],
+      // (a variable the kernel's environment keeps: the process had another environment)
+      [here, { ...hostEnv, PYTHONWARNINGS: 'error::DeprecationWarning:omp_prestart_test' }],
+    ] as const) {
+      const { kernel, pid } = await prestarted(spawnedFor, env);
+      const executor = createExecutor({
+        settings: loadSettings({}, hostEnv),
+        hostEnv,
+        logger,
+        prestarted: kernel,
+      });
+      try {
+        const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd: here });
+        expect(result?.status).toBe('ok');
+        expect(result?.text.trim()).not.toBe(String(pid));
+        await waitFor(() => !pidAlive(pid), 60_000, 'the unused process to be stopped');
+      } finally {
+        await executor.dispose();
+      }
+    }
+  });
+
+  it('is stopped when the executor ends without a Python kernel', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-js-')));
+    const hostEnv = { ...process.env };
+    const { kernel, pid } = await prestarted(cwd, hostEnv);
+    const executor = createExecutor({
+      settings: loadSettings({}, hostEnv),
+      hostEnv,
+      logger,
+      prestarted: kernel,
+    });
+    const [result] = await executor.runOnce([{ language: 'js', code: '1 + 1' }], { cwd });
+    expect(result?.text.trim()).toBe('2');
+    expect(pidAlive(pid)).toBe(true);
+    await executor.dispose();
+    await waitFor(() => !pidAlive(pid), 60_000, 'the unused process to be stopped');
+  });
+
+  it('is not made for a sandboxed or remote executor', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-none-')));
+    const hostEnv = { ...process.env };
+    for (const flags of [{ 'sandbox.mode': 'read-only' as const }, { 'jupyter.url': 'http://127.0.0.1:9' }])
+      expect(await prestartPython(loadSettings(flags, hostEnv), { cwd, hostEnv, logger })).toBeUndefined();
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The early start's guess of the kernel a command line needs (modes/early.ts): a guess only (the
+ * executor checks the process it is offered), but it must start nothing for commands that need no
+ * local Python kernel, and read the flags that choose it.
+ */
+import { describe, expect, it } from 'vitest';
+import { guessPythonKernel } from '../../src/modes/early.js';
+
+const cwd = '/work';
+
+describe("the early start's guess", () => {
+  it('is a local Python kernel for run of a Python script and for tool', () => {
+    expect(guessPythonKernel(['run', 'x.py'], cwd)).toEqual({ cwd, passEnv: [] });
+    expect(guessPythonKernel(['run', '-'], cwd)).toEqual({ cwd, passEnv: [] });
+    expect(guessPythonKernel(['tool'], cwd)).toEqual({ cwd, passEnv: [] });
+    // Flags before and after the command, in both forms; the script's own arguments after --.
+    expect(
+      guessPythonKernel(
+        [
+          '--python',
+          '/opt/py',
+          'run',
+          'x.py',
+          '--cwd=/data',
+          '--pass-env',
+          'A',
+          '--timeout',
+          '5',
+          '--',
+          '--python',
+          'no',
+        ],
+        cwd,
+      ),
+    ).toEqual({ python: '/opt/py', cwd: '/data', passEnv: ['A'] });
+    expect(guessPythonKernel(['run', '--lang', 'py', 'x.txt'], cwd)).toEqual({ cwd, passEnv: [] });
+  });
+
+  it('is nothing for JavaScript, other commands, remote or sandboxed kernels, and flags it does not know', () => {
+    for (const argv of [
+      ['run', 'x.js'],
+      ['run', 'x.mjs'],
+      ['run', '--lang', 'js', 'x.py'],
+      [],
+      ['mcp'],
+      ['setup', 'python', '--check'],
+      ['run'],
+      ['--jupyter', 'http://h:8888', 'run', 'x.py'],
+      ['--sandbox', 'read-only', 'tool'],
+      ['tool', '--allow-network'],
+      ['-V'],
+      ['run', 'x.py', '--help'],
+      ['tool', '--python'],
+    ])
+      expect(guessPythonKernel(argv, cwd), argv.join(' ')).toBeUndefined();
+  });
+});
