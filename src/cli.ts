@@ -142,11 +142,18 @@ function endOnBrokenPipe(): void {
  * JSON object for `tool`, whose output is read by programs). The engine's warnings go to `logger`.
  * `prestart`: the front end's first kernel is probably a local Python one, whose process is then
  * spawned before the engine loads (it starts meanwhile; the executor stops it if unused).
+ * `exitWhenDone`: the process ends once the front end is done and its output flushed.
  */
 async function withExecutor(
   flags: GlobalFlags,
   body: (executor: Executor) => Promise<number>,
-  opts: { json?: boolean; logger?: Logger; brokenPipe?: 'exit' | 'front end'; prestart?: boolean } = {},
+  opts: {
+    json?: boolean;
+    logger?: Logger;
+    brokenPipe?: 'exit' | 'front end';
+    prestart?: boolean;
+    exitWhenDone?: boolean;
+  } = {},
 ): Promise<void> {
   const { prestartPython, SettingsError, streamLogger } = await import('./eval/start.js');
   let executor: Executor | undefined;
@@ -186,6 +193,22 @@ async function withExecutor(
     await executor?.dispose();
     prestarted?.discard(); // (when no executor was made)
   }
+  if (opts.exitWhenDone) await exitWhenFlushed();
+}
+
+/**
+ * Ends the process once stdout and stderr took what was written to them. For a command whose
+ * kernels are gone and whose output is written, nothing is left to do: Node's own winding down
+ * (closing what is left, one turn of the event loop at a time) would only add to every call.
+ */
+async function exitWhenFlushed(): Promise<never> {
+  const flushed = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => {
+      if (stream.destroyed || !stream.writable) resolve();
+      else stream.write('', () => resolve()); // (an error is reported by the stream's handler)
+    });
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
 }
 
 /**
@@ -262,7 +285,7 @@ program
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           ...(flags.lang ? { language: flags.lang } : {}),
         }),
-      { prestart: (flags.lang ?? (/\.[cm]?js$/i.test(file) ? 'js' : 'py')) === 'py' },
+      { prestart: (flags.lang ?? (/\.[cm]?js$/i.test(file) ? 'js' : 'py')) === 'py', exitWhenDone: true },
     );
   });
 
@@ -276,7 +299,7 @@ program
     await withExecutor(
       flags,
       async (executor) => (await import('./modes/tool.js')).runToolCommand(executor, { cwd: flags.cwd }),
-      { json: true, prestart: true },
+      { json: true, prestart: true, exitWhenDone: true },
     );
   });
 

@@ -160,16 +160,35 @@ export interface GuardedGroup {
   release(): void;
 }
 
+/** A guard start is put off to the next turn of the event loop (see guardGroup's `soon`). */
+let startPending = false;
+
 /**
  * Kills the process group `pgid` (its session, its descendants) when this host dies. The group's
  * leader must have been spawned `detached` (a group and session of its own). Release it once the
  * group ended, so a pid used again later is never killed.
+ *
+ * `soon`: the guard, when it does not run yet, starts on the next turn of the event loop instead
+ * of now. For a kernel, which runs nothing of the user's before its requests come and exits at
+ * the end of its requests: starting the guard (a fork of the host) no longer delays the first
+ * request it is sent, and a host killed meanwhile leaves a kernel that ends by itself.
  */
-export function guardGroup(pgid: number | undefined): GuardedGroup | undefined {
+export function guardGroup(
+  pgid: number | undefined,
+  opts: { soon?: boolean } = {},
+): GuardedGroup | undefined {
   if (!pgid || pgid <= 1 || process.platform === 'win32') return undefined;
   guarded.add(pgid);
   if (guard) send(`+${pgid}`);
-  else ensureGuard(); // a guard started now is told every guarded group
+  else if (opts.soon) {
+    if (!startPending) {
+      startPending = true;
+      setImmediate(() => {
+        startPending = false;
+        if (guarded.size) ensureGuard(); // (told every group guarded by then)
+      });
+    }
+  } else ensureGuard(); // a guard started now is told every guarded group
   let released = false;
   return {
     pgid,

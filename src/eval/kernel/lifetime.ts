@@ -36,7 +36,7 @@ export function trackLive(kernel: Killable): () => void {
  * with stopHostGuard when the kernel ends.
  */
 export function startHostGuard(pid: number | undefined): GuardedGroup | undefined {
-  return guardGroup(pid);
+  return guardGroup(pid, { soon: true });
 }
 
 export function stopHostGuard(guarded: GuardedGroup | undefined): void {
