@@ -20,6 +20,27 @@ LIMIT = 60  # seconds any one wait may take on a loaded machine
 
 KEY = "0123456789abcdef0123456789abcdef"
 
+
+def _compile_kernel_package():
+    """Writes checked-hash pycs of the kernel package into its __pycache__ (git-ignored), once per
+    test process, as the host does in its cache: runner.py loads a module from one only when it
+    matches the source's hash, so a stale one is never used. Without them every kernel the tests
+    start (hundreds, in the IPython oracle) compiles the whole package anew."""
+    import py_compile
+
+    mode = py_compile.PycInvalidationMode.CHECKED_HASH
+    for folder, dirs, files in os.walk(os.path.join(ROOT, "src", "py", "omp_kernel")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            if name.endswith(".py"):
+                try:
+                    py_compile.compile(os.path.join(folder, name), doraise=True, invalidation_mode=mode)
+                except (py_compile.PyCompileError, OSError):
+                    pass  # (the kernel compiles it from source then)
+
+
+_compile_kernel_package()
+
 # Moves the descriptors named in argv[1] ([[from, to], ...]) to their numbers, then execs argv[2:].
 PLACE_DESCRIPTORS = """
 import fcntl, json, os, sys
