@@ -115,7 +115,8 @@ describe('notebook screen', () => {
     });
     await h.press(`${KEYS.pasteStart}${code}${KEYS.pasteEnd}`);
     await h.press(KEYS.enter);
-    const frame = await h.waitFor((f) => f.includes('In [2]:'));
+    // (the prompt may be drawn a frame before the finished cell is printed above it)
+    const frame = await h.waitFor((f) => f.includes('✗ [1] error') && f.includes('In [2]:'));
     const done = frame
       .split('\n')
       .map((line) => line.trimEnd())
