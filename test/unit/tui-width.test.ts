@@ -3,6 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import { cursorWindow } from '../../src/tui/components/Editor.js';
 import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../../src/tui/lib/graphemes.js';
+import { reflowedRows } from '../../src/tui/lib/inkTerminal.js';
 import wrapText, { truncateText } from '../../src/tui/lib/inkWrapText.js';
 
 describe('the width of text in the terminal', () => {
@@ -65,6 +66,19 @@ describe('measuring without segmenting', () => {
     } finally {
       segment.mockRestore();
     }
+  });
+
+  it('counts the rows of a reflowed frame as string-width does, without segmenting narrow lines', () => {
+    const frame = `\x1b[32mIn [301]: \x1b[39m\x1b[7m \x1b[27m\n${'x'.repeat(130)}\n\n● idle │ Python 3.11 │ [300]`;
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      expect(reflowedRows(frame, 80)).toBe(5);
+      expect(segment).not.toHaveBeenCalled();
+    } finally {
+      segment.mockRestore();
+    }
+    // Wide characters take two columns each: 50 of them are 100 columns, two rows of 80.
+    expect(reflowedRows(`${'日'.repeat(50)}\n😀`, 80)).toBe(3);
   });
 
   it('cuts a line into graphemes as Intl.Segmenter does, and printable ASCII without it', () => {

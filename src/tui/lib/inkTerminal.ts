@@ -15,9 +15,8 @@
  *    within the throttle's 33 ms. (Drawing the held frame at once instead renders a frame per
  *    print: over 1,000 pasted cells that left the notebook 35 MB larger.)
  */
-import stringWidth from 'string-width';
-import stripAnsi from 'strip-ansi';
 import { inkInstances } from '../ink.js';
+import { columnsOf } from './textWidth.js';
 
 type LogUpdate = ((output: string) => boolean) & { clear?: () => void; sync?: (output: string) => void };
 
@@ -35,11 +34,15 @@ async function inkInstance(stdout: NodeJS.WriteStream): Promise<InkInternals | u
   return (await inkInstances())?.get(stdout) as InkInternals | undefined;
 }
 
-/** Rows a frame takes once the terminal has reflowed it to `columns`. */
+/**
+ * Rows a frame takes once the terminal has reflowed it to `columns`. Measured as Ink measures
+ * (columnsOf): the frame's narrow lines need no grapheme segmentation, whose first emoji test
+ * compiled a regular expression of every emoji inside the first resize (some 70 ms).
+ */
 export function reflowedRows(frame: string, columns: number): number {
   return frame
     .split('\n')
-    .reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(stripAnsi(line)) / Math.max(1, columns))), 0);
+    .reduce((n, line) => n + Math.max(1, Math.ceil(columnsOf(line) / Math.max(1, columns))), 0);
 }
 
 export interface TerminalHooks {
