@@ -147,18 +147,28 @@ describe('remote kernel: a dropped websocket', () => {
       },
     });
     const s = await ex.session();
-    // The cell goes on once the client has its websocket back (what the kernel prints while the
-    // client is still reconnecting reaches only the old socket, if the server has not yet seen it
-    // close: Jupyter's own limit, named in the README).
-    const connected = () =>
-      (s.kernelOf('py') as unknown as { connection: { connectionStatus: string } }).connection
-        .connectionStatus === 'connected';
+    // The cell goes on once the client has its websocket back and the server counts only that
+    // one (what the kernel prints while the server has not yet seen the old socket close reaches
+    // only the old socket: Jupyter's own limit, named in the README).
+    const connection = () =>
+      (s.kernelOf('py') as unknown as { connection: { connectionStatus: string; id: string } }).connection;
+    const serverConnections = async () =>
+      ((await server.rest('GET', `api/kernels/${connection().id}`)).json as { connections?: number } | null)
+        ?.connections;
     const { result } = await waitingCell(s, (flag) => {
       const before = proxy.accepted;
       proxy.drop();
-      void waitFor(() => proxy.accepted > before && connected(), 60_000, 'the websocket back').then(() =>
-        writeFileSync(flag, ''),
-      );
+      void (async () => {
+        await waitFor(
+          () => proxy.accepted > before && connection().connectionStatus === 'connected',
+          60_000,
+          'the websocket back',
+        );
+        const until = Date.now() + 60_000;
+        while ((await serverConnections()) !== 1 && Date.now() < until)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        writeFileSync(flag, '');
+      })();
     });
     expect(result?.status).toBe('ok');
     expect(result?.text).toContain('after');
