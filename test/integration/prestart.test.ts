@@ -13,9 +13,12 @@ import { pidAlive, waitFor } from '../helpers/kernel.js';
 
 const logger = { trace: () => {}, warn: () => {} };
 const PID = 'import os\nprint(os.getpid())';
+// Only a kernel without a sandbox is started early (the last test): these say so even when the
+// suite runs with every kernel sandboxed (npm run test:sandbox sets OMP_EVAL_SANDBOX).
+const UNSANDBOXED = { 'sandbox.mode': 'off' } as const;
 
 async function prestarted(cwd: string, hostEnv: NodeJS.ProcessEnv) {
-  const kernel = await prestartPython(loadSettings({}, hostEnv), { cwd, hostEnv, logger });
+  const kernel = await prestartPython(loadSettings(UNSANDBOXED, hostEnv), { cwd, hostEnv, logger });
   if (!kernel) throw new Error('nothing was prestarted');
   const pid = await kernel.pid;
   expect(pid).toBeTypeOf('number');
@@ -28,7 +31,7 @@ describe('a prestarted Python kernel', () => {
     const hostEnv = { ...process.env };
     const { kernel, pid } = await prestarted(cwd, hostEnv);
     const executor = createExecutor({
-      settings: loadSettings({}, hostEnv),
+      settings: loadSettings(UNSANDBOXED, hostEnv),
       hostEnv,
       logger,
       prestarted: kernel,
@@ -48,6 +51,32 @@ describe('a prestarted Python kernel', () => {
     await waitFor(() => !pidAlive(pid), 60_000, 'the kernel to end with the executor');
   });
 
+  it('is not sandboxed when the settings say so, whatever $OMP_EVAL_SANDBOX says', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-')));
+    const hostEnv = { ...process.env, OMP_EVAL_SANDBOX: 'workspace-write' };
+    const before = process.env.OMP_EVAL_SANDBOX;
+    process.env.OMP_EVAL_SANDBOX = 'workspace-write';
+    try {
+      const { kernel, pid } = await prestarted(cwd, hostEnv);
+      const executor = createExecutor({
+        settings: loadSettings(UNSANDBOXED, hostEnv),
+        hostEnv,
+        logger,
+        prestarted: kernel,
+      });
+      try {
+        const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd });
+        // (a sandboxed kernel is in a PID namespace of its own, where it is a small number)
+        expect(result?.text.trim()).toBe(String(pid));
+      } finally {
+        await executor.dispose();
+      }
+    } finally {
+      if (before === undefined) delete process.env.OMP_EVAL_SANDBOX;
+      else process.env.OMP_EVAL_SANDBOX = before;
+    }
+  });
+
   it('is stopped, and another kernel started, when it was spawned for another directory or environment', async () => {
     const here = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-a-')));
     const there = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-b-')));
@@ -59,7 +88,7 @@ describe('a prestarted Python kernel', () => {
     ] as const) {
       const { kernel, pid } = await prestarted(spawnedFor, env);
       const executor = createExecutor({
-        settings: loadSettings({}, hostEnv),
+        settings: loadSettings(UNSANDBOXED, hostEnv),
         hostEnv,
         logger,
         prestarted: kernel,
@@ -80,7 +109,7 @@ describe('a prestarted Python kernel', () => {
     const hostEnv = { ...process.env };
     const { kernel, pid } = await prestarted(cwd, hostEnv);
     const executor = createExecutor({
-      settings: loadSettings({}, hostEnv),
+      settings: loadSettings(UNSANDBOXED, hostEnv),
       hostEnv,
       logger,
       prestarted: kernel,

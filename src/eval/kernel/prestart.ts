@@ -53,7 +53,8 @@ export async function prestartPython(
   settings: Settings,
   opts: { cwd: string; hostEnv: NodeJS.ProcessEnv; logger: Logger },
 ): Promise<PrestartedKernel | undefined> {
-  if (settings['jupyter.url'] || sandboxOf(settings).mode !== 'off') return undefined;
+  const sandbox = sandboxOf(settings);
+  if (settings['jupyter.url'] || sandbox.mode !== 'off') return undefined;
   let cwd: string;
   let python: ResolvedPython;
   try {
@@ -65,7 +66,13 @@ export async function prestartPython(
   }
   const passEnv = settings['env.pass'];
   const env = kernelEnv(opts.hostEnv, python, passEnv);
-  const spawned = spawnKernel('py', cwd, { resolved: python, hostEnv: opts.hostEnv, passEnv }, opts.logger);
+  // (the sandbox said explicitly: without it, the spawn would follow $OMP_EVAL_SANDBOX)
+  const spawned = spawnKernel(
+    'py',
+    cwd,
+    { resolved: python, hostEnv: opts.hostEnv, passEnv, sandbox },
+    opts.logger,
+  );
   spawned.catch(() => {}); // (the kernel that takes it hears the failure; unused, it is moot)
   let state: 'waiting' | 'taken' | 'discarded' = 'waiting';
   const discard = () => {
