@@ -286,7 +286,9 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
       }
     } catch (err) {
       status = 'error';
-      cancelled = isInterrupt(err);
+      // A SIGINT that stopped a child process first (execSync) can end the script with the
+      // child's error before the watchdog stops the script: the cell was interrupted all the same.
+      cancelled = isInterrupt(err) || sigint.takePending();
       reportError(err, cell.id, { frames, stacks });
       if (!cancelled && !silent) hooks.keepError(membrane.toMain(err));
     }
