@@ -8,7 +8,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createExecutor, loadSettings, prestartPython } from '../../src/eval/index.js';
+import { createExecutor, loadSettings, type PrestartedKernel, prestartPython } from '../../src/eval/index.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
 
 const logger = { trace: () => {}, warn: () => {} };
@@ -16,6 +16,10 @@ const PID = 'import os\nprint(os.getpid())';
 // Only a kernel without a sandbox is started early (the last test): these say so even when the
 // suite runs with every kernel sandboxed (npm run test:sandbox sets OMP_EVAL_SANDBOX).
 const UNSANDBOXED = { 'sandbox.mode': 'off' } as const;
+
+/** An executor of unsandboxed settings for `hostEnv`, given `kernel` to take. */
+const executorWith = (kernel: PrestartedKernel, hostEnv: NodeJS.ProcessEnv) =>
+  createExecutor({ settings: loadSettings(UNSANDBOXED, hostEnv), hostEnv, logger, prestarted: kernel });
 
 async function prestarted(cwd: string, hostEnv: NodeJS.ProcessEnv) {
   const kernel = await prestartPython(loadSettings(UNSANDBOXED, hostEnv), { cwd, hostEnv, logger });
@@ -30,12 +34,7 @@ describe('a prestarted Python kernel', () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-')));
     const hostEnv = { ...process.env };
     const { kernel, pid } = await prestarted(cwd, hostEnv);
-    const executor = createExecutor({
-      settings: loadSettings(UNSANDBOXED, hostEnv),
-      hostEnv,
-      logger,
-      prestarted: kernel,
-    });
+    const executor = executorWith(kernel, hostEnv);
     try {
       const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd });
       expect(result?.status).toBe('ok');
@@ -58,12 +57,7 @@ describe('a prestarted Python kernel', () => {
     process.env.OMP_EVAL_SANDBOX = 'workspace-write';
     try {
       const { kernel, pid } = await prestarted(cwd, hostEnv);
-      const executor = createExecutor({
-        settings: loadSettings(UNSANDBOXED, hostEnv),
-        hostEnv,
-        logger,
-        prestarted: kernel,
-      });
+      const executor = executorWith(kernel, hostEnv);
       try {
         const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd });
         // (a sandboxed kernel is in a PID namespace of its own, where it is a small number)
@@ -87,12 +81,7 @@ describe('a prestarted Python kernel', () => {
       [here, { ...hostEnv, PYTHONWARNINGS: 'error::DeprecationWarning:omp_prestart_test' }],
     ] as const) {
       const { kernel, pid } = await prestarted(spawnedFor, env);
-      const executor = createExecutor({
-        settings: loadSettings(UNSANDBOXED, hostEnv),
-        hostEnv,
-        logger,
-        prestarted: kernel,
-      });
+      const executor = executorWith(kernel, hostEnv);
       try {
         const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd: here });
         expect(result?.status).toBe('ok');
@@ -108,12 +97,7 @@ describe('a prestarted Python kernel', () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-prestart-js-')));
     const hostEnv = { ...process.env };
     const { kernel, pid } = await prestarted(cwd, hostEnv);
-    const executor = createExecutor({
-      settings: loadSettings(UNSANDBOXED, hostEnv),
-      hostEnv,
-      logger,
-      prestarted: kernel,
-    });
+    const executor = executorWith(kernel, hostEnv);
     const [result] = await executor.runOnce([{ language: 'js', code: '1 + 1' }], { cwd });
     expect(result?.text.trim()).toBe('2');
     expect(pidAlive(pid)).toBe(true);
