@@ -170,18 +170,16 @@ export function checkBytecode(
       }
     };
     if (!manifests) readRecords();
-    if (recorded()) {
-      found[rel] = identity as string;
-      continue;
-    }
+    let ok = recorded();
     // Another omp-eval may have compiled meanwhile (its record is written before its files).
-    if (!reread) {
+    if (!ok && !reread) {
       reread = true;
       readRecords();
-      if (recorded()) {
-        found[rel] = identity as string;
-        continue;
-      }
+      ok = recorded();
+    }
+    if (ok) {
+      found[rel] = identity as string;
+      continue;
     }
     logger.warn(`${path} is not bytecode omp-eval wrote (changed, or another's); removed`);
     rmSync(path, { recursive: true, force: true });
