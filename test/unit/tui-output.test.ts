@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compactingCollection } from '../../src/tui/lib/memory.js';
 import { outputsOf } from '../../src/tui/lib/save.js';
 import { openSpill } from '../../src/tui/lib/spill.js';
 import {
@@ -13,6 +14,8 @@ import {
   spillNote,
   TAIL_ROWS,
 } from '../../src/tui/state/output.js';
+
+const nothingToSpill = () => ({ push() {}, end() {}, where: {} });
 
 const keptChars = (b: OutputBuffer) =>
   rowsOf(b.snapshot()).reduce((n, r) => n + (r.kind === 'text' ? r.text.length : 0), 0);
@@ -69,6 +72,68 @@ describe("a cell's output in the notebook", () => {
     expect(keptChars(buffer)).toBeLessThanOrEqual(KEPT_CHARS);
   });
 
+  it('shows a line that ends in \\r until text replaces it, as a terminal does', () => {
+    const buffer = new OutputBuffer(nothingToSpill);
+    // A progress indicator that ends each update with \r: each read shows the latest.
+    buffer.appendText('stdout', ' 50%\r');
+    expect(buffer.snapshot().head).toMatchObject([{ text: ' 50%' }]);
+    buffer.appendText('stdout', ' 60%\r');
+    expect(buffer.snapshot().head).toMatchObject([{ text: ' 60%' }]);
+    buffer.appendText('stdout', 'done\n');
+    // A \r\n whose halves came in two reads ends the line; the text stays.
+    buffer.appendText('stdout', 'first\r');
+    buffer.snapshot();
+    buffer.appendText('stdout', '\r\nsecond\r\n');
+    buffer.end();
+    expect(rowsOf(buffer.snapshot()).map((r) => r.kind === 'text' && r.text)).toEqual([
+      'done',
+      'first',
+      'second',
+    ]);
+  });
+
+  it('reads a line across the texts it came in, without a read between them', () => {
+    // Settled because much text waits: lines, a \r\n and a 300,000-character line cut across texts.
+    const buffer = new OutputBuffer(nothingToSpill);
+    const texts = ['one\ntw', 'o\r', '\nthr', 'ee'];
+    for (let i = 0; i < 10; i++) texts.push('x'.repeat(30_000));
+    texts.push('\r', '\nlast\n');
+    for (const text of texts) buffer.appendText('stdout', text);
+    for (let i = 0; i < 8; i++) buffer.appendText('stdout', `${'y'.repeat(200_000)}\n`);
+    buffer.end();
+    const rows = rowsOf(buffer.snapshot()).map((r) =>
+      r.kind === 'text' ? [r.text.slice(0, 12), r.cut] : [],
+    );
+    expect(rows.slice(0, 4)).toEqual([
+      ['one', undefined],
+      ['two', undefined],
+      [`three${'x'.repeat(7)}`, 300_005 - MAX_LINE_CHARS],
+      ['last', undefined],
+    ]);
+  });
+
+  it('keeps no more than its rows: not the texts they were cut from', () => {
+    // Rows cut from texts of 4 MB (a slice of a string in V8 keeps the whole string alive).
+    const collect = compactingCollection();
+    const line = `${'w'.repeat(60)}\n`;
+    const text = (n: number) => `${n}`.padEnd(61, 'v') + line.repeat(65_000);
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    const buffer = new OutputBuffer(nothingToSpill);
+    for (let n = 0; n < 8; n++) {
+      buffer.appendText('stdout', text(n));
+      buffer.snapshot();
+    }
+    // (V8 keeps the last string a regular expression looked at: a last short line replaces it.)
+    buffer.appendText('stdout', 'end\n');
+    buffer.snapshot();
+    collect();
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(rowsOf(buffer.snapshot())).toHaveLength(HEAD_ROWS + TAIL_ROWS);
+    // The rows hold about 60 KB of text; the texts they came from, 32 MB.
+    expect(grown).toBeLessThan(2 * 1024 * 1024);
+  });
+
   it('writes no file for output that fits', () => {
     const buffer = new OutputBuffer(() => {
       throw new Error('no spill expected');
@@ -82,7 +147,6 @@ describe("a cell's output in the notebook", () => {
 });
 
 describe('text that waits to be made into rows', () => {
-  const nothingToSpill = () => ({ push() {}, end() {}, where: {} });
   /** A chunk of output: many whole lines (some rewritten with `\r`, some empty), then maybe an open one. */
   const chunk = fc.record({
     stream: fc.constantFrom<Stream>('stdout', 'stderr'),

@@ -18,6 +18,8 @@ export interface TextRow {
   cut?: number;
   /** The line has no newline yet: more text continues it. */
   open?: boolean;
+  /** The open line ended with `\r`: the next text replaces it (a newline keeps it). */
+  rewind?: boolean;
   /** The rich output (display or result) this row shows, by index into Output.rich. */
   rich?: number;
 }
@@ -62,7 +64,7 @@ export const KEPT_CHARS = 400_000;
 /** Rich outputs (bundles) kept for saving. */
 export const RICH_LIMIT = 100;
 /** Text waiting to be made into rows at most (a longer wait would hold a long line in memory). */
-const PENDING_CHARS = 1 << 20;
+const PENDING_CHARS = 1 << 17;
 
 export const emptyOutput = (): Output => ({ head: [], tail: [], omitted: 0, rich: [] });
 
@@ -125,38 +127,55 @@ export class OutputBuffer {
    *
    * `holdBack` (a settle because much text waits, not a read): the last TAIL_ROWS lines stay
    * text, for the next settle to make rows of or to count out, unless they are long.
+   *
+   * The waiting text is never joined into one string (see BatchReader): a string over 128 KB is
+   * a large object, costly to make and to collect. With a megabyte joined at a time, a cell
+   * printing as fast as it can spent a third of the notebook's time here and as much again in
+   * the collector.
    */
   private settle(holdBack = false): void {
     const pending = this.pending;
     if (!pending) return;
     this.pending = undefined;
     this.pendingChars = 0;
-    const { stream, rich } = pending;
-    for (const raw of pending.texts.slice(pending.spilled ?? 0)) {
+    const { stream, rich, texts } = pending;
+    let total = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const raw = texts[i] as string;
+      total += raw.length;
+      if (i < (pending.spilled ?? 0)) continue;
       if (this.spill) this.spill.push(raw);
       else this.unspilled.push(raw);
     }
-    const text = pending.texts.length === 1 ? (pending.texts[0] as string) : pending.texts.join('');
-    // The newline that ends the line before the last TAIL_ROWS whole lines (-1: there are fewer).
-    let cut = text.lastIndexOf('\n');
-    for (let i = 0; i < TAIL_ROWS && cut !== -1; i++) cut = cut > 0 ? text.lastIndexOf('\n', cut - 1) : -1;
-    const end = holdBack && cut !== -1 && text.length - cut <= PENDING_CHARS / 2 ? cut + 1 : text.length;
-    if (end < text.length) {
-      this.pending = { stream, rich, texts: [text.slice(end)], spilled: 1 };
-      this.pendingChars = text.length - end;
+    const cut = tailCut(texts, total);
+    const end = holdBack && cut !== -1 && total - cut <= PENDING_CHARS / 2 ? cut + 1 : total;
+    if (end < total) {
+      const held = textsFrom(texts, end);
+      this.pending = { stream, rich, texts: held, spilled: held.length };
+      this.pendingChars = total - end;
     }
-    let start = 0;
-    for (;;) {
-      // Not the first piece: it may end a row left open before.
-      if (start > 0 && start <= cut && this.tail.length > this.tailStart)
-        start = this.skipLines(text, start, cut);
-      if (start >= end && end < text.length) break;
-      const nl = text.indexOf('\n', start);
-      // (A line's `\r\n` ends it as `\n` does.)
-      const piece = nl === -1 ? text.slice(start) : text.slice(start, text[nl - 1] === '\r' ? nl - 1 : nl);
-      if (nl !== -1 || piece) this.addPiece(stream, sanitize(piece), nl !== -1, rich);
-      if (nl === -1) break;
-      start = nl + 1;
+    const reader = new BatchReader(texts, end);
+    // Whether the next batch starts a line, and whether lines are being counted out up to `cut`.
+    let lineStart = false;
+    let skipping = false;
+    for (let batch = reader.next(); batch; batch = reader.next()) {
+      const { text, at } = batch;
+      const last = cut - at; // the cut, in this batch's text
+      let start = 0;
+      for (;;) {
+        // Not a line's first piece: it may end a row left open before.
+        if (skipping || ((start > 0 || lineStart) && start <= last && this.tail.length > this.tailStart)) {
+          skipping = last >= text.length;
+          start = this.skipLines(text, start, Math.min(last, text.length - 1));
+        }
+        const nl = text.indexOf('\n', start);
+        // (A line's `\r\n` ends it as `\n` does.)
+        const piece = nl === -1 ? text.slice(start) : text.slice(start, text[nl - 1] === '\r' ? nl - 1 : nl);
+        if (nl !== -1 || piece) this.addPiece(stream, sanitize(piece), nl !== -1, rich);
+        if (nl === -1) break;
+        start = nl + 1;
+      }
+      lineStart = text.endsWith('\n');
     }
   }
 
@@ -227,25 +246,42 @@ export class OutputBuffer {
 
   private addPiece(stream: Stream, piece: string, closed: boolean, rich?: number): void {
     const last = this.last();
-    const cr = piece.lastIndexOf('\r');
-    const visible = cr === -1 ? piece : piece.slice(cr + 1);
+    // A `\r` at the end moves to the line's start, as a terminal's cursor: the line shows as it
+    // is until text comes (a progress indicator that ends its updates with `\r`, or a `\r\n`
+    // whose two halves came in two reads).
+    let end = piece.length;
+    while (end > 0 && piece.charCodeAt(end - 1) === 13) end--;
+    const body = end === piece.length ? piece : piece.slice(0, end);
+    const cr = body.lastIndexOf('\r');
+    const visible = cr === -1 ? body : body.slice(cr + 1);
+    let row: TextRow;
     if (last?.kind === 'text' && last.open && last.stream === stream && last.rich === rich) {
-      const base = cr === -1 ? last.text : '';
-      const cut = cr === -1 ? (last.cut ?? 0) : 0;
-      const { open: _, ...rest } = last;
-      this.replaceLast(this.clamped(closed ? rest : last, base, visible, cut));
+      const keep = cr === -1 && (!last.rewind || !body);
+      const { open: _, rewind: _r, ...rest } = last;
+      row = this.clamped(
+        closed ? rest : { ...rest, open: true },
+        keep ? last.text : '',
+        visible,
+        keep ? (last.cut ?? 0) : 0,
+      );
+      if (end < piece.length && !closed) row.rewind = true;
+      this.replaceLast(row);
       return;
     }
     if (!visible && !closed) return;
-    const row: TextRow = { kind: 'text', stream, text: '', ...(rich !== undefined ? { rich } : {}) };
+    row = { kind: 'text', stream, text: '', ...(rich !== undefined ? { rich } : {}) };
     if (!closed) row.open = true;
+    if (end < piece.length && !closed) row.rewind = true;
     this.push(this.clamped(row, '', visible, 0));
   }
 
   /** `row` with `base + more` as its text, cut at MAX_LINE_CHARS. */
   private clamped(row: TextRow, base: string, more: string, cut: number): TextRow {
     const room = Math.max(0, MAX_LINE_CHARS - base.length);
-    const out: TextRow = { ...row, text: more.length <= room ? base + more : base + more.slice(0, room) };
+    const out: TextRow = {
+      ...row,
+      text: detached(more.length <= room ? base + more : base + more.slice(0, room)),
+    };
     const left = cut + Math.max(0, more.length - room);
     if (left) {
       out.cut = left;
@@ -331,4 +367,98 @@ export function textOutput(stream: Stream, text: string): Output {
   const buffer = new OutputBuffer(() => ({ push() {}, end() {}, where: {} }));
   buffer.appendText(stream, text);
   return buffer.snapshot();
+}
+
+/**
+ * `text` as a string of its own. A slice of a longer string (a line of a batch) keeps the whole
+ * batch alive in V8, and a joined row keeps its pieces: the rows kept would hold on to most of
+ * what a cell printed, for the collector to copy and promote again and again. Prepending a
+ * character and slicing it off again makes V8 copy the text into a new flat string.
+ */
+function detached(text: string): string {
+  return text.length < 13 ? text : ` ${text}`.slice(1);
+}
+
+/** The offset in `texts` (joined) of the newline that ends the line before the last TAIL_ROWS whole lines; -1 if there are fewer. */
+function tailCut(texts: readonly string[], total: number): number {
+  let found = 0;
+  let offset = total;
+  for (let i = texts.length - 1; i >= 0; i--) {
+    const text = texts[i] as string;
+    offset -= text.length;
+    for (let at = text.lastIndexOf('\n'); at !== -1; at = at > 0 ? text.lastIndexOf('\n', at - 1) : -1)
+      if (++found === TAIL_ROWS + 1) return offset + at;
+  }
+  return -1;
+}
+
+/** The texts (joined) from `from` on, as pieces of them. */
+function textsFrom(texts: readonly string[], from: number): string[] {
+  const out: string[] = [];
+  let offset = 0;
+  for (const text of texts) {
+    if (offset + text.length > from) out.push(offset >= from ? text : text.slice(from - offset));
+    offset += text.length;
+  }
+  return out;
+}
+
+/**
+ * The first `end` characters of `texts` (joined), as batches that end at a newline, so that a
+ * line is never cut in two: each text from after its first newline to after its last is a batch
+ * of its own (a slice, not a copy), and the line that runs across two texts is a small batch
+ * joined from both. A text with no newline at all is part of a long line: it is a batch as it
+ * is, ended before a `\r` that may begin a `\r\n`.
+ */
+class BatchReader {
+  private index = 0;
+  /** Characters of `texts` read. */
+  private read = 0;
+  /** Where the next batch begins (joined). */
+  private at = 0;
+  /** The start of a line that the text read last did not end. */
+  private carry = '';
+  private readonly ready: string[] = [];
+
+  constructor(
+    private readonly texts: readonly string[],
+    private readonly end: number,
+  ) {}
+
+  next(): { text: string; at: number } | undefined {
+    while (!this.ready.length && this.read < this.end) this.readText();
+    let text = this.ready.shift();
+    if (text === undefined && this.carry) {
+      text = this.carry;
+      this.carry = '';
+    }
+    if (text === undefined) return undefined;
+    const at = this.at;
+    this.at += text.length;
+    return { text, at };
+  }
+
+  private readText(): void {
+    const whole = this.texts[this.index++] as string;
+    const text = whole.length <= this.end - this.read ? whole : whole.slice(0, this.end - this.read);
+    this.read += text.length;
+    const final = this.read >= this.end;
+    let from = 0;
+    if (this.carry) {
+      const nl = text.indexOf('\n');
+      if (nl === -1) {
+        const long = this.carry + text;
+        const cr = !final && long.endsWith('\r');
+        this.carry = cr ? '\r' : '';
+        this.ready.push(cr ? long.slice(0, -1) : long);
+        return;
+      }
+      this.ready.push(this.carry + text.slice(0, nl + 1));
+      this.carry = '';
+      from = nl + 1;
+    }
+    const keep = final ? text.length : text.lastIndexOf('\n') + 1;
+    if (keep > from) this.ready.push(text.slice(from, keep));
+    if (keep < text.length) this.carry = text.slice(keep);
+  }
 }
