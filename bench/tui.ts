@@ -47,9 +47,13 @@ async function idleRss(pid: number): Promise<number> {
   return last;
 }
 
-function notebook(columns = 100, rows = 30) {
+function notebook(opts: { ownTmp?: boolean } = {}, columns = 100, rows = 30) {
   const term = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true, convertEol: true });
   const started = performance.now();
+  // For the long session, a temporary folder of its own: the artifacts other runs left (the tests
+  // fill the folder to its cap) would make each spill file remove old ones first. (Not for the
+  // start: the kernel's compiled bytecode is kept there too.)
+  const home = mkdtempSync(join(tmpdir(), 'omp-bench-'));
   const child = pty.spawn(process.execPath, [BIN], {
     name: 'xterm-256color',
     cols: columns,
@@ -58,7 +62,8 @@ function notebook(columns = 100, rows = 30) {
       ...process.env,
       CI: 'false',
       FORCE_COLOR: '1',
-      OMP_EVAL_HISTORY: join(mkdtempSync(join(tmpdir(), 'omp-bench-')), 'history.json'),
+      ...(opts.ownTmp ? { TMPDIR: home } : {}),
+      OMP_EVAL_HISTORY: join(home, 'history.json'),
     } as Record<string, string>,
   });
   // The terminal's own replies (DA1 to the notebook's image-protocol query), as a real one sends them.
@@ -126,7 +131,7 @@ async function startup() {
 }
 
 async function longSession() {
-  const nb = notebook();
+  const nb = notebook({ ownTmp: true });
   await nb.waitFor((s) => s.includes('● idle'));
   await nb.settle();
   const rssStart = await idleRss(nb.child.pid);
@@ -150,13 +155,21 @@ async function longSession() {
   nb.term.resize(80, 24);
   const resize = { ms: (await nb.settle()) - t, bytes: nb.state.bytes - bytes };
 
-  // A 200,000-line cell, and the CPU the notebook spends while it streams.
-  const cpuBefore = cpuSeconds(nb.child.pid);
-  t = performance.now();
-  await nb.run('for i in range(200_000): print("line", i, "x" * 40)');
-  await nb.waitFor((s) => s.includes('In [1002]:'));
-  const streamSeconds = (performance.now() - t) / 1000;
-  const cpu = (cpuSeconds(nb.child.pid) - cpuBefore) / streamSeconds;
+  // A 200,000-line cell, three times, and the CPU the notebook spends while it streams (the
+  // first time in a session also compiles the code that streaming runs).
+  const floods: { seconds: number; cpu: number }[] = [];
+  for (let k = 0; k < 3; k++) {
+    const cpuBefore = cpuSeconds(nb.child.pid);
+    t = performance.now();
+    await nb.run('for i in range(200_000): print("line", i, "x" * 40)');
+    await nb.waitFor((s) => s.includes(`In [${1002 + k}]:`));
+    const seconds = (performance.now() - t) / 1000;
+    floods.push({ seconds, cpu: (cpuSeconds(nb.child.pid) - cpuBefore) / seconds });
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const streamSeconds = median(floods.map((f) => f.seconds));
+  const cpu = median(floods.map((f) => f.cpu));
+  const cpuFirst = floods[0]?.cpu ?? 0;
 
   // A cell that prints at a pace (about 5,000 lines a second for 4 s, as a training loop's log),
   // and one that only waits: what the notebook costs while a cell runs for a while.
@@ -169,12 +182,12 @@ async function longSession() {
   };
   const cpuPaced = await paced(
     'for i in range(20_000): print("line", i, "x" * 40) if i % 50 else __import__("time").sleep(0.01)',
-    1003,
+    1005,
   );
-  const cpuWaiting = await paced('__import__("time").sleep(4)', 1004);
+  const cpuWaiting = await paced('__import__("time").sleep(4)', 1006);
 
   await nb.run('print("y" * 25_000_000)');
-  await nb.waitFor((s) => s.includes('In [1005]:'));
+  await nb.waitFor((s) => s.includes('In [1007]:'));
   await nb.settle();
   const rssLine = await idleRss(nb.child.pid);
   nb.child.write('\x04');
@@ -186,7 +199,19 @@ async function longSession() {
   t = performance.now();
   spawnSync(process.execPath, [BIN, 'run', script], { stdio: 'ignore' });
   const runSeconds = (performance.now() - t) / 1000;
-  return { rssStart, rss1000, rssLine, ctrlO, resize, streamSeconds, runSeconds, cpu, cpuPaced, cpuWaiting };
+  return {
+    rssStart,
+    rss1000,
+    rssLine,
+    ctrlO,
+    resize,
+    streamSeconds,
+    runSeconds,
+    cpu,
+    cpuFirst,
+    cpuPaced,
+    cpuWaiting,
+  };
 }
 
 async function main() {
@@ -214,14 +239,14 @@ async function main() {
     ],
     ['RSS after a 25 MB line', `${s.rssLine.toFixed(0)} MB`, '', '< 300 MB'],
     [
-      '200,000-line cell',
+      '200,000-line cell (median of 3)',
       `${s.streamSeconds.toFixed(2)} s`,
       `omp-eval run ${s.runSeconds.toFixed(2)} s (${(s.streamSeconds / s.runSeconds).toFixed(2)}×)`,
       '≤ 1.5× run',
     ],
     [
-      'notebook CPU, that cell (as fast as the kernel prints)',
-      `${Math.round(s.cpu * 100)} % of a core`,
+      'notebook CPU, that cell (as fast as the kernel prints), median of 3',
+      `${Math.round(s.cpu * 100)} % of a core (the first: ${Math.round(s.cpuFirst * 100)} %)`,
       '',
       '< 30 %',
     ],
