@@ -122,6 +122,7 @@ export function App({
         session: sessionOf(backend),
         exit: onExit,
         cwd: () => cwd.current,
+        columns,
       }),
   });
 

@@ -24,6 +24,7 @@ export function commandContext(args = '', cells: CellView[] = []) {
     exit: () => did.exits++,
     cwd: () => process.cwd(),
     commands: COMMANDS,
+    columns: 80,
   };
   return { ctx, did };
 }

@@ -40,7 +40,7 @@ describe('key bindings', () => {
     expect(commandOf('ctrl+right')).toBe('wordRight');
     const help = keysHelp();
     expect(help).toHaveLength(KEY_BINDINGS.filter((b) => b.description).length);
-    expect(help.find((l) => l.includes('Ctrl-O'))).toMatch(/print the whole output/);
+    expect(help.find(([label]) => label.includes('Ctrl-O'))?.[1]).toMatch(/print the whole output/);
   });
 });
 

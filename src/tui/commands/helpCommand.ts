@@ -1,17 +1,33 @@
+import wrapAnsi from 'wrap-ansi';
 import { keysHelp } from '../keys/keyBindings.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
+/**
+ * Entries as two columns, the labels padded to one width and each description wrapped beside
+ * its label, its later lines indented under its first (a hanging indent) to fit `columns`.
+ */
+function table(entries: readonly [string, string][], columns: number): string[] {
+  const width = Math.max(...entries.map(([label]) => label.length)) + 2;
+  const room = Math.max(20, columns - 2 - width - 1);
+  const indent = ' '.repeat(2 + width);
+  return entries.map(
+    ([label, text]) =>
+      `  ${label.padEnd(width)}${wrapAnsi(text, room, { hard: true, trim: true }).split('\n').join(`\n${indent}`)}`,
+  );
+}
+
 /** The help text: every command and every described key binding, from their definitions. */
-export function helpText(all: readonly SlashCommand[]): string {
+export function helpText(all: readonly SlashCommand[], columns = 80): string {
   const commands = all.filter((c) => !c.inHelpOf);
-  const names = commands.map((c) => `/${c.name}${c.usage ? ` ${c.usage}` : ''}`);
-  const width = Math.max(...names.map((n) => n.length)) + 2;
   return [
     'Commands (type them at the prompt):',
-    ...commands.map((c, i) => `  ${(names[i] as string).padEnd(width)}${c.description}`),
+    ...table(
+      commands.map((c) => [`/${c.name}${c.usage ? ` ${c.usage}` : ''}`, c.description]),
+      columns,
+    ),
     'Keys:',
-    ...keysHelp(),
-    'Pasting a script with "# %%" lines runs each part as its own cell.',
+    ...table(keysHelp(), columns),
+    wrapAnsi('Pasting a script with "# %%" lines runs each part as its own cell.', columns, { hard: true }),
   ].join('\n');
 }
 
@@ -19,5 +35,5 @@ export const helpCommand: SlashCommand = {
   name: 'help',
   aliases: ['?'],
   description: 'this help',
-  run: (ctx: CommandContext) => ctx.print(helpText(ctx.commands)),
+  run: (ctx: CommandContext) => ctx.print(helpText(ctx.commands, ctx.columns)),
 };

@@ -25,6 +25,8 @@ export interface CommandContext {
   cwd: () => string;
   /** Every command, for /help. */
   commands: readonly SlashCommand[];
+  /** The terminal's width, for text laid out in columns. */
+  columns: number;
 }
 
 export interface SlashCommand {

@@ -107,9 +107,9 @@ export function keyLabel(key: string): string {
 }
 
 /** The key section of /help, generated from the bindings. */
-export function keysHelp(): string[] {
-  const described = KEY_BINDINGS.filter((b) => b.description);
-  const labels = described.map((b) => b.keys.map(keyLabel).join(', '));
-  const width = Math.max(...labels.map((l) => l.length)) + 2;
-  return described.map((b, i) => `  ${(labels[i] as string).padEnd(width)}${b.description}`);
+export function keysHelp(): [label: string, description: string][] {
+  return KEY_BINDINGS.filter((b) => b.description).map((b) => [
+    b.keys.map(keyLabel).join(', '),
+    b.description as string,
+  ]);
 }
