@@ -115,6 +115,20 @@ describe('the kernel channel', () => {
     channel.finishStreams();
   });
 
+  it('joins small reads of one turn into one frame, and passes a large read on in a frame of its own', async () => {
+    const { channel, frames, rawStdout } = open();
+    const large = `${'x'.repeat(20_000)}\n`;
+    for (const text of ['a\n', 'b\n', large, large, 'c\n']) rawStdout.write(text);
+    await tick();
+    expect(frames).toEqual([
+      { type: 'stdout', id: null, data: 'a\nb\n' },
+      { type: 'stdout', id: null, data: large },
+      { type: 'stdout', id: null, data: large },
+      { type: 'stdout', id: null, data: 'c\n' },
+    ]);
+    channel.finishStreams();
+  });
+
   it('drops a frame without the kernel key (a cell wrote it) and takes the key off the others', async () => {
     const { channel, frames, warnings, proc } = open();
     const frameStream = proc.frames as PassThrough;

@@ -31,6 +31,8 @@ const RAW_SYNC_MS = 1_000;
  * larger batch joined the reads into one long string, a copy of the whole output on its way.
  */
 const RAW_BATCH_CHARS = 1 << 16;
+/** A read at least this long goes on in a frame of its own, not joined with the reads around it. */
+const RAW_DIRECT_CHARS = 1 << 13;
 /** Raw text of a stream that keeps coming goes out at most this often (ms). */
 const RAW_INTERVAL_MS = 20;
 
@@ -327,7 +329,20 @@ export class KernelChannel {
     this.pendingRaw = undefined;
     this.cancelRawFlush?.();
     this.lastRawFlush = performance.now();
-    this.handlers.onFrame({ type: batch.stream, id: batch.id, data: batch.parts.join('') });
+    // Small reads (a line-buffered burst) go on joined; a large read goes on as it is, in its own
+    // frame: joining it would copy the whole output of a cell that prints fast once more.
+    const emit = (data: string) => this.handlers.onFrame({ type: batch.stream, id: batch.id, data });
+    let small: string[] = [];
+    for (const part of batch.parts) {
+      if (part.length < RAW_DIRECT_CHARS) {
+        small.push(part);
+        continue;
+      }
+      if (small.length) emit(small.join(''));
+      small = [];
+      emit(part);
+    }
+    if (small.length) emit(small.length === 1 ? (small[0] as string) : small.join(''));
   }
 
   /**
