@@ -62,6 +62,7 @@ export { type Logger, silentLogger, streamLogger } from './logger.js';
 export { ArtifactFile } from './output/artifact.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
 export {
+  cutPoint,
   OutputSink,
   oneLine,
   plainText,

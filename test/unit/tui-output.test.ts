@@ -134,6 +134,26 @@ describe("a cell's output in the notebook", () => {
     expect(grown).toBeLessThan(2 * 1024 * 1024);
   });
 
+  it('never cuts a long line between the halves of an emoji', () => {
+    for (const prefix of ['a', 'ab']) {
+      const buffer = new OutputBuffer(nothingToSpill);
+      const line = prefix + '😀'.repeat(2500);
+      // In one piece, and continued across reads.
+      buffer.appendText('stdout', `${line}\n${line.slice(0, 3001)}`);
+      buffer.snapshot();
+      buffer.appendText('stdout', `${line.slice(3001)}\n`);
+      buffer.end();
+      for (const row of rowsOf(buffer.snapshot())) {
+        if (row.kind !== 'text') continue;
+        expect(row.text).not.toMatch(
+          /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
+        );
+        expect(row.text.length + (row.cut ?? 0)).toBe(line.length);
+        expect(row.text.length).toBeGreaterThanOrEqual(MAX_LINE_CHARS - 1);
+      }
+    }
+  });
+
   it('writes no file for output that fits', () => {
     const buffer = new OutputBuffer(() => {
       throw new Error('no spill expected');

@@ -6,7 +6,7 @@
  * terminal would.
  */
 import type { ImageOutput } from '../../eval/index.js';
-import { sanitize } from '../../eval/index.js';
+import { cutPoint, sanitize } from '../../eval/index.js';
 
 export type Stream = 'stdout' | 'stderr' | 'result' | 'display' | 'error' | 'notice' | 'status';
 
@@ -277,12 +277,17 @@ export class OutputBuffer {
 
   /** `row` with `base + more` as its text, cut at MAX_LINE_CHARS. */
   private clamped(row: TextRow, base: string, more: string, cut: number): TextRow {
-    const room = Math.max(0, MAX_LINE_CHARS - base.length);
+    // (Never between the halves of a character outside the BMP, an emoji: a lone half would
+    // show as a replacement character, and a notebook saved with it is no valid UTF-8.)
+    const room =
+      more.length <= MAX_LINE_CHARS - base.length
+        ? more.length
+        : cutPoint(more, Math.max(0, MAX_LINE_CHARS - base.length));
     const out: TextRow = {
       ...row,
-      text: detached(more.length <= room ? base + more : base + more.slice(0, room)),
+      text: detached(room === more.length ? base + more : base + more.slice(0, room)),
     };
-    const left = cut + Math.max(0, more.length - room);
+    const left = cut + more.length - room;
     if (left) {
       out.cut = left;
       this.overflow();
