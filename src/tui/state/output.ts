@@ -63,8 +63,13 @@ export const MAX_LINE_CHARS = 4000;
 export const KEPT_CHARS = 400_000;
 /** Rich outputs (bundles) kept for saving. */
 export const RICH_LIMIT = 100;
-/** Text waiting to be made into rows at most (a longer wait would hold a long line in memory). */
-const PENDING_CHARS = 1 << 17;
+/**
+ * Text waiting to be made into rows at most, beyond what a settle held back (a longer wait would
+ * hold a long line in memory).
+ */
+const PENDING_CHARS = 1 << 18;
+/** Text a settle holds back at most: the last TAIL_ROWS lines, unless they are longer. */
+const HELD_CHARS = 1 << 19;
 
 export const emptyOutput = (): Output => ({ head: [], tail: [], omitted: 0, rich: [] });
 
@@ -100,6 +105,8 @@ export class OutputBuffer {
     spilled?: number;
   };
   private pendingChars = 0;
+  /** Of pendingChars, the text the last settle held back. */
+  private heldChars = 0;
   /** Changes with every change of the rows: the runner re-renders only when it moved. */
   version = 0;
   /** Characters of text received in all (the runner slows its ticks for a flood). */
@@ -115,7 +122,7 @@ export class OutputBuffer {
     if (this.pending) this.pending.texts.push(raw);
     else this.pending = { stream, rich, texts: [raw] };
     this.pendingChars += raw.length;
-    if (this.pendingChars > PENDING_CHARS) this.settle(true);
+    if (this.pendingChars - this.heldChars > PENDING_CHARS) this.settle(true);
   }
 
   /**
@@ -138,6 +145,7 @@ export class OutputBuffer {
     if (!pending) return;
     this.pending = undefined;
     this.pendingChars = 0;
+    this.heldChars = 0;
     const { stream, rich, texts } = pending;
     let total = 0;
     for (let i = 0; i < texts.length; i++) {
@@ -148,11 +156,11 @@ export class OutputBuffer {
       else this.unspilled.push(raw);
     }
     const cut = tailCut(texts, total);
-    const end = holdBack && cut !== -1 && total - cut <= PENDING_CHARS / 2 ? cut + 1 : total;
+    const end = holdBack && cut !== -1 && total - cut <= HELD_CHARS ? cut + 1 : total;
     if (end < total) {
       const held = textsFrom(texts, end);
       this.pending = { stream, rich, texts: held, spilled: held.length };
-      this.pendingChars = total - end;
+      this.pendingChars = this.heldChars = total - end;
     }
     const reader = new BatchReader(texts, end);
     // Whether the next batch starts a line, and whether lines are being counted out up to `cut`.
