@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.js';
+import { joinSmall } from '../output/joinSmall.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import {
   encodeRequest,
@@ -331,18 +332,9 @@ export class KernelChannel {
     this.lastRawFlush = performance.now();
     // Small reads (a line-buffered burst) go on joined; a large read goes on as it is, in its own
     // frame: joining it would copy the whole output of a cell that prints fast once more.
-    const emit = (data: string) => this.handlers.onFrame({ type: batch.stream, id: batch.id, data });
-    let small: string[] = [];
-    for (const part of batch.parts) {
-      if (part.length < RAW_DIRECT_CHARS) {
-        small.push(part);
-        continue;
-      }
-      if (small.length) emit(small.join(''));
-      small = [];
-      emit(part);
-    }
-    if (small.length) emit(small.length === 1 ? (small[0] as string) : small.join(''));
+    joinSmall(batch.parts, RAW_DIRECT_CHARS, (data) =>
+      this.handlers.onFrame({ type: batch.stream, id: batch.id, data }),
+    );
   }
 
   /**

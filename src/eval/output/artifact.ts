@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { joinSmall } from './joinSmall.js';
 import { privateDir } from './privateDir.js';
 
 /** Characters gathered before one write (one write per line would cost a syscall each). */
@@ -174,19 +175,8 @@ export class ArtifactFile {
     const pieces = this.pending;
     this.pending = [];
     this.pendingChars = 0;
-    // Small pieces are joined into one write; a large piece goes out as it is (joining it with
-    // the others would copy the whole output once more).
-    let small: string[] = [];
-    for (const piece of pieces) {
-      if (piece.length < DIRECT_CHARS) {
-        small.push(piece);
-        continue;
-      }
-      if (small.length) this.writePiece(small.join(''));
-      small = [];
-      this.writePiece(piece);
-    }
-    if (small.length) this.writePiece(small.length === 1 ? (small[0] as string) : small.join(''));
+    // Small pieces are joined into one write; a large piece goes out as it is.
+    joinSmall(pieces, DIRECT_CHARS, (text) => this.writePiece(text));
   }
 
   private writePiece(piece: string) {
