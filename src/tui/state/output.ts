@@ -7,6 +7,7 @@
  */
 import type { ImageOutput } from '../../eval/index.js';
 import { cutPoint, sanitize } from '../../eval/index.js';
+import { BatchReader, detached, tailCut, textsFrom } from './outputText.js';
 
 export type Stream = 'stdout' | 'stderr' | 'result' | 'display' | 'error' | 'notice' | 'status';
 
@@ -155,7 +156,7 @@ export class OutputBuffer {
       if (this.spill) this.spill.push(raw);
       else this.unspilled.push(raw);
     }
-    const cut = tailCut(texts, total);
+    const cut = tailCut(texts, total, TAIL_ROWS);
     const end = holdBack && cut !== -1 && total - cut <= HELD_CHARS ? cut + 1 : total;
     if (end < total) {
       const held = textsFrom(texts, end);
@@ -262,6 +263,7 @@ export class OutputBuffer {
     const body = end === piece.length ? piece : piece.slice(0, end);
     const cr = body.lastIndexOf('\r');
     const visible = cr === -1 ? body : body.slice(cr + 1);
+    const rewind = end < piece.length && !closed;
     let row: TextRow;
     if (last?.kind === 'text' && last.open && last.stream === stream && last.rich === rich) {
       const keep = cr === -1 && (!last.rewind || !body);
@@ -272,14 +274,14 @@ export class OutputBuffer {
         visible,
         keep ? (last.cut ?? 0) : 0,
       );
-      if (end < piece.length && !closed) row.rewind = true;
+      if (rewind) row.rewind = true;
       this.replaceLast(row);
       return;
     }
     if (!visible && !closed) return;
     row = { kind: 'text', stream, text: '', ...(rich !== undefined ? { rich } : {}) };
     if (!closed) row.open = true;
-    if (end < piece.length && !closed) row.rewind = true;
+    if (rewind) row.rewind = true;
     this.push(this.clamped(row, '', visible, 0));
   }
 
@@ -380,98 +382,4 @@ export function textOutput(stream: Stream, text: string): Output {
   const buffer = new OutputBuffer(() => ({ push() {}, end() {}, where: {} }));
   buffer.appendText(stream, text);
   return buffer.snapshot();
-}
-
-/**
- * `text` as a string of its own. A slice of a longer string (a line of a batch) keeps the whole
- * batch alive in V8, and a joined row keeps its pieces: the rows kept would hold on to most of
- * what a cell printed, for the collector to copy and promote again and again. Prepending a
- * character and slicing it off again makes V8 copy the text into a new flat string.
- */
-function detached(text: string): string {
-  return text.length < 13 ? text : ` ${text}`.slice(1);
-}
-
-/** The offset in `texts` (joined) of the newline that ends the line before the last TAIL_ROWS whole lines; -1 if there are fewer. */
-function tailCut(texts: readonly string[], total: number): number {
-  let found = 0;
-  let offset = total;
-  for (let i = texts.length - 1; i >= 0; i--) {
-    const text = texts[i] as string;
-    offset -= text.length;
-    for (let at = text.lastIndexOf('\n'); at !== -1; at = at > 0 ? text.lastIndexOf('\n', at - 1) : -1)
-      if (++found === TAIL_ROWS + 1) return offset + at;
-  }
-  return -1;
-}
-
-/** The texts (joined) from `from` on, as pieces of them. */
-function textsFrom(texts: readonly string[], from: number): string[] {
-  const out: string[] = [];
-  let offset = 0;
-  for (const text of texts) {
-    if (offset + text.length > from) out.push(offset >= from ? text : text.slice(from - offset));
-    offset += text.length;
-  }
-  return out;
-}
-
-/**
- * The first `end` characters of `texts` (joined), as batches that end at a newline, so that a
- * line is never cut in two: each text from after its first newline to after its last is a batch
- * of its own (a slice, not a copy), and the line that runs across two texts is a small batch
- * joined from both. A text with no newline at all is part of a long line: it is a batch as it
- * is, ended before a `\r` that may begin a `\r\n`.
- */
-class BatchReader {
-  private index = 0;
-  /** Characters of `texts` read. */
-  private read = 0;
-  /** Where the next batch begins (joined). */
-  private at = 0;
-  /** The start of a line that the text read last did not end. */
-  private carry = '';
-  private readonly ready: string[] = [];
-
-  constructor(
-    private readonly texts: readonly string[],
-    private readonly end: number,
-  ) {}
-
-  next(): { text: string; at: number } | undefined {
-    while (!this.ready.length && this.read < this.end) this.readText();
-    let text = this.ready.shift();
-    if (text === undefined && this.carry) {
-      text = this.carry;
-      this.carry = '';
-    }
-    if (text === undefined) return undefined;
-    const at = this.at;
-    this.at += text.length;
-    return { text, at };
-  }
-
-  private readText(): void {
-    const whole = this.texts[this.index++] as string;
-    const text = whole.length <= this.end - this.read ? whole : whole.slice(0, this.end - this.read);
-    this.read += text.length;
-    const final = this.read >= this.end;
-    let from = 0;
-    if (this.carry) {
-      const nl = text.indexOf('\n');
-      if (nl === -1) {
-        const long = this.carry + text;
-        const cr = !final && long.endsWith('\r');
-        this.carry = cr ? '\r' : '';
-        this.ready.push(cr ? long.slice(0, -1) : long);
-        return;
-      }
-      this.ready.push(this.carry + text.slice(0, nl + 1));
-      this.carry = '';
-      from = nl + 1;
-    }
-    const keep = final ? text.length : text.lastIndexOf('\n') + 1;
-    if (keep > from) this.ready.push(text.slice(from, keep));
-    if (keep < text.length) this.carry = text.slice(keep);
-  }
 }
