@@ -4,6 +4,11 @@
 // `tool` call's start-up. Packages stay outside (node_modules), as do the kernels' own files: each
 // bundled module's `import.meta.url` is rewritten to the URL of its file in dist/src/, so paths
 // relative to it (`../../py/`, `createRequire`) resolve as before.
+//
+// Except commander, which every command loads: as a CommonJS package imported from ESM, it cost
+// 17-23 ms of every start (seven files resolved and wrapped, its index lexed for its exports),
+// bundled 8-11 ms. Its `require`s of Node's modules need a `require` in the ESM chunks: each chunk
+// gets one (createRequire), unused where nothing of commander is.
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -28,6 +33,23 @@ const metaUrlOfOrigin = {
   },
 };
 
+/** Every package stays outside the bundle (as esbuild's `packages: 'external'`) but those named. */
+function packagesOutsideBut(bundled) {
+  return {
+    name: 'packages-outside-but',
+    setup(b) {
+      // (a bare specifier: not relative, not absolute, not node:)
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:')) return { path: args.path, external: true };
+        const name = args.path.startsWith('@')
+          ? args.path.split('/').slice(0, 2).join('/')
+          : args.path.split('/')[0];
+        return bundled.includes(name) ? undefined : { path: args.path, external: true };
+      });
+    },
+  };
+}
+
 await build({
   entryPoints: { cli: 'dist/src/main.js' },
   bundle: true,
@@ -36,10 +58,12 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  packages: 'external',
+  plugins: [metaUrlOfOrigin, packagesOutsideBut(['commander'])],
   // Ink is bundled already (bundle-ink.mjs); its devtools stay a lazy import of their own.
   external: ['./devtools.js'],
-  plugins: [metaUrlOfOrigin],
+  banner: {
+    js: "import { createRequire as __ompCreateRequire } from 'node:module';\nconst require = __ompCreateRequire(import.meta.url);",
+  },
   legalComments: 'none',
   logLevel: 'warning',
 });
