@@ -143,8 +143,9 @@ const rows: Row[] = [
   {
     ipython: '%lsmagic lists magics',
     cell: '%lsmagic',
-    stdout: /Available line magics:\n.*%cd.*\n\nAvailable cell magics:\n.*%%bash/,
+    stdout: /Available line magics:\n.*%cd.*\n\nAvailable cell magics:\n.*%%bash.*%%javascript {2}%%js /,
   },
+
   {
     ipython: 'obj? shows signature and docstring',
     setup: 'def helper(a, b=2):\n    """Adds."""\n    return a + b',
@@ -252,6 +253,17 @@ describe('magics: namespace', () => {
     expect((await run(k, '%run missing.py')).outcome.error?.traceback).toEqual([
       "UsageError: File 'missing.py' not found.",
     ]);
+  });
+
+  it('a %%js cell that reaches the Python kernel says where JavaScript cells run', async () => {
+    // (IPython hands it to the browser, which a terminal has not: a listed departure)
+    const k = await startKernel({ cwd: mkdtempSync(join(tmpdir(), 'omp-magic-js-')) });
+    for (const name of ['js', 'javascript']) {
+      const { outcome } = await run(k, `%%${name}\nconsole.log(1)`);
+      expect(outcome.error?.traceback).toEqual([
+        `UsageError: \`%%${name}\` cells run in the JavaScript kernel, not in Python's: in the notebook and in \`omp-eval run\`, a first line \`%%js\` makes the cell a JavaScript one; the eval tool takes {"language": "js"} instead.`,
+      ]);
+    }
   });
 
   it('%load runs the file as a cell', async () => {

@@ -18,6 +18,10 @@ class UsageError(Exception):
 class Registry(object):
     """The magics by kind and name; each module's register(reg) adds its own."""
 
+    # Cell magics that the front ends take as the cell's language (src/eval/script.ts): a Python
+    # kernel never runs them, but %lsmagic lists them and running one here says where it belongs.
+    front_end_cells = ("js", "javascript")
+
     def __init__(self, api):
         self.api = api
         self.line = {}
@@ -71,6 +75,12 @@ class Magics(object):
         """%%name line / body (the line is expanded, the body is not)."""
         frame = frame or sys._getframe(1)
         fn = self.reg.cell.get(name)
+        if fn is None and name in self.reg.front_end_cells:
+            raise UsageError(
+                "`%%%%%s` cells run in the JavaScript kernel, not in Python's: in the notebook and in "
+                "`omp-eval run`, a first line `%%%%js` makes the cell a JavaScript one; the eval tool "
+                'takes {"language": "js"} instead.' % name
+            )
         if fn is None:
             raise UsageError("Cell magic `%%%%%s` not found." % name)
         if name not in ("time", "timeit", "prun"):

@@ -111,7 +111,7 @@ def register(reg):
         print("  ".join("%" + n for n in sorted(reg.line)))
         print()
         print("Available cell magics:")
-        print("  ".join("%%" + n for n in sorted(reg.cell)))
+        print("  ".join("%%" + n for n in sorted(set(reg.cell) | set(reg.front_end_cells))))
 
     @reg.line_magic("magic")
     def magic(arg, frame):
