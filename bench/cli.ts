@@ -39,6 +39,11 @@ export async function cliBench(): Promise<BenchRow[]> {
   const big = join(dir, 'lines.py');
   writeFileSync(small, 'print(1)\n');
   writeFileSync(big, `${loop}\n`);
+  // Lines of a megabyte (an agent printing a long JSON document or a data dump, 256 MB in all).
+  const megaLines =
+    'import sys\nline = "z" * (2**20 - 1) + "\\n"\nfor _ in range(256):\n    sys.stdout.write(line)';
+  const mega = join(dir, 'mega.py');
+  writeFileSync(mega, `${megaLines}\n`);
   const tool = (code: string) => JSON.stringify({ cells: [{ language: 'py', code }] });
   const commands: Record<string, () => Promise<number>> = {
     node: () => timed(process.execPath, ['-e', '0']),
@@ -48,6 +53,8 @@ export async function cliBench(): Promise<BenchRow[]> {
     tool: () => timed(process.execPath, [BIN, 'tool'], tool('1+1')),
     runLines: () => timed(process.execPath, [BIN, 'run', big]),
     toolLines: () => timed(process.execPath, [BIN, 'tool'], tool(loop)),
+    runMega: () => timed(process.execPath, [BIN, 'run', mega]),
+    toolMega: () => timed(process.execPath, [BIN, 'tool'], tool(megaLines)),
   };
   await commands.run?.(); // warm: the runner cache, the probe cache, the OS's file cache
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
@@ -75,6 +82,13 @@ export async function cliBench(): Promise<BenchRow[]> {
       `omp-eval tool printing ${LINES / 1000}k lines`,
       m.toolLines as number,
       m.runLines as number,
+      'the same under run',
+      1.2,
+    ),
+    row(
+      'omp-eval tool printing 256 lines of 1 MB',
+      m.toolMega as number,
+      m.runMega as number,
       'the same under run',
       1.2,
     ),

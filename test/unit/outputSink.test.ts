@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +88,37 @@ describe('OutputSink', () => {
     expect(sink.truncation?.totalChars).toBe(8000);
     expect(readFileSync(sink.truncation?.artifactPath as string, 'utf8')).toBe('abcdefgh'.repeat(1000));
     expect(sink.text.length - (sink.truncation?.artifactPath?.length ?? 0)).toBeLessThan(150);
+  });
+
+  it('keeps no string of a megabyte for lines of a megabyte: each line stays in the pieces it came in', () => {
+    // The built module in a process of its own, whose collector the test can run. A line joined
+    // into one string is a large object (over 128 KB): the tail, a slice of it, kept it alive, and
+    // making it cost some 3 ms a megabyte.
+    const sink = new URL('../../dist/src/eval/output/outputSink.js', import.meta.url).href;
+    const script = `
+      const { OutputSink } = await import(${JSON.stringify(sink)});
+      const v8 = await import('node:v8');
+      const large = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'large_object_space').space_used_size;
+      const line = 'z'.repeat(2 ** 20 - 1) + '\\n';
+      const chunks = [];
+      for (let i = 0; i < line.length; i += 65536) chunks.push(line.slice(i, i + 65536));
+      const s = new OutputSink();
+      globalThis.gc();
+      const before = large();
+      for (let n = 0; n < 8; n++) for (const chunk of chunks) s.push(chunk);
+      globalThis.gc();
+      const kept = large() - before;
+      s.end();
+      process.stdout.write(JSON.stringify({ kept, total: s.truncation.totalChars, text: s.text.length }));
+    `;
+    const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    const { kept, total, text } = JSON.parse(child.stdout);
+    expect(total).toBe(8 * 2 ** 20);
+    expect(text).toBeLessThan(60_000);
+    expect(kept).toBeLessThan(128 * 1024);
   });
 
   it('never cuts an emoji in half, wherever the head, the tail or a long line ends', () => {

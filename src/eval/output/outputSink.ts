@@ -6,6 +6,7 @@
  * and NUL bytes are dropped, and a line rewritten with `\r` keeps only its last state.
  */
 import { ArtifactFile } from './artifact.js';
+import { cutPointOf, OpenLine, sliceOf } from './openLine.js';
 
 export { artifactDir, resolveArtifact } from './artifact.js';
 
@@ -56,6 +57,8 @@ const PARTIAL_ESCAPE_CAP = 4096;
 
 /* Every escape sequence starts with a character of CONTROLS (ESC or CSI). */
 const ANY_CONTROL = new RegExp(CONTROLS.source);
+/* CONTROLS, or `\r`. */
+const CONTROL_OR_CR = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const JUNK = new RegExp(`${ESCAPES.source}|${CONTROLS.source}`, 'g');
 
 /** Drops control characters and escape sequences, except colour (SGR). */
@@ -93,7 +96,8 @@ export class OutputSink {
   private headFull = false;
   private tail: string[] = [];
   private tailLength = 0;
-  private line = '';
+  /** The line not yet ended: pieces, never joined while it may be long (openLine.ts). */
+  private readonly line = new OpenLine();
   private carry = '';
   private totalChars = 0;
   private totalLines = 0;
@@ -119,6 +123,36 @@ export class OutputSink {
     }
     let text = this.carry + chunk;
     this.carry = '';
+    // Most output has neither a control character nor a `\r`: one scan says so, and then there is
+    // nothing to clean up, nor any `\r` to look for again.
+    const plain = !CONTROL_OR_CR.test(text);
+    if (!plain) text = this.cleanUp(text);
+    let start = 0;
+    // Whole lines without `\r` go in one block (a print loop's output); the rest line by line.
+    const last = text.lastIndexOf('\n');
+    if (last !== -1 && (plain || !text.includes('\r'))) {
+      const first = text.indexOf('\n');
+      if (!this.line.empty) {
+        this.endLine(text.slice(0, first));
+        start = first + 1;
+      }
+      if (last >= start) this.commitLines(text.slice(start, last + 1));
+      start = last + 1;
+    } else {
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        this.endLine(text.slice(start, nl));
+        start = nl + 1;
+      }
+    }
+    this.appendToLine(text.slice(start), !plain);
+  }
+
+  /**
+   * A chunk with control characters or `\r`: an escape sequence cut off at its end waits for the
+   * next chunk (as does a `\r` that may begin a `\r\n`), the rest is sanitized, `\r\n` is `\n`.
+   */
+  private cleanUp(chunk: string): string {
+    let text = chunk;
     // Only the text after the last ESC can hold an unfinished sequence.
     const esc = text.lastIndexOf('\x1b');
     const partial = esc === -1 ? null : PARTIAL_ESCAPE.exec(text.slice(esc));
@@ -131,42 +165,57 @@ export class OutputSink {
       this.carry = `\r${this.carry}`;
       text = text.slice(0, -1);
     }
-    text = sanitize(text).replace(/\r\n/g, '\n');
-    let start = 0;
-    // Whole lines without `\r` go in one block (a print loop's output); the rest line by line.
-    const last = text.lastIndexOf('\n');
-    if (last !== -1 && !text.includes('\r')) {
-      const first = text.indexOf('\n');
-      if (this.line) {
-        this.endLine(text.slice(0, first));
-        start = first + 1;
-      }
-      if (last >= start) this.commitLines(text.slice(start, last + 1));
-      start = last + 1;
-    } else {
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        this.endLine(text.slice(start, nl));
-        start = nl + 1;
-      }
-    }
-    this.appendToLine(text.slice(start));
+    return sanitize(text).replace(/\r\n/g, '\n');
   }
 
   /** Ends the open line with `rest`. */
   private endLine(rest: string) {
     this.appendToLine(rest);
-    this.commit(`${this.line}\n`);
-    this.line = '';
+    const length = this.line.length + 1;
+    const parts = this.line.take();
+    parts.push('\n');
+    this.commitParts(parts, length);
   }
 
-  private appendToLine(piece: string) {
-    const cr = piece.lastIndexOf('\r');
-    this.line = cr === -1 ? this.line + piece : piece.slice(cr + 1);
+  /** `mayHaveCr` false: the caller knows that `piece` has no `\r` (the line is not restarted). */
+  private appendToLine(piece: string, mayHaveCr = true) {
+    this.line.append(piece, mayHaveCr);
     while (this.line.length > this.limits.lineChars) {
-      const cut = cutPoint(this.line, this.limits.lineChars) || this.limits.lineChars;
-      this.commit(this.line.slice(0, cut));
-      this.line = this.line.slice(cut);
+      const cut = this.line.cutPoint(this.limits.lineChars) || this.limits.lineChars;
+      this.commitParts(this.line.shift(cut), cut);
     }
+  }
+
+  /** Commits a piece given as parts: joined when it is short, else as commitLong. */
+  private commitParts(parts: string[], length: number) {
+    if (length <= this.limits.tailChars)
+      this.commit(parts.length === 1 ? (parts[0] as string) : parts.join(''));
+    else this.commitLong(parts, length);
+  }
+
+  /**
+   * Commits a piece longer than the tail, given as parts that are never joined: what is left of
+   * the head takes its start, the tail is its end alone, the middle (and the old tail) is dropped
+   * to the artifact, which gets the whole piece. The same outcome as commit() of the piece joined.
+   */
+  private commitLong(parts: string[], length: number) {
+    this.totalChars += length;
+    if ((parts.at(-1) as string).endsWith('\n')) this.totalLines++;
+    if (this.artifact) for (const part of parts) this.artifact.write(part);
+    else this.openArtifact(parts);
+    let from = 0;
+    if (!this.headFull) {
+      this.headFull = true;
+      from = cutPointOf(parts, this.limits.headChars - this.head.length, length);
+      this.head += sliceOf(parts, 0, from);
+    }
+    for (const dropped of this.tail) this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
+    let keep = Math.max(from, length - this.limits.tailChars);
+    // (The cut goes after a whole character: one more unit when it would split a pair.)
+    if (keep > from && cutPointOf(parts, keep, length) !== keep) keep += 1;
+    if (keep > from) this.countDropped(keep - from, 0);
+    this.tail = [sliceOf(parts, keep, length)];
+    this.tailLength = length - keep;
   }
 
   /**
@@ -236,29 +285,22 @@ export class OutputSink {
   }
 
   /**
-   * Commits one piece (a line, or a part of a long one). A piece too long for the tail is cut:
-   * its start fills what is left of the head, its end is the tail; the middle is dropped (it is in
-   * the artifact). So the text is never one whole giant piece.
+   * Commits one piece (a line, or a part of a long one) no longer than the tail (commitParts
+   * gives longer ones to commitLong): the head takes it while it fits, else the tail, whose oldest
+   * pieces are dropped (to the artifact) while it is over its limit.
    */
   private commit(piece: string) {
     this.totalChars += piece.length;
     if (piece.endsWith('\n')) this.totalLines++;
     this.artifact?.write(piece);
-    const whole = piece;
     if (!this.headFull) {
       if (this.head.length + piece.length <= this.limits.headChars) {
         this.head += piece;
         return;
       }
       this.headFull = true;
-      if (piece.length > this.limits.tailChars) {
-        this.openArtifact(whole);
-        const room = cutPoint(piece, this.limits.headChars - this.head.length);
-        this.head += piece.slice(0, room);
-        piece = piece.slice(room);
-      }
     }
-    if (this.tailLength + piece.length > this.limits.tailChars) this.openArtifact(whole);
+    if (this.tailLength + piece.length > this.limits.tailChars) this.openArtifact(piece);
     this.tail.push(piece);
     this.tailLength += piece.length;
     let drop = 0;
@@ -268,15 +310,6 @@ export class OutputSink {
     for (const dropped of this.tail.slice(0, drop))
       this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
     if (drop) this.tail = this.tail.slice(drop);
-    let over = this.tailLength - this.limits.tailChars;
-    // (The cut goes after a whole character: one more unit when it would split a pair.)
-    if (over > 0 && cutPoint(this.tail[0] as string, over) !== over) over += 1;
-    if (over > 0) {
-      // One piece longer than the tail: its end stays.
-      this.tail[0] = (this.tail[0] as string).slice(over);
-      this.tailLength -= over;
-      this.countDropped(over, 0);
-    }
   }
 
   /**
@@ -284,7 +317,7 @@ export class OutputSink {
    * far: the head, the tail, then `more` (what came with the tail but is not in it yet); from
    * then on everything committed is appended.
    */
-  private openArtifact(more: string) {
+  private openArtifact(more: string | readonly string[]) {
     if (this.artifact || this.noArtifact) return;
     const artifact = ArtifactFile.create();
     if (typeof artifact === 'string') {
@@ -294,7 +327,8 @@ export class OutputSink {
     this.artifact = artifact;
     artifact.write(this.head);
     for (const piece of this.tail) artifact.write(piece);
-    artifact.write(more);
+    if (typeof more === 'string') artifact.write(more);
+    else for (const part of more) artifact.write(part);
   }
 
   /**
@@ -306,7 +340,7 @@ export class OutputSink {
     this.headFull = false;
     this.tail = [];
     this.tailLength = 0;
-    this.line = '';
+    this.line.take();
     this.carry = '';
     this.droppedChars = 0;
     this.droppedLines = 0;
@@ -319,9 +353,9 @@ export class OutputSink {
       this.carry = '';
       if (rest) this.appendToLine(sanitize(rest));
     }
-    if (this.line) {
-      this.commit(this.line);
-      this.line = '';
+    if (!this.line.empty) {
+      const length = this.line.length;
+      this.commitParts(this.line.take(), length);
     }
     this.artifact?.close();
   }
@@ -338,7 +372,7 @@ export class OutputSink {
 
   /** The text to show: all of it, or head + an omission marker + tail. */
   get text(): string {
-    const open = this.line;
+    const open = this.line.toString();
     if (!this.droppedChars) return this.head + this.tail.join('') + open;
     const lines = this.droppedLines ? `${this.droppedLines} lines, ` : '';
     const marker = `… [${lines}${this.droppedChars} chars omitted; ${this.fullOutput}]\n`;
