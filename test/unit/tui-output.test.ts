@@ -14,6 +14,7 @@ import {
   spillNote,
   TAIL_ROWS,
 } from '../../src/tui/state/output.js';
+import { BatchReader } from '../../src/tui/state/outputText.js';
 
 const nothingToSpill = () => ({ push() {}, end() {}, where: {} });
 
@@ -167,6 +168,24 @@ describe("a cell's output in the notebook", () => {
 });
 
 describe('text that waits to be made into rows', () => {
+  it('reads a long line in batches no longer than the texts it came in (never two joined)', () => {
+    // Two 64 KB reads of a line joined are a string of 128 KB: a large object of its own.
+    const read = 65_536;
+    const texts = ['a'.repeat(read), `${'b'.repeat(read - 1)}\r`, 'c'.repeat(read), 'd'.repeat(10)];
+    const total = texts.reduce((n, t) => n + t.length, 0);
+    const reader = new BatchReader(texts, total);
+    const batches: string[] = [];
+    for (let b = reader.next(); b; b = reader.next()) batches.push(b.text);
+    expect(batches.join('')).toBe(texts.join(''));
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(read);
+    // And the rows are those of the line read whole: what follows the `\r` replaces what was before.
+    const buffer = new OutputBuffer(nothingToSpill);
+    for (const text of texts) buffer.appendText('stdout', text);
+    buffer.end();
+    const [row] = rowsOf(buffer.snapshot());
+    expect(row).toMatchObject({ kind: 'text', text: 'c'.repeat(MAX_LINE_CHARS) });
+  });
+
   /** A chunk of output: many whole lines (some rewritten with `\r`, some empty), then maybe an open one. */
   const chunk = fc.record({
     stream: fc.constantFrom<Stream>('stdout', 'stderr'),

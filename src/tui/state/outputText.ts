@@ -82,10 +82,13 @@ export class BatchReader {
     if (this.carry) {
       const nl = text.indexOf('\n');
       if (nl === -1) {
-        const long = this.carry + text;
-        const cr = !final && long.endsWith('\r');
+        // Both are pieces of a long line: each is a batch of its own. (Joined, two texts of a
+        // pipe's read made a string of 128 KB, a large object of its own, for every other read
+        // of a line of a megabyte. A `\r` that ends the carry is no `\r\n`: no newline follows.)
+        this.ready.push(this.carry);
+        const cr = !final && text.endsWith('\r');
         this.carry = cr ? '\r' : '';
-        this.ready.push(cr ? long.slice(0, -1) : long);
+        this.ready.push(cr ? text.slice(0, -1) : text);
         return;
       }
       this.ready.push(this.carry + text.slice(0, nl + 1));
