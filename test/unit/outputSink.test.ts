@@ -121,6 +121,25 @@ describe('OutputSink', () => {
     expect(kept).toBeLessThan(128 * 1024);
   });
 
+  it('a line longer than the tail goes to the head while it fits there (a head larger than the tail)', () => {
+    const sink = sinkOf([`${'x'.repeat(50)}\n`, ...Array.from({ length: 20 }, () => 'yyyyy\n')], {
+      headChars: 100,
+      tailChars: 10,
+      lineChars: 1000,
+    });
+    // The head takes the long line and 8 short ones (99 characters); the tail keeps the last one.
+    expect(
+      sink.text.startsWith(`${'x'.repeat(50)}\n${'yyyyy\n'.repeat(8)}… [11 lines, 66 chars omitted; `),
+    ).toBe(true);
+    expect(sink.text.endsWith(']\nyyyyy\n')).toBe(true);
+    expect(sink.truncation).toMatchObject({
+      totalChars: 171,
+      totalLines: 21,
+      omittedChars: 66,
+      omittedLines: 11,
+    });
+  });
+
   it('never cuts an emoji in half, wherever the head, the tail or a long line ends', () => {
     const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
     fc.assert(

@@ -186,16 +186,17 @@ export class OutputSink {
     }
   }
 
-  /** Commits a piece given as parts: joined when it is short, else as commitLong. */
+  /** Commits a piece given as parts: joined when it is short (or fits the head), else as commitLong. */
   private commitParts(parts: string[], length: number) {
-    if (length <= this.limits.tailChars)
+    const fitsHead = !this.headFull && this.head.length + length <= this.limits.headChars;
+    if (length <= this.limits.tailChars || fitsHead)
       this.commit(parts.length === 1 ? (parts[0] as string) : parts.join(''));
     else this.commitLong(parts, length);
   }
 
   /**
-   * Commits a piece longer than the tail, given as parts that are never joined: what is left of
-   * the head takes its start, the tail is its end alone, the middle (and the old tail) is dropped
+   * Commits a piece longer than the tail (and than what is left of the head), given as parts that
+   * are never joined: what is left of the head takes its start, the tail is its end alone, the middle (and the old tail) is dropped
    * to the artifact, which gets the whole piece. The same outcome as commit() of the piece joined.
    */
   private commitLong(parts: string[], length: number) {
