@@ -39,7 +39,8 @@ describe('the size of a bridge call (item 6)', () => {
   it('the same in a js cell', async () => {
     const s = await makeExecutor({ settings: { 'bridge.completionCommand': 'cat' } }).session();
     const [r] = await s.run([
-      { language: 'js', code: "await completion('x'.repeat(20_000_000))", timeout: 3 },
+      // (a timeout far above what sending 20 MB takes on a loaded machine: the answer is awaited)
+      { language: 'js', code: "await completion('x'.repeat(20_000_000))", timeout: 60 },
     ]);
     expect(r?.error?.ename).toBe('BridgeError');
     expect(r?.error?.evalue).toMatch(/at most 16777216 bytes \(16 MiB\)/);
@@ -56,7 +57,8 @@ describe('the size of a bridge call (item 6)', () => {
       'bridge.MAX_CALL_BYTES = 1 << 40',
       "completion('x' * 20_000_000)",
     ].join('\n');
-    const [r] = await s.run([{ ...py(code), timeout: 3 }]);
+    // (a timeout far above what sending 20 MB takes on a loaded machine: the answer is awaited)
+    const [r] = await s.run([{ ...py(code), timeout: 60 }]);
     expect(r?.error?.ename).toBe('BridgeError');
     expect(r?.error?.evalue).toMatch(/at most 16777216 characters \(16 MiB\)/);
     // The bridge still works after the refused line.
