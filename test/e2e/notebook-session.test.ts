@@ -106,9 +106,15 @@ describe('the notebook in a terminal, for long sessions', () => {
     await s.run('import time\nfor i in range(100): print("n", i, flush=True); time.sleep(0.3)');
     await s.waitFor((t) => t.includes('n 6') && t.includes('running'), 'seven lines');
     s.write('\x03');
-    await s.waitFor((t) => t.includes('In [2]:') && t.includes('● idle'), 'the prompt');
+    // The new prompt is drawn, then the finished cell printed above it (in the next turn of the
+    // event loop: under load the screen can be read in between).
+    await s.waitFor(
+      (t) => t.includes('cancelled') && t.includes('In [2]:') && t.includes('● idle'),
+      'the cell, printed, and the prompt',
+    );
     const all = s.all();
     expect(all.split('\n').filter((l) => l.includes('[*] running')).length).toBe(0);
+    expect(all.split('\n').filter((l) => l.includes('cancelled')).length).toBe(1);
     // The cell's header stays on screen, above its output and the prompt.
     expect(s.text()).toMatch(/cancelled[\s\S]*n 0[\s\S]*In \[2\]:/);
   });
