@@ -69,6 +69,48 @@ class ChannelModule(unittest.TestCase):
         for fd in (in_r, out_r, out_w) + raw[0] + raw[1]:
             os.close(fd)
 
+    def test_a_large_frame_is_written_as_its_parts_never_copied_whole(self):
+        import threading
+
+        out_r, out_w = os.pipe()
+        raw = [os.pipe(), os.pipe()]
+        writes = []
+
+        def write(fd, data):
+            if fd == out_w:
+                writes.append(len(data))
+            return os.write(fd, data)
+
+        ch = channel.Channel(os.open(os.devnull, os.O_RDONLY), out_w, [w for _, w in raw], write, interrupts.Interrupts())
+        got = []
+        reader = threading.Thread(
+            target=lambda: got.append(b"".join(iter(lambda: os.read(out_r, 1 << 16), b""))), daemon=True
+        )
+        reader.start()
+        pad = "\u00e9" * (1 << 17)  # over the size of a frame joined before its write
+        ch.send({"type": "display", "id": "x", "data": {"text/plain": pad}})  # no key yet
+        ch.set_key("k3y")
+        ch.send({"type": "display", "id": "y", "data": {"text/plain": pad}})  # synced
+        ch.send({"type": "stream_note", "pad": pad})  # keyed, not synced
+        ch.send({"type": "started", "id": "z"})  # small: one write
+        os.close(out_w)
+        reader.join()
+        lines = got[0].split(b"\n")
+        self.assertEqual(lines[0], b"")
+        self.assertEqual(json.loads(lines[1]), {"type": "display", "id": "x", "data": {"text/plain": pad}})
+        self.assertEqual(lines[2], b"")
+        self.assertEqual(
+            json.loads(lines[3]), {"key": "k3y", "type": "display", "id": "y", "data": {"text/plain": pad}, "sync": 0}
+        )
+        self.assertEqual(json.loads(lines[5]), {"key": "k3y", "type": "stream_note", "pad": pad})
+        self.assertEqual(lines[7], b'{"key": "k3y", "type": "started", "id": "z", "sync": 1}')
+        # Three writes for each large frame (prefix, body, end), one for the small frame; the body
+        # is written from the encoded bytes, not from a copy joined with its prefix.
+        self.assertEqual(len(writes), 10)
+        self.assertTrue(all(n <= 64 for n in writes[0::3][:3]))
+        for fd in [r for r, _ in raw] + [w for _, w in raw] + [out_r]:
+            os.close(fd)
+
     def test_inheritable_descriptors_are_closed_and_ours_kept(self):
         keep = os.open(os.devnull, os.O_RDONLY)  # not inheritable (PEP 446)
         leaked = os.open(os.devnull, os.O_RDONLY)

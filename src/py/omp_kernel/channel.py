@@ -31,16 +31,26 @@ def json_safe(value):
     return repr(value)
 
 
-def encode(frame):
-    """One frame as a line of JSON, UTF-8 (lone surrogates escaped)."""
+def encode_body(frame):
+    """One frame as JSON, UTF-8 (lone surrogates escaped), with no newline."""
     try:
         text = json.dumps(frame, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         text = json.dumps(json_safe(frame), ensure_ascii=False)
     try:
-        return text.encode("utf-8") + b"\n"
+        return text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(json.loads(text)).encode("ascii") + b"\n"
+        return json.dumps(json.loads(text)).encode("ascii")
+
+
+def encode(frame):
+    """One frame as a line of JSON, UTF-8 (lone surrogates escaped)."""
+    return encode_body(frame) + b"\n"
+
+
+# A frame longer than this is written as its parts (prefix, body, suffix), never copied into one
+# string of bytes: each copy of a display of megabytes cost more than its JSON encoding.
+JOIN_LIMIT = 1 << 16
 
 
 class LineReader(object):
@@ -105,13 +115,22 @@ class Channel(object):
             if self.fork_sink is not None and frame.get("type") == "error":
                 self.fork_sink("\n".join(frame.get("traceback", [])) + "\n")
             return  # a forked child owns no protocol channel
-        data = encode(frame)
+        body = memoryview(encode_body(frame))  # b"{...}"
         synced = self._mark is not None and frame.get("type") in SYNCED
         with self._guard:
             with self._lock:
+                # The key's prefix replaces the body's "{"; a sync number goes before its "}".
+                parts = [self._prefix, body[1:] if self._mark is not None else body]
                 if synced:
-                    data = data[:-2] + b', "sync": %d}\n' % self._barrier(b"f")
-                self._write_all(self._out, self._prefix + data[1:] if self._mark is not None else self._prefix + data)
+                    parts[1] = parts[1][:-1]
+                    parts.append(b', "sync": %d}\n' % self._barrier(b"f"))
+                else:
+                    parts.append(b"\n")
+                if len(body) <= JOIN_LIMIT:
+                    self._write_all(self._out, b"".join(parts))
+                else:
+                    for part in parts:
+                        self._write_all(self._out, part)
         if synced and self.after_barrier is not None:
             self.after_barrier()
 
