@@ -63,6 +63,7 @@ export { ArtifactFile } from './output/artifact.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
 export {
   cutPoint,
+  isPlainText,
   OutputSink,
   oneLine,
   plainText,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { compactingCollection } from '../../src/tui/lib/memory.js';
 import { outputsOf } from '../../src/tui/lib/save.js';
 import { openSpill } from '../../src/tui/lib/spill.js';
@@ -14,7 +14,7 @@ import {
   spillNote,
   TAIL_ROWS,
 } from '../../src/tui/state/output.js';
-import { BatchReader } from '../../src/tui/state/outputText.js';
+import { BatchReader, tailCut } from '../../src/tui/state/outputText.js';
 
 const nothingToSpill = () => ({ push() {}, end() {}, where: {} });
 
@@ -261,6 +261,49 @@ describe('text that waits to be made into rows', () => {
     const { spill: _b, ...want } = lineByLine.snapshot();
     expect(got.omitted).toBeGreaterThan(40_000);
     expect(got).toEqual(want);
+  });
+
+  it('cuts the tail by characters as well as lines, only where the rows are the text itself', () => {
+    const line = `${'x'.repeat(5000)}\n`;
+    const texts = [line.repeat(150), line.repeat(50)];
+    const total = 200 * line.length;
+    const bound = { lines: TAIL_ROWS, chars: KEPT_CHARS, lineChars: MAX_LINE_CHARS - 1 };
+    // 101 rows of 3,999 characters are over KEPT_CHARS: the lines before them are left out whatever follows.
+    const cut = tailCut(texts, total, { ...bound, plain: () => true });
+    expect(KEPT_CHARS).toBe(400_000);
+    expect(total - (cut + 1)).toBe(101 * line.length);
+    // A text that may have escapes or `\r` in it makes rows shorter than its lines: only lines count.
+    expect(tailCut(texts, total, { ...bound, plain: (i) => i === 1 })).toBe(-1);
+    expect(tailCut(texts, total, { ...bound, lines: 30, plain: () => false })).toBe(
+      total - 30 * line.length - 1,
+    );
+  });
+
+  it('makes rows only for the lines that can still be kept when long lines fill the tail', () => {
+    // 2,000 lines of 5,000 characters, as 64 KB pipe reads, with a read of the rows every 40 of
+    // them (ten times a second): rows are made for the lines that may be kept, not for all of them,
+    // and they are the rows that reading after every line makes.
+    const text = `${'y'.repeat(5000)}\n`.repeat(2000);
+    const addPiece = vi.spyOn(OutputBuffer.prototype as unknown as { addPiece: () => void }, 'addPiece');
+    const batched = new OutputBuffer(nothingToSpill);
+    for (let at = 0, n = 1; at < text.length; at += 65_536, n++) {
+      batched.appendText('stdout', text.slice(at, at + 65_536));
+      if (n % 40 === 0) batched.snapshot();
+    }
+    batched.end();
+    const rowsMade = addPiece.mock.calls.length;
+    addPiece.mockRestore();
+    const lineByLine = new OutputBuffer(nothingToSpill);
+    for (const line of text.split(/(?<=\n)/)) {
+      lineByLine.appendText('stdout', line);
+      lineByLine.snapshot();
+    }
+    lineByLine.end();
+    const { spill: _a, ...got } = batched.snapshot();
+    const { spill: _b, ...want } = lineByLine.snapshot();
+    expect(got).toEqual(want);
+    expect(got.omitted).toBeGreaterThan(1800);
+    expect(rowsMade).toBeLessThan(1000);
   });
 
   it('shows colour and drops other escapes in rows, and keeps them all in the spill file', () => {

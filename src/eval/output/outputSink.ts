@@ -68,6 +68,11 @@ export function sanitize(text: string): string {
   return text.replace(JUNK, (seq) => (SGR.test(seq) ? seq : ''));
 }
 
+/** True when `text` has no control character and no `\r`: sanitize() returns it as it is, and no line of it is rewritten. */
+export function isPlainText(text: string): boolean {
+  return !CONTROL_OR_CR.test(text);
+}
+
 /** Caller text as plain text: every escape sequence and control character dropped (colour too). */
 export function plainText(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n');

@@ -6,7 +6,7 @@
  * terminal would.
  */
 import type { ImageOutput } from '../../eval/index.js';
-import { cutPoint, sanitize } from '../../eval/index.js';
+import { cutPoint, isPlainText, sanitize } from '../../eval/index.js';
 import { BatchReader, detached, tailCut, textsFrom } from './outputText.js';
 
 export type Stream = 'stdout' | 'stderr' | 'result' | 'display' | 'error' | 'notice' | 'status';
@@ -104,6 +104,8 @@ export class OutputBuffer {
     texts: string[];
     /** How many of the first texts are in the spill (or unspilled) already: text held back. */
     spilled?: number;
+    /** Whether each text is plain (isPlainText), once asked (see tailCut). */
+    plain?: boolean[];
   };
   private pendingChars = 0;
   /** Of pendingChars, the text the last settle held back. */
@@ -130,11 +132,14 @@ export class OutputBuffer {
    * Turns the text received since the last read into rows. Text waits until the rows are read (a
    * snapshot, about ten times a second), so a cell printing fast makes rows only for the lines
    * that can still be kept: once the head is full, whole lines that the last TAIL_ROWS lines of
-   * the text would push out of the tail are only counted. Only what becomes a row is sanitized;
-   * the spill file gets the text as the cell printed it.
+   * the text would push out of the tail, or the last lines whose rows hold KEPT_CHARS characters
+   * (text with no control character and no `\r`, whose rows are its lines), are only counted.
+   * Only what becomes a row is sanitized; the spill file gets the text as the cell printed it.
    *
-   * `holdBack` (a settle because much text waits, not a read): the last TAIL_ROWS lines stay
-   * text, for the next settle to make rows of or to count out, unless they are long.
+   * `holdBack` (a settle because much text waits, not a read): the lines that may still be kept
+   * stay text, for the next settle to make rows of or to count out, unless they are long. (Made
+   * into rows at once, lines of 5,000 characters each became a row of 4,000 that the next lines
+   * pushed out again: a cell of 100 MB spent half its time collecting them.)
    *
    * The waiting text is never joined into one string (see BatchReader): a string over 128 KB is
    * a large object, costly to make and to collect. With a megabyte joined at a time, a cell
@@ -156,11 +161,20 @@ export class OutputBuffer {
       if (this.spill) this.spill.push(raw);
       else this.unspilled.push(raw);
     }
-    const cut = tailCut(texts, total, TAIL_ROWS);
-    const end = holdBack && cut !== -1 && total - cut <= HELD_CHARS ? cut + 1 : total;
+    const plain = pending.plain ?? [];
+    const cut = tailCut(texts, total, {
+      lines: TAIL_ROWS,
+      chars: KEPT_CHARS,
+      // (A line cut at MAX_LINE_CHARS may keep one character less: never half an emoji.)
+      lineChars: MAX_LINE_CHARS - 1,
+      plain: (i) => (plain[i] ??= isPlainText(texts[i] as string)),
+    });
+    // (With no cut, every line may still be kept: all of it waits, if it is not long.)
+    const end = holdBack && total - (cut + 1) <= HELD_CHARS ? cut + 1 : total;
     if (end < total) {
       const held = textsFrom(texts, end);
-      this.pending = { stream, rich, texts: held, spilled: held.length };
+      const heldPlain = plain.slice(texts.length - held.length);
+      this.pending = { stream, rich, texts: held, spilled: held.length, plain: heldPlain };
       this.pendingChars = this.heldChars = total - end;
     }
     const reader = new BatchReader(texts, end);

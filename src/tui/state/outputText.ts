@@ -14,15 +14,50 @@ export function detached(text: string): string {
   return text.length < 13 ? text : ` ${text}`.slice(1);
 }
 
-/** The offset in `texts` (joined) of the newline that ends the line before the last `lines` whole lines; -1 if there are fewer. */
-export function tailCut(texts: readonly string[], total: number, lines: number): number {
+/** Rows of whole lines a tail can keep: `lines` at most, and `chars` characters at most. */
+export interface TailBound {
+  lines: number;
+  /** Characters in all (a row counts its line's characters, at most `lineChars`). */
+  chars: number;
+  lineChars: number;
+  /**
+   * Whether text `i` becomes rows of exactly its characters (no control character, no `\r`):
+   * only lines made of such text count toward `chars`, lest a line be counted longer than its row.
+   */
+  plain: (i: number) => boolean;
+}
+
+/**
+ * The offset in `texts` (joined) of the newline that ends the line before the last lines a tail
+ * can keep: the last `bound.lines` whole lines, fewer when their rows hold more than `bound.chars`
+ * characters (the lines before are left out whatever follows); -1 if all can be kept.
+ */
+export function tailCut(texts: readonly string[], total: number, bound: TailBound): number {
   let found = 0;
   let offset = total;
+  let chars = 0;
+  /** Where the newline found last (later in the text) is. */
+  let later = -1;
+  /** The texts from `plainFrom` on are plain (checked when the characters first counted). */
+  let plainFrom = texts.length;
+  let counting = true;
   for (let i = texts.length - 1; i >= 0; i--) {
     const text = texts[i] as string;
     offset -= text.length;
-    for (let at = text.lastIndexOf('\n'); at !== -1; at = at > 0 ? text.lastIndexOf('\n', at - 1) : -1)
-      if (++found === lines + 1) return offset + at;
+    for (let at = text.lastIndexOf('\n'); at !== -1; at = at > 0 ? text.lastIndexOf('\n', at - 1) : -1) {
+      const nl = offset + at;
+      if (++found === bound.lines + 1) return nl;
+      if (counting && later !== -1) {
+        chars += Math.min(later - nl - 1, bound.lineChars);
+        if (chars > bound.chars) {
+          // (Checked only now: most output never fills the tail by its characters.)
+          while (plainFrom > i && bound.plain(plainFrom - 1)) plainFrom--;
+          if (plainFrom === i) return nl;
+          counting = false;
+        }
+      }
+      later = nl;
+    }
   }
   return -1;
 }
