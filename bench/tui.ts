@@ -19,6 +19,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** 256 lines of a megabyte each, written as fast as Python can. */
 const MEGA_LINES =
   'import sys\nline = "z" * (2**20 - 1) + "\\n"\nfor _ in range(256): sys.stdout.write(line)';
+const WIDE_LINES = 'for i in range(20_000): print("x" * 5000)';
 
 /** utime + stime of a process, in seconds (Linux). */
 function cpuSeconds(pid: number): number {
@@ -201,6 +202,13 @@ async function longSession() {
   await nb.waitFor((s) => s.includes('In [1008]:'));
   const megaSeconds = (performance.now() - t) / 1000;
   const rssMega = rssMiB(nb.child.pid);
+  // And lines just over the clamp (4,000 characters), 100 MB in all: rows for those that can be
+  // kept, not for every line.
+  t = performance.now();
+  await nb.run(WIDE_LINES);
+  await nb.waitFor((s) => s.includes('In [1009]:'));
+  const wideSeconds = (performance.now() - t) / 1000;
+  const rssWide = rssMiB(nb.child.pid);
   nb.child.write('\x04');
   await sleep(300);
   nb.child.kill();
@@ -215,6 +223,11 @@ async function longSession() {
   t = performance.now();
   spawnSync(process.execPath, [BIN, 'run', megaScript], { stdio: 'ignore' });
   const runMegaSeconds = (performance.now() - t) / 1000;
+  const wideScript = join(dirname(script), 'wide.py');
+  writeFileSync(wideScript, `${WIDE_LINES}\n`);
+  t = performance.now();
+  spawnSync(process.execPath, [BIN, 'run', wideScript], { stdio: 'ignore' });
+  const runWideSeconds = (performance.now() - t) / 1000;
   return {
     rssStart,
     rss1000,
@@ -226,6 +239,9 @@ async function longSession() {
     megaSeconds,
     runMegaSeconds,
     rssMega,
+    wideSeconds,
+    runWideSeconds,
+    rssWide,
     cpu,
     cpuFirst,
     cpuPaced,
@@ -267,6 +283,12 @@ async function main() {
       'a cell of 256 lines of 1 MB',
       `${s.megaSeconds.toFixed(2)} s, RSS ${s.rssMega.toFixed(0)} MB`,
       `omp-eval run ${s.runMegaSeconds.toFixed(2)} s (${(s.megaSeconds / s.runMegaSeconds).toFixed(2)}×)`,
+      '≤ 1.5× run, < 300 MB',
+    ],
+    [
+      'a cell of 20,000 lines of 5,000 chars',
+      `${s.wideSeconds.toFixed(2)} s, RSS ${s.rssWide.toFixed(0)} MB`,
+      `omp-eval run ${s.runWideSeconds.toFixed(2)} s (${(s.wideSeconds / s.runWideSeconds).toFixed(2)}×)`,
       '≤ 1.5× run, < 300 MB',
     ],
     [

@@ -1,7 +1,13 @@
+import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compactingCollection, idleCollector, whenGrown } from '../../src/tui/lib/memory.js';
+import {
+  capYoungGeneration,
+  compactingCollection,
+  idleCollector,
+  whenGrown,
+} from '../../src/tui/lib/memory.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -78,5 +84,36 @@ describe('idle-time collection', () => {
     expect(v8.getHeapStatistics().used_heap_size).toBeLessThan(withGarbage - 10 * 1024 * 1024);
     expect(vm.runInNewContext('typeof gc')).toBe('undefined');
     expect(compactingCollection()).toBe(collect);
+  });
+
+  it('lets the young generation grow to its cap, and stops its growth there', async () => {
+    const collect = compactingCollection(); // (before the spy: it turns --expose-gc on and off)
+    const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    const stopped = () => flags.mock.calls.some(([flag]) => flag === '--semi-space-growth-factor=1');
+    /** Runs a collection and resolves once observers of it have been told. */
+    const collected = () =>
+      new Promise<void>((resolve) => {
+        const observer = new PerformanceObserver(() => {
+          observer.disconnect();
+          setImmediate(resolve);
+        });
+        observer.observe({ entryTypes: ['gc'] });
+        collect();
+      });
+    try {
+      let size = 1024 * 1024;
+      const stop = capYoungGeneration(8 * 1024 * 1024, () => size);
+      await collected();
+      expect(stopped()).toBe(false); // below the cap: V8 may grow it
+      size = 8 * 1024 * 1024;
+      await collected();
+      expect(stopped()).toBe(true);
+      stop();
+      flags.mockClear();
+      capYoungGeneration(8 * 1024 * 1024, () => 16 * 1024 * 1024); // already over: stopped at once
+      expect(stopped()).toBe(true);
+    } finally {
+      flags.mockRestore();
+    }
   });
 });

@@ -6,13 +6,14 @@
  *   gives them back;
  * - the old generation is collected only when it reaches a limit set from its last size, so the
  *   garbage of 1,000 cells' renders stays on half-empty pages that are never released.
- * Node runs no collection while the process is idle (a browser does). So the notebook keeps the
- * young generation at its first size, and once its cells are done and it has been idle a moment,
+ * Node runs no collection while the process is idle (a browser does). So the notebook caps the
+ * young generation (capYoungGeneration), and once its cells are done and it has been idle a moment,
  * it runs one compacting collection, which moves the live objects together and returns the
  * emptied pages (when the heap grew 8 MB since the last: a few small cells are not worth the
  * pause). Measured (bench/tui.ts): 1,000 cells took the RSS from 77 to 130 MB before, to 78–85 MB
  * with both; the collection takes about 20–50 ms, once, while nothing runs.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -20,11 +21,36 @@ import vm from 'node:vm';
 export const IDLE_COLLECT_MS = 1000;
 
 /**
- * Keeps V8's young generation at its first size. Set before the notebook loads: a flag V8 reads
- * each time it would grow the semi-spaces (a flag that sizes the heap can only be given at start).
+ * The young generation's size (V8's new space, both semi-spaces) past which it no longer grows:
+ * 8 MB, from its first 1 MB. A young generation of 1 MB made a cell printing 100 MB run 400
+ * scavenges, each copying the text still waiting to be shown (half the notebook's time went to
+ * the collector); grown to V8's own limit of 32 MB, it would keep that much more for the rest of
+ * the session (V8 never gives it back).
  */
-export function keepYoungGenerationSmall(): void {
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
+export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
+
+const newSpaceBytes = () =>
+  v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+
+/**
+ * Lets the young generation grow up to `maxBytes` and no further: after each collection that
+ * leaves it at `maxBytes` or more, growth stops (`--semi-space-growth-factor`, a flag V8 reads each
+ * time it would grow; a flag that sizes the heap can only be given at start). Set before the
+ * notebook loads; returns what stops the watch.
+ */
+export function capYoungGeneration(maxBytes = YOUNG_GENERATION_BYTES, size = newSpaceBytes): () => void {
+  const stopGrowth = () => v8.setFlagsFromString('--semi-space-growth-factor=1');
+  if (size() >= maxBytes) {
+    stopGrowth();
+    return () => {};
+  }
+  const observer = new PerformanceObserver(() => {
+    if (size() < maxBytes) return;
+    stopGrowth();
+    observer.disconnect();
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }
 
 let collect: (() => void) | undefined;
