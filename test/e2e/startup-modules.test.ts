@@ -22,8 +22,19 @@ process.on('exit', () => {
 });
 `)}`;
 
+/**
+ * The caches of these calls are their own (the runner's cache is under $TMPDIR): the records of
+ * other tests' interpreters, written to the shared cache at the same time, would make a call here
+ * write its record again.
+ */
+const env = { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), 'omp-startup-caches-')) };
+
 function loadedBy(args: string[], input = ''): { files: string[]; stdout: string } {
-  const child = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], { input, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], {
+    input,
+    encoding: 'utf8',
+    env,
+  });
   const line = child.stderr.split('\n').find((l) => l.startsWith('loaded: '));
   expect(line, `no report; stderr: ${child.stderr}`).toBeDefined();
   return { files: JSON.parse((line as string).slice('loaded: '.length)), stdout: child.stdout };

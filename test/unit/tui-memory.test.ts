@@ -100,19 +100,19 @@ describe('idle-time collection', () => {
         observer.observe({ entryTypes: ['gc'] });
         collect();
       });
+    let size = 1024 * 1024;
+    const stop = capYoungGeneration(8 * 1024 * 1024, () => size);
     try {
-      let size = 1024 * 1024;
-      const stop = capYoungGeneration(8 * 1024 * 1024, () => size);
       await collected();
       expect(stopped()).toBe(false); // below the cap: V8 may grow it
       size = 8 * 1024 * 1024;
       await collected();
       expect(stopped()).toBe(true);
-      stop();
       flags.mockClear();
       capYoungGeneration(8 * 1024 * 1024, () => 16 * 1024 * 1024); // already over: stopped at once
       expect(stopped()).toBe(true);
     } finally {
+      stop(); // (before the mock goes: the real flag must not be set by this test)
       flags.mockRestore();
     }
   });

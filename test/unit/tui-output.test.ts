@@ -279,31 +279,55 @@ describe('text that waits to be made into rows', () => {
     );
   });
 
-  it('makes rows only for the lines that can still be kept when long lines fill the tail', () => {
-    // 2,000 lines of 5,000 characters, as 64 KB pipe reads, with a read of the rows every 40 of
-    // them (ten times a second): rows are made for the lines that may be kept, not for all of them,
-    // and they are the rows that reading after every line makes.
-    const text = `${'y'.repeat(5000)}\n`.repeat(2000);
-    const addPiece = vi.spyOn(OutputBuffer.prototype as unknown as { addPiece: () => void }, 'addPiece');
-    const batched = new OutputBuffer(nothingToSpill);
-    for (let at = 0, n = 1; at < text.length; at += 65_536, n++) {
-      batched.appendText('stdout', text.slice(at, at + 65_536));
-      if (n % 40 === 0) batched.snapshot();
+  /** Rows and lines left out as reading after every line makes them. */
+  const readLineByLine = (text: string, head = '') => {
+    const buffer = new OutputBuffer(nothingToSpill);
+    for (const line of (head + text).split(/(?<=\n)/)) {
+      buffer.appendText('stdout', line);
+      buffer.snapshot();
     }
-    batched.end();
+    buffer.end();
+    const { spill: _, ...output } = buffer.snapshot();
+    return output;
+  };
+  /** The same text as 64 KB pipe reads, the rows read every 40 of them (ten times a second); and how many rows were made. */
+  const readInBatches = (text: string, head = '') => {
+    const addPiece = vi.spyOn(OutputBuffer.prototype as unknown as { addPiece: () => void }, 'addPiece');
+    const buffer = new OutputBuffer(nothingToSpill);
+    if (head) buffer.appendText('stdout', head);
+    for (let at = 0, n = 1; at < text.length; at += 65_536, n++) {
+      buffer.appendText('stdout', text.slice(at, at + 65_536));
+      if (n % 40 === 0) buffer.snapshot();
+    }
+    buffer.end();
     const rowsMade = addPiece.mock.calls.length;
     addPiece.mockRestore();
-    const lineByLine = new OutputBuffer(nothingToSpill);
-    for (const line of text.split(/(?<=\n)/)) {
-      lineByLine.appendText('stdout', line);
-      lineByLine.snapshot();
-    }
-    lineByLine.end();
-    const { spill: _a, ...got } = batched.snapshot();
-    const { spill: _b, ...want } = lineByLine.snapshot();
-    expect(got).toEqual(want);
-    expect(got.omitted).toBeGreaterThan(1800);
+    const { spill: _, ...output } = buffer.snapshot();
+    return { output, rowsMade };
+  };
+  const numbered = (n: number, line: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => `${line(i)}\n`).join('');
+
+  it('makes rows only for the lines that can still be kept when long lines fill the tail', () => {
+    // 2,000 numbered lines of 5,000 characters: rows are made for the lines that may be kept, not
+    // for all of them, and they are the rows (the same lines) that reading after every line makes.
+    const text = numbered(2000, (i) => `${i} `.padEnd(5000, 'y'));
+    const { output, rowsMade } = readInBatches(text);
+    expect(output).toEqual(readLineByLine(text));
+    expect(output.omitted).toBeGreaterThan(1800);
     expect(rowsMade).toBeLessThan(1000);
+    // With a head of empty rows, the tail can keep almost all of the characters.
+    const head = '\n'.repeat(HEAD_ROWS);
+    expect(readInBatches(text, head).output).toEqual(readLineByLine(text, head));
+  });
+
+  it('counts a line by its row, not its length, at the character bound', () => {
+    // Lines much longer than their rows (rewritten with `\r`), and an emoji at the clamp (the row
+    // keeps 3,999 characters): the same rows as reading after every line.
+    const rewritten = numbered(1500, (i) => `${'a'.repeat(3000)}\r${i} b`);
+    expect(readInBatches(rewritten).output).toEqual(readLineByLine(rewritten));
+    const emoji = `short\n${numbered(400, (i) => `${i} `.padEnd(3999, 'e').concat('\u{1F600}', 'f'.repeat(1000)))}`;
+    expect(readInBatches(emoji).output).toEqual(readLineByLine(emoji));
   });
 
   it('shows colour and drops other escapes in rows, and keeps them all in the spill file', () => {
