@@ -130,7 +130,7 @@ export class OutputSink {
     this.carry = '';
     // Most output has neither a control character nor a `\r`: one scan says so, and then there is
     // nothing to clean up, nor any `\r` to look for again.
-    const plain = !CONTROL_OR_CR.test(text);
+    const plain = isPlainText(text);
     if (!plain) text = this.cleanUp(text);
     let start = 0;
     // Whole lines without `\r` go in one block (a print loop's output); the rest line by line.
@@ -201,8 +201,9 @@ export class OutputSink {
 
   /**
    * Commits a piece longer than the tail (and than what is left of the head), given as parts that
-   * are never joined: what is left of the head takes its start, the tail is its end alone, the middle (and the old tail) is dropped
-   * to the artifact, which gets the whole piece. The same outcome as commit() of the piece joined.
+   * are never joined: what is left of the head takes its start, the tail is its end alone, the
+   * middle (and the old tail) is dropped to the artifact, which gets the whole piece. The same
+   * outcome as commit() of the piece joined.
    */
   private commitLong(parts: string[], length: number) {
     this.totalChars += length;
