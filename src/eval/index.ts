@@ -61,16 +61,8 @@ export {
 export { type Logger, silentLogger, streamLogger } from './logger.js';
 export { ArtifactFile } from './output/artifact.js';
 export type { ImageOutput, StatusEvent } from './output/display.js';
-export {
-  cutPoint,
-  isPlainText,
-  OutputSink,
-  oneLine,
-  plainText,
-  resolveArtifact,
-  sanitize,
-  type Truncation,
-} from './output/outputSink.js';
+export { OutputSink, resolveArtifact, type Truncation } from './output/outputSink.js';
+export { cutPoint, isPlainText, oneLine, plainText, sanitize } from './output/text.js';
 export type {
   BridgeHandler,
   BridgeRequest,

@@ -15,7 +15,8 @@ import {
 import type { Session } from './executor/session.js';
 import { ExecutorError, type RunOptions, type SessionOptions } from './executor/types.js';
 import { LANGUAGE_LABEL } from './kernel/types.js';
-import { DEFAULT_SINK_LIMITS, OutputSink, oneLine, plainText, type SinkLimits } from './output/outputSink.js';
+import { DEFAULT_SINK_LIMITS, OutputSink, type SinkLimits } from './output/outputSink.js';
+import { oneLine, plainText } from './output/text.js';
 import { toolInputProblems } from './schemas/index.js';
 import { backendAvailability } from './settings.js';
 

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OutputSink, resolveArtifact, sanitize } from '../../src/eval/output/outputSink.js';
+import { OutputSink, resolveArtifact } from '../../src/eval/output/outputSink.js';
+import { sanitize } from '../../src/eval/output/text.js';
 
 function sinkOf(chunks: string[], limits = {}) {
   const sink = new OutputSink(limits);

@@ -28,8 +28,9 @@ import {
 } from '../../src/eval/output/artifact.js';
 import { ResultCollector } from '../../src/eval/output/collected.js';
 import { statusLine } from '../../src/eval/output/display.js';
-import { OutputSink, oneLine, plainText } from '../../src/eval/output/outputSink.js';
+import { OutputSink } from '../../src/eval/output/outputSink.js';
 import { isPrivateDir, privateDir } from '../../src/eval/output/privateDir.js';
+import { oneLine, plainText } from '../../src/eval/output/text.js';
 import { readConfigFile } from '../../src/eval/settings.js';
 import { renderToolText, toolSinkLimits } from '../../src/eval/tool.js';
 import { cellResult } from '../helpers/results.js';

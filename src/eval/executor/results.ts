@@ -3,7 +3,8 @@ import { constants } from 'node:os';
 import type { CellError, KernelExit, KernelLanguage as Language } from '../kernel/types.js';
 import { describeExit } from '../kernel/types.js';
 import type { ImageOutput, StatusEvent } from '../output/display.js';
-import { plainText, type Truncation } from '../output/outputSink.js';
+import type { Truncation } from '../output/outputSink.js';
+import { plainText } from '../output/text.js';
 
 export interface CellRequest {
   language?: Language;

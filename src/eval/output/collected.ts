@@ -5,7 +5,7 @@
  */
 import { ArtifactFile, megabytes } from './artifact.js';
 import type { ImageOutput, StatusEvent } from './display.js';
-import { cutPoint, plainText } from './outputSink.js';
+import { cutPoint, plainText } from './text.js';
 
 export interface CollectLimits {
   images: number;

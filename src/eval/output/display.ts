@@ -10,7 +10,7 @@
 import type { MimeBundle } from '../protocol/index.js';
 import { megabytes } from './artifact.js';
 import { htmlToMarkdown } from './html.js';
-import { cutPoint, oneLine } from './outputSink.js';
+import { cutPoint, oneLine } from './text.js';
 
 export { HTML_LIMIT, htmlToMarkdown, htmlToText } from './html.js';
 

@@ -7,6 +7,7 @@
  */
 import { ArtifactFile } from './artifact.js';
 import { cutPointOf, OpenLine, sliceOf } from './openLine.js';
+import { isPlainText, PARTIAL_ESCAPE, PARTIAL_ESCAPE_CAP, sanitize } from './text.js';
 
 export { artifactDir, resolveArtifact } from './artifact.js';
 
@@ -39,60 +40,6 @@ export interface Truncation {
   artifact?: string;
   artifactPath?: string;
   artifactError?: string;
-}
-
-/*
- * Escape sequences: CSI (ESC [ or 8-bit CSI, params, final), strings (OSC ESC ], DCS ESC P, SOS ESC X, PM ESC ^,
- * APC ESC _, ended by BEL or ST), and the rest (ESC, intermediates 0x20-0x2f, a final byte:
- * ESC c, ESC ( 0, ESC 7, ESC =, ESC # 8). A lone ESC is dropped by CONTROLS.
- */
-const ESCAPES = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
-const SGR = /^\x1b\[[0-9;:]*m$/;
-/* C0 controls other than \t, \n and \r (ESC included: whatever is left of it is junk); DEL; C1. */
-const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
-/* An escape sequence cut off at the end of a chunk. */
-const PARTIAL_ESCAPE = /\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]*|[ -/]*)$/;
-/* How long an unfinished escape sequence may wait for its end before it is dropped. */
-const PARTIAL_ESCAPE_CAP = 4096;
-
-/* Every escape sequence starts with a character of CONTROLS (ESC or CSI). */
-const ANY_CONTROL = new RegExp(CONTROLS.source);
-/* CONTROLS, or `\r`. */
-const CONTROL_OR_CR = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-const JUNK = new RegExp(`${ESCAPES.source}|${CONTROLS.source}`, 'g');
-
-/** Drops control characters and escape sequences, except colour (SGR). */
-export function sanitize(text: string): string {
-  // Most output has no control character at all: one quick scan says so.
-  if (!ANY_CONTROL.test(text)) return text;
-  return text.replace(JUNK, (seq) => (SGR.test(seq) ? seq : ''));
-}
-
-/** True when `text` has no control character and no `\r`: sanitize() returns it as it is, and no line of it is rewritten. */
-export function isPlainText(text: string): boolean {
-  return !CONTROL_OR_CR.test(text);
-}
-
-/** Caller text as plain text: every escape sequence and control character dropped (colour too). */
-export function plainText(text: string): string {
-  const lines = text.replace(/\r\n?/g, '\n');
-  return ANY_CONTROL.test(lines) ? lines.replace(JUNK, '') : lines;
-}
-
-/**
- * `at`, moved back one if it falls between the two halves of a surrogate pair (an emoji): a cut
- * there would leave half a character, which no UTF-8 encoder takes.
- */
-export function cutPoint(text: string, at: number): number {
-  if (at <= 0 || at >= text.length) return at;
-  const before = text.charCodeAt(at - 1);
-  return before >= 0xd800 && before <= 0xdbff ? at - 1 : at;
-}
-
-/** Caller text for one line (a header, a title): plain, whitespace runs as one space, at most `max` chars. */
-export function oneLine(text: string, max = 200): string {
-  const flat = plainText(text.replace(/[\r\n\t]+/g, ' ')).trim();
-  return flat.length > max ? `${flat.slice(0, cutPoint(flat, max - 1))}…` : flat;
 }
 
 export class OutputSink {
