@@ -155,6 +155,26 @@ describe("a cell's output in the notebook", () => {
     }
   });
 
+  it('takes nothing more into a line clamped before an emoji, however its text was read', () => {
+    // 3,999 characters, an emoji that does not fit, then more: the row keeps the 3,999.
+    const pieces = ['x'.repeat(MAX_LINE_CHARS - 1), '\u{1F600}', 'y', 'z\n'];
+    const rows = (read: (buffer: OutputBuffer) => void) => {
+      const buffer = new OutputBuffer(nothingToSpill);
+      read(buffer);
+      buffer.end();
+      return rowsOf(buffer.snapshot());
+    };
+    const whole = rows((b) => b.appendText('stdout', pieces.join('')));
+    expect(whole).toMatchObject([{ text: 'x'.repeat(MAX_LINE_CHARS - 1), cut: 4 }]);
+    const readEach = rows((b) => {
+      for (const piece of pieces) {
+        b.appendText('stdout', piece);
+        b.snapshot();
+      }
+    });
+    expect(readEach).toEqual(whole);
+  });
+
   it('writes no file for output that fits', () => {
     const buffer = new OutputBuffer(() => {
       throw new Error('no spill expected');

@@ -303,10 +303,13 @@ export class OutputBuffer {
   private clamped(row: TextRow, base: string, more: string, cut: number): TextRow {
     // (Never between the halves of a character outside the BMP, an emoji: a lone half would
     // show as a replacement character, and a notebook saved with it is no valid UTF-8.)
+    // A row cut already takes nothing more: its line was clamped before an emoji that did not fit.
     const room =
-      more.length <= MAX_LINE_CHARS - base.length
-        ? more.length
-        : cutPoint(more, Math.max(0, MAX_LINE_CHARS - base.length));
+      cut > 0
+        ? 0
+        : more.length <= MAX_LINE_CHARS - base.length
+          ? more.length
+          : cutPoint(more, Math.max(0, MAX_LINE_CHARS - base.length));
     const out: TextRow = {
       ...row,
       text: detached(room === more.length ? base + more : base + more.slice(0, room)),
