@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutputEvent, Session } from '../../src/eval/index.js';
 import { remoteKernelFactory } from '../../src/eval/remote/factory.js';
+import { FOREIGN_INTERRUPT } from '../../src/eval/remote/remoteCell.js';
 import { makeExecutor } from '../helpers/executor.js';
-import { freePort, type JupyterServer, startJupyterServer } from '../helpers/jupyter.js';
+import { freePort, type JupyterServer, runningKernels, startJupyterServer } from '../helpers/jupyter.js';
 import { waitFor } from '../helpers/kernel.js';
 import { startTcpProxy } from '../helpers/tcpProxy.js';
 
@@ -106,6 +107,28 @@ async function waitingCell(session: Session, whileWaiting: (flag: string) => voi
   return { result, events, flag };
 }
 
+describe('remote kernel: interrupted from outside', () => {
+  it('a cell interrupted through the server, not by omp-eval, says so', async () => {
+    const before = new Set(await runningKernels(server));
+    const ex = makeExecutor({ settings: { 'jupyter.url': server.url, 'jupyter.token': server.token } });
+    const s = await ex.session();
+    let interrupted: Promise<unknown> | undefined;
+    const { result, flag } = await waitingCell(s, () => {
+      interrupted = runningKernels(server).then((ids) => {
+        const id = ids.find((k) => !before.has(k));
+        return server.rest('POST', `api/kernels/${id}/interrupt`);
+      });
+    });
+    writeFileSync(flag, '');
+    expect(await interrupted).toMatchObject({ status: 204 });
+    expect(result?.error?.ename).toBe('KeyboardInterrupt');
+    expect(result?.text).toContain(FOREIGN_INTERRUPT);
+    // A cell omp-eval interrupts itself has no such note.
+    const mine = await s.run([{ ...py('import time\ntime.sleep(60)'), timeout: 1 }]);
+    expect(mine[0]?.text).not.toContain(FOREIGN_INTERRUPT);
+  });
+});
+
 describe('remote kernel: a server that goes away mid-cell', () => {
   it('the server stopping ends the cell with an error, and the next cell says why it cannot run', async () => {
     const own = await startJupyterServer();
@@ -116,8 +139,13 @@ describe('remote kernel: a server that goes away mid-cell', () => {
       stopped = own.stop();
     });
     expect(result?.status).toBe('error');
-    expect(['KernelDied', 'ConnectionLost']).toContain(result?.error?.ename);
-    expect(result?.error?.evalue).toMatch(`Jupyter server at 127.0.0.1:${own.port}`);
+    // The server interrupts its kernels before it stops them: the interrupt's error may come
+    // before the connection goes, and the cell then says who interrupted it.
+    if (result?.error?.ename === 'KeyboardInterrupt') expect(result.text).toContain(FOREIGN_INTERRUPT);
+    else {
+      expect(['KernelDied', 'ConnectionLost']).toContain(result?.error?.ename);
+      expect(result?.error?.evalue).toMatch(`Jupyter server at 127.0.0.1:${own.port}`);
+    }
     await stopped;
     const [next] = await s.run([py('1+1')]);
     expect(next?.error?.evalue).toMatch(`cannot reach the Jupyter server at 127.0.0.1:${own.port}`);

@@ -28,6 +28,10 @@ export interface SentCellHandlers {
   replied(reply: ExecuteReply): void;
 }
 
+/** A cell's note when its kernel was interrupted from outside omp-eval. */
+export const FOREIGN_INTERRUPT =
+  'The kernel was interrupted, but not by omp-eval: by another client of the Jupyter server, or by the server shutting the kernel down (it interrupts a kernel before it stops it).';
+
 export class RemoteCell {
   /** The kernel began running it (execute_input, or its first busy status or output). */
   started = false;
@@ -154,6 +158,10 @@ export class RemoteCell {
       this.error = errorOf(frame);
       this.emit(frame);
     }
+    // Someone else interrupted the kernel: another client of the server, or the server itself,
+    // which interrupts a kernel before it shuts it down. The cell says so: nobody here asked.
+    if (!ok && !this.interrupted && this.error?.ename === 'KeyboardInterrupt')
+      this.emit({ type: 'stderr', id: this.id, data: `[${FOREIGN_INTERRUPT}]\n` });
     const executionCount = typeof reply.execution_count === 'number' ? reply.execution_count : lastCount;
     const cancelled = reply.status === 'aborted' || (this.interrupted && !ok);
     return this.done(ok, executionCount, cancelled, false);
