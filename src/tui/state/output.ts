@@ -259,6 +259,8 @@ export class OutputBuffer {
     return this.tail.length > this.tailStart ? this.tail.at(-1) : this.head.at(-1);
   }
 
+  // (No eviction for a row grown here, the open line, which a `\r` may shorten again: the next row
+  // pushed evicts, as reading whole lines would. Until then KEPT_CHARS may be one row over.)
   private replaceLast(row: Row): void {
     const old = this.last();
     if (old) this.keptChars -= rowChars(old);
@@ -379,10 +381,6 @@ export class OutputBuffer {
 /** All rows, in order, with the place of the rows left out. */
 export function rowsOf(output: Output): Row[] {
   return [...output.head, ...output.tail];
-}
-
-export function rowCount(output: Output): number {
-  return output.head.length + output.tail.length;
 }
 
 /** Where the rest of the output is, for the note under a cell. */
