@@ -131,6 +131,10 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     }
     if (typeof text !== 'string')
       text = typeof err.stack === 'string' ? err.stack : `${err.name}: ${err.message}`;
+    // util.inspect brackets an error whose stack has no frames ([SyntaxError: ...]), as a syntax
+    // error's: shown bare, as Node prints it (its properties, if any, still follow).
+    const stack = typeof err.stack === 'string' ? err.stack : '';
+    if (stack && text.startsWith(`[${stack}]`)) text = stack + text.slice(stack.length + 2);
     return withoutRunnerFrames(text, runnerPaths).split('\n');
   }
 

@@ -109,7 +109,8 @@ function exportError(code, statement) {
   const err = new SyntaxError(
     `export statements are not supported in a cell (line ${loc.line}); declare the name instead`,
   );
-  err.cellTransform = true; // our message: the runner reports it as it is
+  // Our message: the runner reports it as it is. (Not enumerable: util.inspect would show it.)
+  Object.defineProperty(err, 'cellTransform', { value: true });
   throw err;
 }
 

@@ -134,6 +134,13 @@ describe('js kernel: cells', () => {
     const syntax = await run(k, 'let ok = 1;\nlet bad = ;');
     expect(syntax.outcome.error?.ename).toBe('SyntaxError');
     expect(syntax.outcome.error?.traceback.join('\n')).toContain('Cell In[4]:2');
+    // Shown as Node shows it: no brackets around it (util.inspect's for an error without frames).
+    expect(syntax.outcome.error?.traceback.at(-1)).toBe("SyntaxError: Unexpected token ';'");
+    expect(syntax.outcome.error?.traceback[0]).toBe('Cell In[4]:2');
+    const exported = await run(k, 'export const z = 1');
+    expect(exported.outcome.error?.traceback).toEqual([
+      'SyntaxError: export statements are not supported in a cell (line 1); declare the name instead',
+    ]);
     // A thrown non-error value.
     expect((await run(k, 'throw 42')).outcome.error).toMatchObject({ ename: 'Uncaught', evalue: '42' });
     // An error in a callback after its cell ended is printed, and the kernel lives on.
