@@ -462,7 +462,7 @@ describe('omp-eval tool', () => {
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout).problems).toEqual([
       'cells[0].language must be "py" or "js", got "rust"',
-      'cells[0].code must be a string, got number',
+      'cells[0].code must be a string, got 1',
     ]);
   });
 

@@ -260,8 +260,8 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
       /"session" must be a name/,
       /unknown field "extra" \(accepted: "cells", "session"\)/,
       /cells\[0\]\.language must be "py" or "js", got "rb"/,
-      /cells\[0\]\.code must be a string, got number/,
-      /cells\[0\]\.timeout must be a positive number of seconds/,
+      /cells\[0\]\.code must be a string, got 3/,
+      /cells\[0\]\.timeout must be a positive number of seconds \(clamped to 1\.\.3600\), got -1/,
     ])
       expect(text).toMatch(problem);
     expect(textOf(await client.callTool({ name: 'eval', arguments: { cells: [] } }))).toMatch(

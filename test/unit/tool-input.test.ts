@@ -36,13 +36,13 @@ describe('validateToolInput', () => {
     ).toEqual([
       'cells[0] must be an object with "language" and "code", got "print(1)"',
       'cells[1].language must be "py" or "js", got nothing',
-      'cells[1].code must be a string, got number',
+      'cells[1].code must be a string, got 1',
       'cells[2] has unknown field "lang" (allowed: language, code, title, timeout, reset)',
       'cells[2].language must be "py" or "js", got "rb"',
-      'cells[2].title must be a string, got number',
+      'cells[2].title must be a string, got 3',
       'cells[2].timeout must be a positive number of seconds (clamped to 1..3600), got "soon"',
       'cells[2].reset must be true or false, got "yes"',
-      'cells[3].timeout must be a positive number of seconds (clamped to 1..3600), got number',
+      'cells[3].timeout must be a positive number of seconds (clamped to 1..3600), got -2',
     ]);
   });
 });

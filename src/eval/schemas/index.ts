@@ -15,6 +15,8 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `"${v.slice(0, 40)}"`;
+  // (A number's value: a timeout of -5 or 0 is wrong by its value, not its type.)
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return typeof v;
 }
 
