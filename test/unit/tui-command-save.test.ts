@@ -31,6 +31,21 @@ describe('/save', () => {
     ]);
   });
 
+  it('reads ~/ as the home directory, as a shell does', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'omp-save-home-'));
+    const was = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const { ctx, did } = commandContext('~/tilde.py', [cell]);
+      ctx.cwd = () => tmpdir();
+      await saveCommand.run(ctx);
+      expect(readFileSync(join(home, 'tilde.py'), 'utf8')).toBe('# %%\nx = 1\n');
+      expect(did.printed).toEqual([`Saved the session as a script: ${join(home, 'tilde.py')}`]);
+    } finally {
+      process.env.HOME = was;
+    }
+  });
+
   it("writes a relative name under the kernel's working directory, which %cd moved", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-save-cd-'));
     const { ctx, did } = commandContext('moved.py', [cell]);

@@ -1,10 +1,13 @@
-import { isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { saveSession } from '../lib/save.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
 /** Saves the session; an existing file is replaced only when `replace` (`/save!`). */
 function save(ctx: CommandContext, replace: boolean): void {
-  const file = ctx.args.trim();
+  const typed = ctx.args.trim();
+  // `~/x.py` is in the home directory, as a shell (and IPython's %save) reads it.
+  const file = typed === '~' || typed.startsWith('~/') ? join(homedir(), typed.slice(1)) : typed;
   const name = replace ? 'save!' : 'save';
   if (!file) {
     ctx.print(`usage: /${name} FILE.py or /${name} FILE.ipynb`);
@@ -19,7 +22,7 @@ function save(ctx: CommandContext, replace: boolean): void {
     ctx.print(`Saved the session as a ${kind}: ${path}`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      ctx.print(`${path} exists and was left as it is; /save! ${file} replaces it`);
+      ctx.print(`${path} exists and was left as it is; /save! ${typed} replaces it`);
       return;
     }
     ctx.print(`Could not save ${path}: ${(err as Error).message}`);
