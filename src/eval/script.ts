@@ -2,7 +2,7 @@
  * Splits a Python script into cells as Jupytext reads it: `# %%` lines (the percent format of
  * VS Code, Spyder and Jupytext; `# %%time` is a commented magic, not a marker), `# In[ ]:` or
  * `# In[1]` (nbconvert's script export) and `# <codecell>` (the old IPython format); a JavaScript
- * one on `// %%`.
+ * one on `// %%`. A marker inside a Python triple-quoted string is text, as for Jupytext.
  */
 export interface ScriptCell {
   code: string;
@@ -30,9 +30,45 @@ function marker(line: string, language: CellLanguage): { title: string; markdown
   return undefined;
 }
 
+/**
+ * Whether each line begins inside a Python triple-quoted string, where a `# %%` is text, not a
+ * marker (as Jupytext reads it). Quotes inside a one-line string or after a `#` comment open
+ * nothing; a backslash escapes the next character.
+ */
+export function quotedLines(lines: readonly string[]): boolean[] {
+  let triple: string | undefined;
+  return lines.map((line) => {
+    const quoted = triple !== undefined;
+    let single: string | undefined;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i] as string;
+      if (triple !== undefined || single !== undefined) {
+        if (c === '\\') i++;
+        else if (triple !== undefined && line.startsWith(triple, i)) {
+          triple = undefined;
+          i += 2;
+        } else if (c === single) single = undefined;
+      } else if (c === '#') break;
+      else if (c === '"' || c === "'") {
+        if (line.startsWith(c.repeat(3), i)) {
+          triple = c.repeat(3);
+          i += 2;
+        } else single = c;
+      }
+    }
+    return quoted;
+  });
+}
+
+/** The marker each line is, if any (none inside a Python string). */
+function markers(lines: readonly string[], language: CellLanguage) {
+  const quoted = language === 'py' ? quotedLines(lines) : [];
+  return lines.map((line, i) => (quoted[i] ? undefined : marker(line.replace(/\r$/, ''), language)));
+}
+
 /** Whether a script (a paste, say) has cell markers at all. */
 export function hasCellMarkers(source: string, language: CellLanguage = 'py'): boolean {
-  return source.split('\n').some((line) => marker(line.replace(/\r$/, ''), language) !== undefined);
+  return markers(source.split('\n'), language).some((found) => found !== undefined);
 }
 
 export function splitCells(source: string, language: CellLanguage = 'py'): ScriptCell[] {
@@ -57,12 +93,13 @@ export function splitCells(source: string, language: CellLanguage = 'py'): Scrip
       });
     }
   };
+  const found = markers(lines, language);
   lines.forEach((text, i) => {
-    const found = marker(text, language);
-    if (found) {
+    const marked = found[i];
+    if (marked) {
       flush();
-      const title = found.title.replace(/\[[^\]]*\]/g, '').trim();
-      current = { ...(title ? { title } : {}), line: i + 2, lines: [], markdown: found.markdown };
+      const title = marked.title.replace(/\[[^\]]*\]/g, '').trim();
+      current = { ...(title ? { title } : {}), line: i + 2, lines: [], markdown: marked.markdown };
     } else {
       current.lines.push(text);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasCellMarkers, splitCells } from '../../src/eval/script.js';
+import { hasCellMarkers, quotedLines, splitCells } from '../../src/eval/script.js';
 
 describe('cell markers as Jupytext reads them', () => {
   it('takes "# %%magic" for a commented magic, not a marker', () => {
@@ -14,6 +14,36 @@ describe('cell markers as Jupytext reads them', () => {
     const old = splitCells('# <codecell>\na = 1\n# <markdowncell>\n# Some *text*\n# <codecell>\nb = 2');
     expect(old.map((c) => c.code)).toEqual(['a = 1', 'b = 2']);
     expect(hasCellMarkers('x = 1\n# <codecell>\ny = 2')).toBe(true);
+  });
+
+  it('takes no marker inside a triple-quoted string, as Jupytext', () => {
+    const script = 's = """\n# %% not a cell\n"""\nprint(repr(s))';
+    expect(splitCells(script).map((c) => c.code)).toEqual([script]);
+    expect(hasCellMarkers(script)).toBe(false);
+    // After the string ends, a marker is one again; quotes in one-line strings or comments open nothing.
+    const mixed = [
+      'def f():',
+      "    '''Docs.",
+      '# %% inside',
+      "    '''",
+      '# %% second',
+      "a = \"'''\"  # '''",
+      'b = \'x\\\'"""\'',
+      '# %% third',
+      'c = 1',
+    ].join('\n');
+    expect(splitCells(mixed).map((c) => c.title ?? '')).toEqual(['', 'second', 'third']);
+    expect(quotedLines(mixed.split('\n'))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('keeps // %%x inside a JavaScript cell', () => {
