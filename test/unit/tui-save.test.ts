@@ -188,6 +188,32 @@ describe('saving the session as a notebook', () => {
     expect(toScript(cells)).toContain('# %%\n%%js\n[1, 2].map');
   });
 
+  it('saves what threads printed between cells with the cell before, as the screen shows it', async () => {
+    let state = reducer(initialState({ state: 'idle', cwd: '/', mode: 'session' }), {
+      type: 'submit',
+      cells: [
+        { code: 'start_thread()', language: 'py' },
+        { code: '2 + 2', language: 'py' },
+      ],
+    });
+    const finish = async (id: number, events: Parameters<CellEvents['onEvent']>[0][]) => {
+      state = reducer(state, { type: 'start', id, at: 0 });
+      const output = await outputOf(events);
+      state = reducer(state, { type: 'finish', id, status: 'ok', durationMs: 1, output, counted: true });
+    };
+    await finish(1, [{ kind: 'stdout', text: 'bg 0\npartial' }]);
+    state = reducer(state, { type: 'info', text: 'bg 1\nbg 2', stream: 'stdout' });
+    state = reducer(state, { type: 'info', text: 'a message of the notebook' });
+    await finish(2, [{ kind: 'stdout', text: 'four\n' }]);
+    state = reducer(state, { type: 'info', text: 'LATE', stream: 'stdout' });
+    const nb = JSON.parse(toNotebook(state.done, { language: 'py' }));
+    expect(nb.cells.map((c: { outputs: unknown }) => c.outputs)).toEqual([
+      [{ output_type: 'stream', name: 'stdout', text: ['bg 0\n', 'partial\n', 'bg 1\n', 'bg 2\n'] }],
+      [{ output_type: 'stream', name: 'stdout', text: ['four\n', 'LATE\n'] }],
+    ]);
+    expect(nb.cells.map((c: { id: string }) => c.id)).toEqual(['cell-1', 'cell-2']);
+  });
+
   it("names a remote kernel's own kernelspec and kernel_info language, whatever its language", async () => {
     const languageInfo = { name: 'R', version: '4.3.1', file_extension: '.r', mimetype: 'text/x-r-source' };
     const kernelspec = { name: 'ir', display_name: 'R', language: 'R' };

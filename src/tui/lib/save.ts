@@ -188,22 +188,66 @@ export function toNotebook(cells: readonly CellView[], session: SessionInfo = { 
       session.remote && session.language === 'py'
         ? remoteMetadata(session.remote)
         : KERNELS[session.language](version),
-    cells: codeCells(cells).map((c, i) => {
-      const { source, foreign } = cellSource(c, session.language);
-      const metadata: Record<string, unknown> = {};
-      if (c.title) metadata.title = c.title;
-      if (foreign) metadata.omp_eval = { language: c.language };
-      return {
-        cell_type: 'code',
-        id: `cell-${i + 1}`,
-        execution_count: c.executionCount ?? null,
-        metadata,
-        source: sourceLines(source),
-        outputs: outputsOf(c.output, c.executionCount),
-      };
-    }),
+    cells: notebookCells(cells, session.language),
   };
   return `${JSON.stringify(notebook, null, 1)}\n`;
+}
+
+interface NotebookCell {
+  outputs: unknown[];
+  [field: string]: unknown;
+}
+
+/**
+ * The code cells as nbformat's. What threads printed between cells (shown as a block of its own)
+ * is saved with the cell before it, as Jupyter keeps a thread's output in a cell's outputs.
+ */
+function notebookCells(cells: readonly CellView[], language: CellLanguage): NotebookCell[] {
+  const saved: NotebookCell[] = [];
+  for (const c of cells) {
+    if (c.kind === 'info') {
+      const before = saved.at(-1);
+      if (c.background && before) appendOutputs(before.outputs, outputsOf(c.output));
+      continue;
+    }
+    if (c.status === 'skipped') continue;
+    const { source, foreign } = cellSource(c, language);
+    const metadata: Record<string, unknown> = {};
+    if (c.title) metadata.title = c.title;
+    if (foreign) metadata.omp_eval = { language: c.language };
+    saved.push({
+      cell_type: 'code',
+      id: `cell-${saved.length + 1}`,
+      execution_count: c.executionCount ?? null,
+      metadata,
+      source: sourceLines(source),
+      outputs: outputsOf(c.output, c.executionCount),
+    });
+  }
+  return saved;
+}
+
+type StreamOutput = { output_type: 'stream'; name: string; text: string[] };
+const isStream = (o: unknown): o is StreamOutput => (o as StreamOutput)?.output_type === 'stream';
+
+/** Text lines whose last ends with a newline, as a block of lines shows it. */
+function closed(text: readonly string[]): string[] {
+  const last = text.at(-1);
+  return last === undefined || last.endsWith('\n') ? [...text] : [...text.slice(0, -1), `${last}\n`];
+}
+
+/** `more` after `outputs`: a stream joined to a stream of the same name before it, as Jupyter joins them. */
+function appendOutputs(outputs: unknown[], more: unknown[]): void {
+  for (const output of more) {
+    const last = outputs.at(-1);
+    if (!isStream(output)) outputs.push(output);
+    else if (isStream(last) && last.name === output.name)
+      outputs[outputs.length - 1] = {
+        ...last,
+        text: sourceLines([...closed(last.text), ...closed(output.text)].join('')),
+      };
+    else outputs.push({ ...output, text: closed(output.text) });
+  }
 }
 
 /**
