@@ -47,6 +47,65 @@ class KeyCompletion(unittest.TestCase):
             self.assertEqual(full(code), sorted(shell.complete(code)[1]), code)
 
 
+class MagicAndPathCompletion(unittest.TestCase):
+    """Magic names after `%`, paths in a magic's or a command's argument and in a string: through
+    the kernel's complete request, and the same as IPython's completer where it is installed."""
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+
+        cls.dir = tempfile.mkdtemp(prefix="omp-complete-")
+        os.mkdir(os.path.join(cls.dir, "datadir"))
+        for name in ("data.csv", "dance.py"):
+            open(os.path.join(cls.dir, name), "w").close()
+        cls.kernel = Kernel()
+        cls.kernel.run("d = {'alpha': 1}")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kernel.close()
+
+    def cases(self):
+        base = self.dir + "/da"
+        every = [base + "nce.py", base + "ta.csv", base + "tadir/"]
+        return {
+            "%ti": ["%time", "%%time", "%timeit", "%%timeit"],
+            "%%ti": ["%%time", "%%timeit"],
+            "!ls " + base: every,
+            "x = !ls -l " + base: every,
+            "%cd " + base: [base + "tadir/"],
+            "%run " + base: [base + "nce.py", base + "tadir/"],
+            'open("' + base: every,
+        }
+
+    def complete(self, code):
+        reply = self.kernel.request({"type": "complete", "id": "q", "code": code, "cursor": len(code)}, "complete_reply")
+        return reply["matches"], reply["start"]
+
+    def test_magics_and_paths(self):
+        for code, expected in self.cases().items():
+            matches, start = self.complete(code)
+            self.assertEqual(matches, expected, code)
+            typed = code.rsplit(" ", 1)[-1].rsplit('"', 1)[-1]
+            self.assertEqual(start, len(code) - len(typed), code)
+
+    def test_names_in_a_magic_whose_argument_is_code_and_keys_still(self):
+        self.assertTrue(any(m.startswith("d.keys") for m in self.complete("%timeit d.ke")[0]))
+        self.assertEqual(self.complete('d["al')[0], ['alpha"]'])
+
+    def test_agrees_with_ipythons_completer(self):
+        try:
+            from IPython.core.interactiveshell import InteractiveShell
+        except ImportError:
+            self.skipTest("IPython is not installed in this Python")
+        shell = InteractiveShell.instance()
+        for code, expected in self.cases().items():
+            if code.startswith("%run"):
+                continue  # (IPython's lists .py files only by a relative name)
+            self.assertEqual(shell.complete("", code, len(code))[1], expected, code)
+
+
 class Variables(unittest.TestCase):
     def test_names_types_summaries_and_shapes_as_whos(self):
         class Matrix(object):

@@ -8,14 +8,24 @@ _INDENT = re.compile(r"^[ \t]+")
 _KEY = re.compile(r"""(?P<expr>[^\W\d][\w.]*)\s*\[\s*(?P<prefix>[bB]?)(?P<quote>['"]?)(?P<typed>[^'"\]]*)$""")
 
 
-def completions(code, cursor, namespace):
+def completions(code, cursor, namespace, magics=None):
     """(matches, start): the keys of a mapping inside `d["…` (as IPython's dict-key completer),
-    else jedi when it is installed, else rlcompleter over the namespace. Only names that extend
-    what was typed, without duplicates."""
+    magic names after `%` (`magics()`: the line and cell magics' names, and those whose argument
+    is code), paths in a magic's or a shell command's arguments and inside a string, else jedi
+    when it is installed, else rlcompleter over the namespace. Only names that extend what was
+    typed, without duplicates."""
     keys = key_completions(code, cursor, namespace)
     if keys is not None:
         return keys
     before = code[:cursor]
+    line = before[before.rfind("\n") + 1 :]
+    magic = _MAGIC.match(line)
+    if magic and magics is not None:
+        return _magic_completions(magic.group(1), magic.group(2), magics), cursor - len(magic.group(0).lstrip())
+    word = _path_word(line, magics)
+    if word is not None:
+        arg = _COMMAND_ARG.match(line)
+        return _paths(word, arg.group("magic") if arg else None), cursor - len(word)
     token = _TOKEN.search(before).group(0)
     try:
         import jedi  # noqa: F401 - optional
@@ -32,6 +42,57 @@ def completions(code, cursor, namespace):
     seen = set()
     unique = [m for m in matches if m.startswith(token) and not (m in seen or seen.add(m))]
     return unique[:200], cursor - len(token)
+
+
+_MAGIC = re.compile(r"^\s*(%%?)(\w*)$")
+# A magic's or a shell command's argument being typed: `%cd /tm`, `!ls da`, `files = !ls da`.
+_COMMAND_ARG = re.compile(r"^\s*(?:\w+\s*=\s*)?(?:%%?(?P<magic>\w+)|!!?\S+)\s(?:.*\s)?(?P<word>\S*)$")
+# A string literal left open on the line: its text so far.
+_OPEN_STRING = re.compile(r"""(?P<quote>['"])(?P<word>[^'"\s]*)$""")
+
+
+def _magic_completions(sign, typed, magics):
+    """As IPython: after `%`, the line magics then the cell magics that start with what was typed;
+    after `%%`, the cell magics."""
+    line_names, cell_names, _ = magics()
+    found = [("%%", n) for n in cell_names if n.startswith(typed)]
+    if sign == "%":
+        found += [("%", n) for n in line_names if n.startswith(typed)]
+    return [prefix + name for prefix, name in sorted(found, key=lambda f: (f[1], len(f[0])))]
+
+
+def _path_word(line, magics):
+    """The path being typed at the end of `line` (an argument of a magic or a shell command, or
+    the text of a string left open), or None when the cursor is at neither. A magic whose argument
+    is code (%timeit x.ap) completes names."""
+    arg = _COMMAND_ARG.match(line)
+    if arg:
+        code_magics = magics()[2] if magics is not None else ()
+        return None if arg.group("magic") in code_magics else arg.group("word")
+    string = _OPEN_STRING.search(line)
+    if string and line[: string.start()].count(string.group("quote")) % 2 == 0:
+        return string.group("word")
+    return None
+
+
+# As IPython's: %cd takes a directory, %run a directory or a script.
+_PATH_KINDS = {"cd": (), "pushd": (), "run": (".py", ".ipy", ".ipynb")}
+
+
+def _paths(word, magic=None):
+    """Files and directories whose path starts with `word` (`~` is the home directory; relative to
+    the kernel's working directory), a directory with its `/`."""
+    import glob
+    import os
+
+    suffixes = _PATH_KINDS.get(magic)
+    expanded = os.path.expanduser(word)
+    matches = []
+    for path in sorted(glob.glob(glob.escape(expanded) + "*"))[:200]:
+        directory = os.path.isdir(path)
+        if directory or suffixes is None or path.endswith(suffixes):
+            matches.append(word + path[len(expanded) :] + ("/" if directory else ""))
+    return matches
 
 
 def _lookup(expr, namespace):

@@ -143,6 +143,12 @@ class Kernel(object):
         helper.__name__ = "__omp_%s__" % name
         return helper
 
+    def _magic_names(self):
+        """The line and cell magics' names, and those whose argument is code (for completion)."""
+        registry = self.load_magics().reg
+        code = set(registry.no_expand) | {"time", "timeit", "prun"}
+        return list(registry.line), list(registry.cell) + list(registry.front_end_cells), code
+
     def load_magics(self):
         if self.magics is None:
             from .magics import Magics
@@ -276,7 +282,7 @@ class Kernel(object):
         matches, start = [], cursor
         self.interrupts.start_cell()
         try:
-            matches, start = completions(code, cursor, self.executor.user_ns)
+            matches, start = completions(code, cursor, self.executor.user_ns, self._magic_names)
         except KeyboardInterrupt:
             pass
         finally:
