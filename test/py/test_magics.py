@@ -50,7 +50,27 @@ class Reset(MagicsTestCase):
         self.assertEqual(self.run_cell("%reset -f dhist").stdout, "Flushing directory history\n")
         self.assertIn("Don't know how to reset  nothing", self.run_cell("%reset -f nothing").stdout)
         self.run_cell("%reset -f")
-        self.assertEqual(self.run_cell("len(In), callable(agent)").plain, "(2, True)")
+        # (The input history stays: twelve cells, and In[0].)
+        self.assertEqual(self.run_cell("len(In), callable(agent)").plain, "(13, True)")
+
+    def test_history_leaves_out_the_numbers_this_kernel_never_ran(self):
+        # A kernel started anew at the notebook's cell 8 (a restart), and a JavaScript cell at 10.
+        self.run_cell("c = 3", cellNumber=8)
+        self.run_cell("for i in range(2):\n\tc += i", cellNumber=9)
+        self.assertEqual(
+            self.run_cell("%history -n", cellNumber=11).stdout,
+            "   8: c = 3\n   9:\nfor i in range(2):\n    c += i\n  11: %history -n\n",
+        )
+
+    def test_reset_keeps_the_input_history_as_ipython_does(self):
+        self.run_cell("a = 1")
+        self.run_cell("b = 2")
+        self.run_cell("%reset -f")
+        self.assertEqual(self.run_cell("In[1:3]").plain, "['a = 1', 'b = 2']")
+        self.assertEqual(
+            self.run_cell("%history -n").stdout.split("\n")[:5],
+            ["   1: a = 1", "   2: b = 2", "   3: %reset -f", "   4: In[1:3]", "   5: %history -n"],
+        )
 
     def test_xdel_and_who_ls(self):
         self.run_cell("x = [1]\ny = 2\nx")
@@ -226,7 +246,7 @@ class Files(MagicsTestCase):
         self.assertEqual(self.run_cell("m").stdout, "12\n")
         self.assertIn("1: a = 10", self.run_cell("%history -n 1").stdout)
         # -l N: the last N inputs before this one; -g PATTERN: those that match it
-        self.assertEqual(self.run_cell("%history -n -l 2").stdout, "  5: m\n  6: %history -n 1\n")
+        self.assertEqual(self.run_cell("%history -n -l 2").stdout, "   5: m\n   6: %history -n 1\n")
         self.assertEqual(self.run_cell("%hist -g a +").stdout, "a += 1\n")
         self.run_cell("%save out.py 1-2")
         self.assertEqual(read(os.path.join(self.dir, "out.py")), "# coding: utf-8\na = 10\na += 1\n")

@@ -82,13 +82,17 @@ def register(reg):
         opts, spec = parse_options(arg, "noplg", "f")
         lines = []
         for number, source in chosen(opts, spec):
-            text = source.rstrip("\n")
+            # As IPython prints them (tabs as four spaces; a number, then the input on its line, or
+            # below it when it has several). An input this kernel never saw (a JavaScript cell's
+            # number, a cell before a restart) is no line at all.
+            text = source.expandtabs(4).rstrip()
+            if not text:
+                continue
+            multiline = "\n" in text
             if opts.get("p"):
-                text = ">>> " + text.replace("\n", "\n... ")
-                if "\n" in source.rstrip("\n"):
-                    text += "\n..."
+                text = ">>> " + text.replace("\n", "\n... ") + ("\n..." if multiline else "")
             if opts.get("n"):
-                text = "%3d: %s" % (number, text.replace("\n", "\n" + " " * 5))
+                text = "%s:%s%s" % (str(number).rjust(4), "\n" if multiline else " ", text)
             lines.append(text)
             if opts.get("o") and number in api.Out:
                 lines.append(repr(api.Out[number]))

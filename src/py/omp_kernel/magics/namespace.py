@@ -140,7 +140,7 @@ def _hard_reset(api, reg):
     for name in list(ns):
         if name not in keep:
             del ns[name]
-    del api.In[1:]
+    # (The input history stays, as IPython's %reset keeps it: `%reset in` flushes it.)
     api.Out.clear()
     api.reset_underscores()
     dh = api.dir_history
