@@ -70,6 +70,18 @@ function renderer(width: number, color: boolean): Marked {
 
   const overrides: MarkedExtension = {
     renderer: {
+      // marked-terminal renders a text token as its raw text: a list item's text (whose inline
+      // tokens hold its **bold**, `code` and links) stayed markup. Parsed as marked's own does.
+      text(token) {
+        return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+      },
+      // A task's checkbox is a token of its item (marked 15 on), and marked-terminal draws one
+      // too: one is enough. (Its list renders its items itself, not through `listitem`.)
+      list(token) {
+        for (const item of token.items)
+          if (item.task) item.tokens = item.tokens.filter((t) => t.type !== 'checkbox');
+        return false;
+      },
       // Links as "text (href)": terminal hyperlinks would be invisible to width measuring.
       link(token) {
         const text = this.parser.parseInline(token.tokens);

@@ -66,6 +66,18 @@ describe('renderMarkdown', () => {
     );
   });
 
+  it('renders inline markup inside list items as in paragraphs', () => {
+    const md = '- list **bold** and `code` and [link](http://x.y)\n1. num *em*\n- [ ] task **done**';
+    expect(renderMarkdown(md, 80, { color: false })).toBe(
+      ['  * list bold and code and link (http://x.y)', '', '  1. num em', '', '  * [ ]  task done'].join(
+        '\n',
+      ),
+    );
+    const coloured = renderMarkdown('- a **bold** item', 80, { color: true });
+    expect(coloured).toContain(`${ESC}[1mbold${ESC}[22m`);
+    expect(coloured).not.toContain('**');
+  });
+
   it('styles with ANSI when colour is on, and writes no escape at all when it is off', () => {
     const coloured = renderMarkdown('## Head\n\n**bold** `code`\n\n```python\nx = 1\n```', 40, {
       color: true,
