@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CellEvents } from '../../src/tui/lib/cellEvents.js';
 import { toNotebook, toScript } from '../../src/tui/lib/save.js';
-import type { Output } from '../../src/tui/state/output.js';
+import { type Output, textOutput } from '../../src/tui/state/output.js';
 import { type CellView, initialState, reducer } from '../../src/tui/state/reducer.js';
 
 const PNG =
@@ -186,6 +186,30 @@ describe('saving the session as a notebook', () => {
     const nb = JSON.parse(toNotebook(cells, { language: 'py' }));
     expect(nb.cells.map((c: { execution_count: number }) => c.execution_count)).toEqual([1, 2, 3, 4, 5]);
     expect(toScript(cells)).toContain('# %%\n%%js\n[1, 2].map');
+  });
+
+  it('keeps the cells a failure left unrun, as typed, with no count and no outputs', () => {
+    let state = reducer(initialState({ state: 'idle', cwd: '/', mode: 'session' }), {
+      type: 'submit',
+      cells: [
+        { code: '1/0', language: 'py' },
+        { code: 'never = 1', language: 'py' },
+      ],
+    });
+    state = reducer(state, { type: 'start', id: 1, at: 0 });
+    state = reducer(state, {
+      type: 'finish',
+      id: 1,
+      status: 'error',
+      durationMs: 1,
+      output: textOutput('stderr', 'ZeroDivisionError\n'),
+      counted: true,
+    });
+    state = reducer(state, { type: 'skipRest', afterId: 1 });
+    expect(state.done.map((c) => c.status)).toEqual(['error', 'skipped']);
+    expect(toScript(state.done)).toBe('# %%\n1/0\n\n# %%\nnever = 1\n');
+    const nb = JSON.parse(toNotebook(state.done, { language: 'py' }));
+    expect(nb.cells[1]).toMatchObject({ source: ['never = 1'], execution_count: null, outputs: [] });
   });
 
   it('saves what threads printed between cells with the cell before, as the screen shows it', async () => {

@@ -22,8 +22,8 @@ export interface SessionInfo {
   remote?: RemoteKernelInfo;
 }
 
-const codeCells = (cells: readonly CellView[]) =>
-  cells.filter((c) => c.kind !== 'info' && c.status !== 'skipped');
+/** The cells of code, those not run too (after a failure in a paste): the session as typed. */
+const codeCells = (cells: readonly CellView[]) => cells.filter((c) => c.kind !== 'info');
 
 const LANGUAGE_LINE = /^%%(js|javascript|py|python)[ \t]*(\n|$)/;
 
@@ -199,7 +199,7 @@ interface NotebookCell {
 }
 
 /**
- * The code cells as nbformat's. What threads printed between cells (shown as a block of its own)
+ * The code cells as nbformat's (a cell not run has no count and no outputs). What threads printed between cells (shown as a block of its own)
  * is saved with the cell before it, as Jupyter keeps a thread's output in a cell's outputs.
  */
 function notebookCells(cells: readonly CellView[], language: CellLanguage): NotebookCell[] {
@@ -210,7 +210,6 @@ function notebookCells(cells: readonly CellView[], language: CellLanguage): Note
       if (c.background && before) appendOutputs(before.outputs, outputsOf(c.output));
       continue;
     }
-    if (c.status === 'skipped') continue;
     const { source, foreign } = cellSource(c, language);
     const metadata: Record<string, unknown> = {};
     if (c.title) metadata.title = c.title;
