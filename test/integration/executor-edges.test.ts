@@ -198,6 +198,8 @@ describe('notebook-facing executor options', () => {
     expect(readFileSync(counter, 'utf8')).toBe('x');
     expect(r).toMatchObject({ status: 'error', retried: false, exitCode: 4 });
     expect(r?.notices).toEqual(['The Python kernel died (exit code 4).']);
+    // No count came for it (it was not the 0 of a kernel that counted nothing).
+    expect(r && 'executionCount' in r).toBe(false);
   });
 
   it('stops a completion that user code holds up, and the kernel keeps its state', async () => {

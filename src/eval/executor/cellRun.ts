@@ -265,7 +265,8 @@ function resultOf(
     ...base,
     status,
     exitCode: resultExitCode(status, exit),
-    executionCount: o.executionCount,
+    // (A kernel that died under the cell never counted it: its last count is another cell's.)
+    ...(exit ? {} : { executionCount: o.executionCount }),
     durationMs: run.durationMs,
     timedOut,
     kernelKilled: killed,

@@ -27,6 +27,7 @@ export interface CellResult {
   status: CellStatus;
   /** 0 ok, 1 error, 130 cancelled, or the dead kernel's exit code (128 + n for signal n). */
   exitCode: number | null;
+  /** The kernel's count for the cell; absent when its kernel died under it (no count came). */
   executionCount?: number;
   durationMs: number;
   timedOut: boolean;
