@@ -321,6 +321,20 @@ describe('notebook screen', () => {
     backend.finish();
   });
 
+  it('Ctrl-C while input() waits leaves the prompt and what was typed above the interrupt, as IPython', async () => {
+    const { h, backend } = start({
+      'x = input("q: ")': { events: [{ kind: 'input_request', prompt: 'q: ', password: false }], hold: true },
+    });
+    await run(h, 'x = input("q: ")');
+    await h.waitFor((f) => f.includes('q:'));
+    await h.type('abc');
+    await h.press(KEYS.ctrlC);
+    const frame = await h.waitFor((f) => f.includes('[1] cancelled') && f.includes('KeyboardInterrupt'));
+    expect(frame).toMatch(/q: abc\n[\s\S]*KeyboardInterrupt/);
+    expect(backend.inputs).toEqual([]);
+    expect(backend.interrupts).toBe(1);
+  });
+
   it('Ctrl-D on an empty input() answer ends the input (EOFError), as in IPython; mid-answer it deletes', async () => {
     const { h, backend, exited } = start({
       'input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },

@@ -46,6 +46,8 @@ export interface CellRunner {
   interrupt: () => void;
   restart: () => Promise<void>;
   answer: (cell: CellView, value: string | null) => void;
+  /** Ctrl-C while input() waits: `typed` stays in the output, nothing is sent. */
+  abandonInput: (cell: CellView, typed: string) => void;
   /** When the last interrupted cell ended (or the interrupt was sent, while it runs). */
   lastInterrupt: () => number | undefined;
 }
@@ -261,5 +263,21 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
     [backend, dispatch, clock],
   );
 
-  return { submit, interrupt, restart, answer, lastInterrupt: () => interruptedAt.current };
+  /**
+   * Ctrl-C while input() waits: the prompt and what was typed (unless hidden) stay in the output,
+   * as a terminal leaves them above IPython's KeyboardInterrupt; the answer is not sent.
+   */
+  const abandonInput = useCallback(
+    (cell: CellView, typed: string) => {
+      const events = currentEvents.current;
+      if (cell.input && events) {
+        events.buffer.appendText('stdout', `${cell.input.prompt}${cell.input.password ? '' : typed}\n`);
+        dispatch({ type: 'output', id: cell.id, output: events.buffer.snapshot(), now: clock() });
+      }
+      dispatch({ type: 'input', id: cell.id });
+    },
+    [dispatch, clock],
+  );
+
+  return { submit, interrupt, restart, answer, abandonInput, lastInterrupt: () => interruptedAt.current };
 }

@@ -107,10 +107,16 @@ class KeyHandlers {
     });
     if (action !== 'arm' && action !== 'exit') this.disarm();
     switch (action) {
-      case 'interrupt':
+      case 'interrupt': {
+        const asking = runningCell(o.state);
+        if (asking?.input) {
+          o.runner.abandonInput(asking, ed.editorText(o.editing.answerRef.current));
+          o.editing.setAnswer(ed.emptyEditor());
+        }
         o.runner.interrupt();
         o.dispatch({ type: 'message', text: 'Interrupting… (killed after 5 s)' });
         return;
+      }
       case 'endSearch':
         return o.editing.endSearch(false);
       case 'closeMenu':
