@@ -72,8 +72,10 @@ function renderer(width: number, color: boolean): Marked {
     renderer: {
       // marked-terminal renders a text token as its raw text: a list item's text (whose inline
       // tokens hold its **bold**, `code` and links) stayed markup. Parsed as marked's own does.
+      // (A hard break inside is marked-terminal's `\r`, which only its paragraphs make a newline.)
       text(token) {
-        return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+        if (!('tokens' in token) || !token.tokens) return false;
+        return this.parser.parseInline(token.tokens).replace(/\r/g, '\n');
       },
       // A task's checkbox is a token of its item (marked 15 on), and marked-terminal draws one
       // too: one is enough. (Its list renders its items itself, not through `listitem`.)

@@ -90,6 +90,40 @@ class MagicAndPathCompletion(unittest.TestCase):
             typed = code.rsplit(" ", 1)[-1].rsplit('"', 1)[-1]
             self.assertEqual(start, len(code) - len(typed), code)
 
+    def test_ordinary_code_still_completes_names(self):
+        # f-string expressions, escaped quotes, `!=` and `%` inside brackets, `$name` in a command,
+        # a magic's argument that no file matches: names, not paths or magics.
+        ns = {"os": os, "x": "s", "b": 1, "variable": 2}
+        magics = lambda: (["xdel", "time"], ["time"], {"time"})  # noqa: E731
+        for code, name in [
+            ('f"{os.pa', "os.path"),
+            ("print(f'{x.up", "x.upper"),
+            ("print('it\\'s', x.up", "x.upper"),
+            ("if (x\n    != b", "b"),
+            ("y = (x\n    %b", "b"),
+            ("!echo $variab", "variable"),
+            ("%xdel variab", "variable"),
+        ]:
+            with self.subTest(code=code):
+                cwd = os.getcwd()
+                os.chdir(self.dir)
+                try:
+                    matches = complete.completions(code, len(code), ns, magics)[0]
+                finally:
+                    os.chdir(cwd)
+                self.assertTrue(any(m.split(".")[-1].startswith(name.split(".")[-1]) for m in matches), matches)
+                self.assertFalse(any("/" in m or m.startswith("%") for m in matches), matches)
+
+    def test_a_directory_of_many_files_still_offers_its_directories(self):
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="omp-many-")
+        for n in range(250):
+            open(os.path.join(folder, "a%d.txt" % n), "w").close()
+        os.mkdir(os.path.join(folder, "zdir"))
+        code = "%cd " + folder + "/"
+        self.assertEqual(self.complete(code)[0], [folder + "/zdir/"])
+
     def test_names_in_a_magic_whose_argument_is_code_and_keys_still(self):
         self.assertTrue(any(m.startswith("d.keys") for m in self.complete("%timeit d.ke")[0]))
         self.assertEqual(self.complete('d["al')[0], ['alpha"]'])

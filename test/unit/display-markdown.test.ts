@@ -73,6 +73,10 @@ describe('renderMarkdown', () => {
         '\n',
       ),
     );
+    // A hard break in an item is a new line of the item (no carriage return).
+    expect(renderMarkdown('- line one  \n  line two', 60, { color: false })).toBe(
+      '  * line one\n    line two',
+    );
     const coloured = renderMarkdown('- a **bold** item', 80, { color: true });
     expect(coloured).toContain(`${ESC}[1mbold${ESC}[22m`);
     expect(coloured).not.toContain('**');

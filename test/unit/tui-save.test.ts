@@ -206,10 +206,16 @@ describe('saving the session as a notebook', () => {
       counted: true,
     });
     state = reducer(state, { type: 'skipRest', afterId: 1 });
-    expect(state.done.map((c) => c.status)).toEqual(['error', 'skipped']);
+    // What a thread prints after that belongs to the cell that ran.
+    state = reducer(state, { type: 'info', text: 'late', stream: 'stdout' });
+    expect(state.done.map((c) => c.status)).toEqual(['error', 'skipped', 'ok']);
     expect(toScript(state.done)).toBe('# %%\n1/0\n\n# %%\nnever = 1\n');
     const nb = JSON.parse(toNotebook(state.done, { language: 'py' }));
     expect(nb.cells[1]).toMatchObject({ source: ['never = 1'], execution_count: null, outputs: [] });
+    expect(nb.cells[0].outputs).toEqual([
+      { output_type: 'stream', name: 'stderr', text: ['ZeroDivisionError\n'] },
+      { output_type: 'stream', name: 'stdout', text: ['late\n'] },
+    ]);
   });
 
   it('saves what threads printed between cells with the cell before, as the screen shows it', async () => {

@@ -28,9 +28,9 @@ export interface SentCellHandlers {
   replied(reply: ExecuteReply): void;
 }
 
-/** A cell's note when its kernel was interrupted from outside omp-eval. */
+/** A cell's note when it ended in a KeyboardInterrupt that omp-eval did not send. */
 export const FOREIGN_INTERRUPT =
-  'The kernel was interrupted, but not by omp-eval: by another client of the Jupyter server, or by the server shutting the kernel down (it interrupts a kernel before it stops it).';
+  'omp-eval did not interrupt this cell: the KeyboardInterrupt came from its own code, from another client of the Jupyter server, or from the server shutting the kernel down (it interrupts a kernel before it stops it).';
 
 export class RemoteCell {
   /** The kernel began running it (execute_input, or its first busy status or output). */
@@ -158,8 +158,8 @@ export class RemoteCell {
       this.error = errorOf(frame);
       this.emit(frame);
     }
-    // Someone else interrupted the kernel: another client of the server, or the server itself,
-    // which interrupts a kernel before it shuts it down. The cell says so: nobody here asked.
+    // omp-eval sent no interrupt: the cell's own code raised it, or another client of the server,
+    // or the server itself, which interrupts a kernel before it shuts it down. The cell says so.
     if (!ok && !this.interrupted && this.error?.ename === 'KeyboardInterrupt')
       this.emit({ type: 'stderr', id: this.id, data: `[${FOREIGN_INTERRUPT}]\n` });
     const executionCount = typeof reply.execution_count === 'number' ? reply.execution_count : lastCount;

@@ -18,14 +18,22 @@ def completions(code, cursor, namespace, magics=None):
     if keys is not None:
         return keys
     before = code[:cursor]
-    line = before[before.rfind("\n") + 1 :]
-    magic = _MAGIC.match(line)
+    line_start = before.rfind("\n") + 1
+    line = before[line_start:]
+    # (`%` and `!` make a magic or a command only where a statement starts: not `a\n  % b` or
+    # `!=` inside brackets.)
+    command = _COMMAND_ARG.match(line) if _statement_starts(before[:line_start]) else None
+    magic = _MAGIC.match(line) if command is None and _statement_starts(before[:line_start]) else None
     if magic and magics is not None:
         return _magic_completions(magic.group(1), magic.group(2), magics), cursor - len(magic.group(0).lstrip())
-    word = _path_word(line, magics)
-    if word is not None:
-        arg = _COMMAND_ARG.match(line)
-        return _paths(word, arg.group("magic") if arg else None), cursor - len(word)
+    word = _path_word(line, command, magics)
+    paths = _paths(word, command.group("magic") if command else None) if word is not None else []
+    if paths:
+        return paths, cursor - len(word)
+    if command is not None and command.group("magic") and word is not None:
+        # A magic's argument that is no path: a name (%xdel name), completed on its own.
+        matches, start = completions(word, len(word), namespace)
+        return matches, cursor - len(word) + start
     token = _TOKEN.search(before).group(0)
     try:
         import jedi  # noqa: F401 - optional
@@ -46,9 +54,47 @@ def completions(code, cursor, namespace, magics=None):
 
 _MAGIC = re.compile(r"^\s*(%%?)(\w*)$")
 # A magic's or a shell command's argument being typed: `%cd /tm`, `!ls da`, `files = !ls da`.
-_COMMAND_ARG = re.compile(r"^\s*(?:\w+\s*=\s*)?(?:%%?(?P<magic>\w+)|!!?\S+)\s(?:.*\s)?(?P<word>\S*)$")
-# A string literal left open on the line: its text so far.
-_OPEN_STRING = re.compile(r"""(?P<quote>['"])(?P<word>[^'"\s]*)$""")
+_COMMAND_ARG = re.compile(r"^\s*(?:\w+\s*=\s*)?(?:%%?(?P<magic>\w+)|!!?(?!=)\S+)\s(?:.*\s)?(?P<word>\S*)$")
+
+
+def _scan(text):
+    """(bracket depth, the string left open or None: its start and quote) at the end of `text`,
+    Python code: strings (with their escapes) and comments skipped."""
+    depth, opened, i = 0, None, 0
+    while i < len(text):
+        c = text[i]
+        if opened is not None:
+            start, quote = opened
+            if c == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                opened = None
+                i += len(quote)
+                continue
+            if c == "\n" and len(quote) == 1:
+                opened = None
+        elif c == "#":
+            end = text.find("\n", i)
+            i = len(text) if end == -1 else end
+            continue
+        elif c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            opened = (i, quote)
+            i += len(quote)
+            continue
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return depth, opened
+
+
+def _statement_starts(text):
+    """Whether a statement may start after `text`: no bracket or string left open, no `\\` ending."""
+    depth, opened = _scan(text)
+    return depth == 0 and opened is None and not text.rstrip("\n").endswith("\\")
 
 
 def _magic_completions(sign, typed, magics):
@@ -61,18 +107,21 @@ def _magic_completions(sign, typed, magics):
     return [prefix + name for prefix, name in sorted(found, key=lambda f: (f[1], len(f[0])))]
 
 
-def _path_word(line, magics):
+def _path_word(line, command, magics):
     """The path being typed at the end of `line` (an argument of a magic or a shell command, or
-    the text of a string left open), or None when the cursor is at neither. A magic whose argument
-    is code (%timeit x.ap) completes names."""
-    arg = _COMMAND_ARG.match(line)
-    if arg:
+    the text of a string left open on it), or None when the cursor is at neither. A magic whose
+    argument is code (%timeit x.ap), a `$name` or a `{expression}` (an f-string's) complete names."""
+    if command is not None:
         code_magics = magics()[2] if magics is not None else ()
-        return None if arg.group("magic") in code_magics else arg.group("word")
-    string = _OPEN_STRING.search(line)
-    if string and line[: string.start()].count(string.group("quote")) % 2 == 0:
-        return string.group("word")
-    return None
+        word = None if command.group("magic") in code_magics else command.group("word")
+    else:
+        opened = _scan(line)[1]
+        word = line[opened[0] + len(opened[1]) :] if opened is not None else None
+        if word is not None and any(ch.isspace() for ch in word):
+            return None
+    if word is None or word.startswith("$") or "{" in word:
+        return None
+    return word
 
 
 # As IPython's: %cd takes a directory, %run a directory or a script.
@@ -88,10 +137,12 @@ def _paths(word, magic=None):
     suffixes = _PATH_KINDS.get(magic)
     expanded = os.path.expanduser(word)
     matches = []
-    for path in sorted(glob.glob(glob.escape(expanded) + "*"))[:200]:
+    for path in sorted(glob.glob(glob.escape(expanded) + "*")):
         directory = os.path.isdir(path)
         if directory or suffixes is None or path.endswith(suffixes):
             matches.append(word + path[len(expanded) :] + ("/" if directory else ""))
+            if len(matches) == 200:
+                break
     return matches
 
 

@@ -199,29 +199,33 @@ interface NotebookCell {
 }
 
 /**
- * The code cells as nbformat's (a cell not run has no count and no outputs). What threads printed between cells (shown as a block of its own)
- * is saved with the cell before it, as Jupyter keeps a thread's output in a cell's outputs.
+ * The code cells as nbformat's (a cell not run has no count and no outputs). What threads printed
+ * between cells (shown as a block of its own) is saved with the last cell that ran before it, as
+ * Jupyter keeps a thread's output in a cell's outputs.
  */
 function notebookCells(cells: readonly CellView[], language: CellLanguage): NotebookCell[] {
   const saved: NotebookCell[] = [];
+  /** The last cell that ran (a cell a failure left unrun printed nothing). */
+  let ran: NotebookCell | undefined;
   for (const c of cells) {
     if (c.kind === 'info') {
-      const before = saved.at(-1);
-      if (c.background && before) appendOutputs(before.outputs, outputsOf(c.output));
+      if (c.background && ran) appendOutputs(ran.outputs, outputsOf(c.output));
       continue;
     }
     const { source, foreign } = cellSource(c, language);
     const metadata: Record<string, unknown> = {};
     if (c.title) metadata.title = c.title;
     if (foreign) metadata.omp_eval = { language: c.language };
-    saved.push({
+    const cell: NotebookCell = {
       cell_type: 'code',
       id: `cell-${saved.length + 1}`,
       execution_count: c.executionCount ?? null,
       metadata,
       source: sourceLines(source),
       outputs: outputsOf(c.output, c.executionCount),
-    });
+    };
+    saved.push(cell);
+    if (c.status !== 'skipped') ran = cell;
   }
   return saved;
 }
