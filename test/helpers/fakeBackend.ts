@@ -140,8 +140,8 @@ export class FakeBackend implements NotebookBackend {
   }
 
   /** Output from a thread of an earlier cell, between cells. */
-  background(text: string) {
-    for (const l of this.backgroundListeners) l('stdout', text);
+  background(text: string, stream: 'stdout' | 'stderr' = 'stdout') {
+    for (const l of this.backgroundListeners) l(stream, text);
   }
 
   sendInput(value: string | null) {

@@ -626,6 +626,10 @@ describe('fixes from trying it out', () => {
     // Lines printed a while apart run on together, without a blank line between them.
     backend.background('a later one\n');
     await h.waitFor((f) => f.includes('late line from a thread\na later one\n'));
+    // stdout and stderr of threads in one block, in order.
+    backend.background('out\n');
+    backend.background('Exception in thread\n', 'stderr');
+    await h.waitFor((f) => f.includes('out\nException in thread\n'));
   });
 
   it('puts Out[n]: on its own line above a result of several rows', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CellEvents } from '../../src/tui/lib/cellEvents.js';
 import { toNotebook, toScript } from '../../src/tui/lib/save.js';
-import { type Output, textOutput } from '../../src/tui/state/output.js';
+import { type Output, OutputBuffer, type Stream, textOutput } from '../../src/tui/state/output.js';
 import { type CellView, initialState, reducer } from '../../src/tui/state/reducer.js';
 
 const PNG =
@@ -120,6 +120,13 @@ async function session(): Promise<CellView[]> {
   return state.done;
 }
 
+/** What threads printed between cells, text by text. */
+function background(...texts: [Stream, string][]) {
+  const buffer = new OutputBuffer(() => ({ push() {}, end() {}, where: {} }));
+  for (const [stream, text] of texts) buffer.appendText(stream, text);
+  return { type: 'background' as const, output: buffer.snapshot() };
+}
+
 /** One finished cell with `output`. */
 function doneCell(output: Output, status: 'ok' | 'error' = 'error'): CellView {
   let state = reducer(initialState({ state: 'idle', cwd: '/', mode: 'session' }), {
@@ -207,7 +214,7 @@ describe('saving the session as a notebook', () => {
     });
     state = reducer(state, { type: 'skipRest', afterId: 1 });
     // What a thread prints after that belongs to the cell that ran.
-    state = reducer(state, { type: 'info', text: 'late', stream: 'stdout' });
+    state = reducer(state, background(['stdout', 'late\n']));
     expect(state.done.map((c) => c.status)).toEqual(['error', 'skipped', 'ok']);
     expect(toScript(state.done)).toBe('# %%\n1/0\n\n# %%\nnever = 1\n');
     const nb = JSON.parse(toNotebook(state.done, { language: 'py' }));
@@ -232,14 +239,18 @@ describe('saving the session as a notebook', () => {
       state = reducer(state, { type: 'finish', id, status: 'ok', durationMs: 1, output, counted: true });
     };
     await finish(1, [{ kind: 'stdout', text: 'bg 0\npartial' }]);
-    state = reducer(state, { type: 'info', text: 'bg 1\nbg 2', stream: 'stdout' });
+    state = reducer(state, background(['stdout', 'bg 1\nbg 2']));
     state = reducer(state, { type: 'info', text: 'a message of the notebook' });
     await finish(2, [{ kind: 'stdout', text: 'four\n' }]);
-    state = reducer(state, { type: 'info', text: 'LATE', stream: 'stdout' });
+    state = reducer(state, background(['stdout', 'LATE\n'], ['stderr', 'Exception in thread\n']));
     const nb = JSON.parse(toNotebook(state.done, { language: 'py' }));
     expect(nb.cells.map((c: { outputs: unknown }) => c.outputs)).toEqual([
       [{ output_type: 'stream', name: 'stdout', text: ['bg 0\n', 'partial\n', 'bg 1\n', 'bg 2\n'] }],
-      [{ output_type: 'stream', name: 'stdout', text: ['four\n', 'LATE\n'] }],
+      [
+        { output_type: 'stream', name: 'stdout', text: ['four\n', 'LATE\n'] },
+        // (A thread's stderr stays stderr.)
+        { output_type: 'stream', name: 'stderr', text: ['Exception in thread\n'] },
+      ],
     ]);
     expect(nb.cells.map((c: { id: string }) => c.id)).toEqual(['cell-1', 'cell-2']);
   });

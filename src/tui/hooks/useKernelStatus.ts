@@ -6,6 +6,7 @@
 import { useCallback, useEffect } from 'react';
 import type { NotebookBackend } from '../backend.js';
 import { remoteLabel } from '../components/StatusLine.js';
+import { OutputBuffer } from '../state/output.js';
 import type { Action, KernelStatus } from '../state/reducer.js';
 
 /** Output of background threads is gathered this long into one block. */
@@ -46,15 +47,17 @@ export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Act
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount
   useEffect(() => startKernel(), []);
 
-  // Output that threads of earlier cells print between cells: a block of its own.
+  // Output that threads of earlier cells print between cells: a block of its own, each text in
+  // its stream (a thread's traceback is stderr).
   useEffect(() => {
-    let buffered = '';
+    let buffered: OutputBuffer | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const unsubscribe = backend.onBackground((_, text) => {
-      buffered += text;
+    const unsubscribe = backend.onBackground((stream, text) => {
+      buffered ??= new OutputBuffer(() => ({ push() {}, end() {}, where: {} }));
+      buffered.appendText(stream, text);
       timer ??= setTimeout(() => {
-        dispatch({ type: 'info', text: buffered.replace(/\n$/, ''), stream: 'stdout' });
-        buffered = '';
+        if (buffered) dispatch({ type: 'background', output: buffered.snapshot() });
+        buffered = undefined;
         timer = undefined;
       }, BACKGROUND_MS);
     });

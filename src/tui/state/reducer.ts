@@ -88,7 +88,9 @@ export type Action =
   | { type: 'kernel'; info: Partial<KernelInfo> }
   | { type: 'message'; text?: string }
   | { type: 'armExit'; armed: boolean }
-  | { type: 'info'; text: string; stream?: Stream };
+  | { type: 'info'; text: string; stream?: Stream }
+  /** What threads of earlier cells printed between cells. */
+  | { type: 'background'; output: Output };
 
 export function initialState(kernel: KernelInfo): State {
   return { live: [], done: [], nextId: 1, counter: 0, kernel, exitArmed: false };
@@ -217,7 +219,17 @@ export function reducer(state: State, action: Action): State {
         code: '',
         status: 'ok',
         output: textOutput(action.stream ?? 'notice', action.text),
-        ...(action.stream === 'stdout' ? { background: true } : {}),
+      };
+      return { ...state, done: [...state.done, entry], nextId: state.nextId + 1 };
+    }
+    case 'background': {
+      const entry: CellView = {
+        id: state.nextId,
+        kind: 'info',
+        background: true,
+        code: '',
+        status: 'ok',
+        output: action.output,
       };
       return { ...state, done: [...state.done, entry], nextId: state.nextId + 1 };
     }
