@@ -76,7 +76,7 @@ function cellPart(cell: CellResult, total: number): string {
 const UNAVAILABLE = new Set(['BackendUnavailable', 'EvalError']);
 
 /** What the text says about the state of the cells before the one that failed. */
-function earlierState(failed: CellResult, cells: CellResult[]): string {
+function earlierState(failed: CellResult, cells: CellResult[], endsWithCall: boolean): string {
   if (failed.index === 0) return '';
   const label = LANGUAGE_LABEL[failed.language];
   const kernelGone = failed.kernelKilled || failed.retried || failed.error?.ename === 'KernelDied';
@@ -90,11 +90,13 @@ function earlierState(failed: CellResult, cells: CellResult[]): string {
     const which = reset === failed ? 'this cell' : `cell ${reset.index + 1}`;
     return ` Earlier cells succeeded, but ${which} restarted the ${LANGUAGE_LABEL[reset.language]} kernel (reset: true): the ${LANGUAGE_LABEL[reset.language]} state of the cells before it is gone.`;
   }
+  // (`omp-eval tool`, per-call mode: the kernels, and what the cells made, end with the call.)
+  if (endsWithCall) return ' Earlier cells succeeded, but their state ends with this call.';
   return ' Earlier cells succeeded—their state persists.';
 }
 
 /** The closing verdict on the cell that did not end ok. */
-function verdict(failed: CellResult, cells: CellResult[]): string {
+function verdict(failed: CellResult, cells: CellResult[], endsWithCall: boolean): string {
   const n = failed.index + 1;
   const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
   const code =
@@ -116,16 +118,24 @@ function verdict(failed: CellResult, cells: CellResult[]): string {
     !failed.kernelKilled &&
     !UNAVAILABLE.has(failed.error?.ename ?? '') &&
     failed.error?.ename !== 'KernelDied';
-  const fix = ownError ? ` Fix only cell ${n}.` : '';
-  return `Cell ${n} ${what} (${code}).${earlierState(failed, cells)}${later}${fix}`;
+  // (When the state ends with the call, the earlier cells have to come again with the fix.)
+  const fix = !ownError
+    ? ''
+    : endsWithCall && n > 1
+      ? ` Fix cell ${n} and send the cells again.`
+      : ` Fix only cell ${n}.`;
+  return `Cell ${n} ${what} (${code}).${earlierState(failed, cells, endsWithCall)}${later}${fix}`;
 }
 
-/** The text an agent reads: each cell's output (prefixed when there are several), then the verdict. */
-export function renderToolText(cells: CellResult[]): string {
+/**
+ * The text an agent reads: each cell's output (prefixed when there are several), then the verdict.
+ * `endsWithCall`: the kernels end with the call (`omp-eval tool`, per-call mode), and so does state.
+ */
+export function renderToolText(cells: CellResult[], endsWithCall = false): string {
   const parts: string[] = [];
   for (const cell of cells) if (cell.status !== 'skipped') parts.push(cellPart(cell, cells.length));
   const failed = cells.find((c) => c.status !== 'ok' && c.status !== 'skipped');
-  if (failed) parts.push(verdict(failed, cells));
+  if (failed) parts.push(verdict(failed, cells, endsWithCall));
   else if (cells.length && cells.every((c) => c.status === 'skipped'))
     parts.push('No cell ran: the call was cancelled before it started.');
   return clampText(parts.filter(Boolean).join('\n\n'));
@@ -194,9 +204,10 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
   const blocked = params.cells.findIndex((c) => problemOf(c) !== undefined);
   const runnable = blocked === -1 ? params.cells : params.cells.slice(0, blocked);
   let results: CellResult[] = [];
+  const mode = ctx.mode ?? ctx.executor.settings['python.kernelMode'];
+  const endsWithCall = mode === 'per-call' || ctx.kernelsEndWithCall === true;
   const blockedMessage = blocked === -1 ? undefined : problemOf(params.cells[blocked] as CellRequest);
   if (runnable.length) {
-    const mode = ctx.mode ?? ctx.executor.settings['python.kernelMode'];
     let session: Session;
     try {
       // Without Python, js cells still run; a py cell then fails with the availability error
@@ -211,7 +222,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
         ...ctx,
         sinkLimits: { ...toolSinkLimits(params.cells.length), ...ctx.sinkLimits },
       });
-      if ((mode === 'per-call' || ctx.kernelsEndWithCall) && !ctx.signal?.aborted) {
+      if (endsWithCall && !ctx.signal?.aborted) {
         const notice = await pendingWorkNotice(session, [
           ...new Set(runnable.map((c) => c.language ?? 'py')),
         ]);
@@ -230,5 +241,9 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
   }
   for (let i = results.length; i < params.cells.length; i++)
     results.push(skippedResult(i, params.cells[i] as CellRequest));
-  return { text: renderToolText(results), isError: results.some((r) => r.status !== 'ok'), cells: results };
+  return {
+    text: renderToolText(results, endsWithCall),
+    isError: results.some((r) => r.status !== 'ok'),
+    cells: results,
+  };
 }

@@ -538,7 +538,9 @@ describe('omp-eval tool: failures stay JSON', () => {
       'The Python backend is not available: The Python interpreter /no/py cannot be used',
     );
     // No change to cell 2 can make a missing Python appear: no "Fix only cell 2".
-    expect(js.text).toContain('Earlier cells succeeded—their state persists. Cell 3 was not run.');
+    expect(js.text).toContain(
+      'Earlier cells succeeded, but their state ends with this call. Cell 3 was not run.',
+    );
     expect(js.text).not.toContain('Fix only');
     const skipped = await cli(['--python', '/no/py', 'tool'], {
       input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),

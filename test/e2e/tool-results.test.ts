@@ -203,7 +203,16 @@ describe('item 4: the advice text is true', () => {
     );
     const later = await tool([py('x = 1'), py('y = 2', { reset: true }), py('1 / 0')]);
     expect(later.text).toContain('but cell 2 restarted the Python kernel (reset: true)');
-    expect(later.text).toContain('Fix only cell 3.');
+    // `omp-eval tool` ends its kernels with the call: fixing cell 3 alone would lose cells 1-2.
+    expect(later.text).toContain('Fix cell 3 and send the cells again.');
+  });
+
+  it('says the state ends with the call, where omp-eval tool ends its kernels', async () => {
+    const r = await tool([py('x = 5'), py('1 / 0'), py('print(x)')]);
+    expect(r.text).toContain(
+      'Cell 2 failed (exit code 1). Earlier cells succeeded, but their state ends with this call. Cell 3 was not run. Fix cell 2 and send the cells again.',
+    );
+    expect(r.text).not.toContain('persists');
   });
 
   it('no "Fix only cell N" after a retry that lost state', async () => {

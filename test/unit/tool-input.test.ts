@@ -61,6 +61,14 @@ describe('renderToolText', () => {
       '[1/4] load\none\n\n[2/4]\nTraceback\nValueError: x\n\n' +
         'Cell 2 failed (exit code 1). Earlier cells succeeded—their state persists. Cells 3-4 were not run. Fix only cell 2.',
     );
+    // Where the kernels end with the call, so does the state: the earlier cells must come again.
+    const oneShot = renderToolText(
+      [cell({ text: 'one\n' }), cell({ index: 1, status: 'error', exitCode: 1, text: 'ValueError: x\n' })],
+      true,
+    );
+    expect(oneShot).toMatch(
+      /Cell 2 failed \(exit code 1\)\. Earlier cells succeeded, but their state ends with this call\. Fix cell 2 and send the cells again\.$/,
+    );
   });
 
   it('shows a single cell without prefix, and images and truncation as lines', () => {
