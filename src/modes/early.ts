@@ -19,8 +19,9 @@ const VALUE_FLAGS: Record<string, 'python' | 'cwd' | 'passEnv' | 'lang' | undefi
   '--agent-command': undefined,
   '--completion-command': undefined,
   '--images': undefined,
-  '--memory-limit': undefined,
 };
+// (Not here, so that nothing starts early with them: --memory-limit and the sandbox flags change
+// how the kernel is spawned, which the early start does not read from the command line.)
 
 export interface KernelGuess {
   python?: string;

@@ -115,6 +115,19 @@ describe('sandbox: front ends', () => {
     expect(JSON.parse(tool.stdout).text).toMatch(/bwrap/);
   });
 
+  it('--memory-limit holds for run and tool with the sandbox off, their default', async () => {
+    const env = { OMP_EVAL_SANDBOX: '' };
+    const big = 'x = b"1" * (400 * 1024 * 1024)\nprint("allocated")';
+    const run = await cli(['--memory-limit', '128', 'run', '-'], { input: big, env });
+    expect(run.stdout).not.toContain('allocated');
+    expect(run.stderr).toContain('exceeded 128 MB and was stopped (--memory-limit)');
+    const tool = await cli(['--memory-limit', '128', 'tool'], {
+      input: JSON.stringify({ cells: [{ language: 'py', code: big }] }),
+      env,
+    });
+    expect(JSON.parse(tool.stdout).text).toContain('exceeded 128 MB and was stopped (--memory-limit)');
+  });
+
   it('omp-eval mcp runs agents’ cells in workspace-write by default, and --sandbox off turns it off', async () => {
     const env = { OMP_EVAL_SANDBOX: '' };
     const boxed = await startStdio({ env, cwd: freshDir('mcp') });

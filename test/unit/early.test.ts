@@ -47,6 +47,9 @@ describe("the early start's guess", () => {
       ['run'],
       ['--jupyter', 'http://h:8888', 'run', 'x.py'],
       ['--sandbox', 'read-only', 'tool'],
+      // (A memory limit changes how the kernel is spawned: the early kernel had none.)
+      ['--memory-limit', '100', 'run', 'x.py'],
+      ['tool', '--memory-limit=100'],
       ['tool', '--allow-network'],
       ['-V'],
       ['run', 'x.py', '--help'],
