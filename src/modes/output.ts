@@ -26,10 +26,22 @@ export function writeEvent(event: OutputEvent, streams: Streams): Promise<unknow
   return new Promise((resolve) => full.once('drain', resolve));
 }
 
+/** The streams whose last text left a line open (no newline at its end). */
+const openLine = new WeakSet<object>();
+
+/** Writes `text`, noting whether it leaves the line open. */
+function writeTracked(stream: NodeJS.WritableStream, text: string): boolean {
+  if (text) {
+    if (text.endsWith('\n')) openLine.delete(stream);
+    else openLine.add(stream);
+  }
+  return stream.write(text);
+}
+
 function writeText(event: OutputEvent, { out, err }: Streams): boolean {
   switch (event.kind) {
     case 'stdout':
-      return out.write(event.text);
+      return writeTracked(out, event.text);
     case 'stderr':
       return err.write(event.text);
     case 'result':
@@ -38,7 +50,9 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
         ...(event.text !== undefined ? [event.text] : []),
         ...event.images.map((i) => `[image ${i.width ?? '?'}×${i.height ?? '?'} ${i.mime.slice(6)}]`),
       ];
-      return lines.length ? out.write(`${lines.join('\n')}\n`) : true;
+      // (On a line of its own, as a notebook shows each output apart: not glued to `partial`.)
+      const before = openLine.has(out) ? '\n' : '';
+      return lines.length ? writeTracked(out, `${before}${lines.join('\n')}\n`) : true;
     }
     case 'error':
       return err.write(`${event.traceback.join('\n')}\n`);

@@ -318,6 +318,21 @@ describe('item 7: what the text points to can be read', () => {
   });
 });
 
+describe('each output on lines of its own, as a notebook shows them', () => {
+  it('a result or a traceback after a line left open starts a line (tool and run)', async () => {
+    const r = await tool([
+      py('import sys\nsys.stdout.write("partial")\n5'),
+      js("process.stdout.write('no newline'); 'x'"),
+      py('import sys\nsys.stdout.write("then")\n1/0'),
+    ]);
+    expect(r.cells[0].text).toBe('partial\n5\n');
+    expect(r.cells[1].text).toBe("no newline\n'x'\n");
+    expect(r.cells[2].text).toMatch(/^then\nTraceback/);
+    const run = await cli(['run', '-'], { input: 'import sys\nsys.stdout.write("partial")\n7' });
+    expect(run.stdout).toBe('partial\n7\n');
+  });
+});
+
 describe('item 8: status events appear in the text as short lines', () => {
   it('log(), phase() and the file helpers, in both languages', async () => {
     const r = await tool([

@@ -89,7 +89,7 @@ export function frameHandler(targets: FrameTargets): (frame: Frame) => void {
         onBundle(frame, targets);
         break;
       case 'error':
-        sink.push(`${frame.traceback.join('\n')}\n`);
+        sink.pushBlock(`${frame.traceback.join('\n')}\n`);
         emit({
           kind: 'error',
           ename: frame.ename,
@@ -126,7 +126,7 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
     }
     collector.addStatus(status);
     const line = statusLine(status);
-    if (line !== undefined) sink.push(`${line}\n`);
+    if (line !== undefined) sink.pushBlock(`${line}\n`);
     if (status.op === 'set_next_input' && typeof status.text === 'string')
       emit({ kind: 'set_next_input', text: status.text, replace: status.replace === true });
     else emit({ kind: 'status', event: status });
@@ -135,7 +135,7 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
   const out = renderBundle(frame.bundle, { plainIsRepr: frame.plainIsRepr === true });
   for (const image of [...out.images, ...out.tooLarge]) collector.addImage(image);
   if (out.json !== undefined) collector.addJson(out.json);
-  if (out.text !== undefined) sink.push(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
+  if (out.text !== undefined) sink.pushBlock(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
   const { displayId, metadata } = frame;
   emit({
     kind: frame.type,

@@ -68,6 +68,15 @@ export class OutputSink {
     return this.noArtifact ?? this.artifact?.error;
   }
 
+  /**
+   * Text that is an output of its own (a result, a display, a traceback): on a line of its own
+   * when the text before left one open, as Jupyter shows each output apart (`partial` then 5 is
+   * not `partial5`).
+   */
+  pushBlock(text: string): void {
+    this.push(this.line.empty && !this.carry ? text : `\n${text}`);
+  }
+
   push(chunk: string): void {
     if (!this.limits.keep) {
       this.totalChars += chunk.length;
