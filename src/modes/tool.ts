@@ -40,7 +40,8 @@ export async function runToolCommand(
   }
   let input: unknown;
   try {
-    input = JSON.parse(text);
+    // (A byte-order mark, as some Windows editors and PowerShell write one, is no part of the JSON.)
+    input = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     const problem = `the input is not valid JSON: ${(err as Error).message}`;
     print({ error: problem, problems: [problem], isError: true });

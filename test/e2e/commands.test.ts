@@ -271,6 +271,13 @@ describe('omp-eval run', () => {
       input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
     });
     expect(JSON.parse(tool.stdout).text).toContain('The Python interpreter /no/py cannot be used');
+    // A program that is no Python and says nothing: what it did, not omp-eval's own command line.
+    const silent = await cli(['tool', '--python', '/bin/false'], {
+      input: JSON.stringify({ cells: [{ language: 'py', code: '1' }] }),
+    });
+    const text = JSON.parse(silent.stdout).text;
+    expect(text).toContain('/bin/false (explicit interpreter): it exited with code 1 and said nothing');
+    expect(text).not.toMatch(/omp-eval-gate|read -r go/);
   });
 
   it("gives the cells run's stdin as python gives a script its stdin (python3 is the oracle)", async () => {
@@ -458,6 +465,9 @@ describe('omp-eval tool', () => {
       error: expect.stringMatching(/not valid JSON/),
       problems: [expect.stringMatching(/not valid JSON/)],
     });
+    // A byte-order mark before the JSON is read past.
+    const bom = await cli(['tool'], { input: '\uFEFF{"cells": [{"language": "py", "code": "1+1"}]}' });
+    expect(JSON.parse(bom.stdout).text).toBe('2');
     const invalid = await cli(['tool'], { input: '{"cells": [{"language": "rust", "code": 1}]}' });
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout).problems).toEqual([

@@ -160,8 +160,12 @@ async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number
     what: `the probe (${path} -c '…')`,
   });
   if (result.failed) {
-    const detail = (result.stderr || result.shortMessage || '').trim().split('\n').slice(-3).join(' ');
-    throw new Error(detail || `exit code ${result.exitCode}`);
+    // (Its own words; execa's message would show the gate's shell command instead.)
+    const detail = result.stderr.trim().split('\n').slice(-3).join(' ');
+    throw new Error(
+      detail ||
+        `it exited with ${result.exitCode === undefined ? 'an error' : `code ${result.exitCode}`} and said nothing: is it a Python 3.8+ interpreter?`,
+    );
   }
   const stdout = result.stdout;
   const [executable = '', versionText = ''] = stdout.trim().split('\n');
