@@ -127,7 +127,7 @@ describe('the result collector', () => {
       expect(c.images).toHaveLength(2);
       const [notice] = c.finish();
       expect(notice).toMatch(
-        /^3 images \(0\.0 MB\) left out of the result, which keeps at most 2 images .*; saved as /,
+        /^3 images \(\d+ kB\) left out of the result, which keeps at most 2 images .*; saved as /,
       );
       const files = /saved as (.*) and 0 more|saved as (.*)$/.exec(notice as string)?.[2]?.split(', ') ?? [];
       expect(files).toHaveLength(3);
@@ -251,7 +251,7 @@ describe('the artifacts folder', () => {
       file.close();
       expect(statSync(file.path).size).toBeLessThanOrEqual(1000);
       expect(file.savedChars).toBe(500);
-      expect(file.error).toBe('the artifact cap of 0.0 MB was reached');
+      expect(file.error).toBe('the artifact cap of 1 kB was reached');
       expect(readdirSync(dir).filter((n) => n.startsWith('old-'))).toEqual(['old-3.txt', 'old-4.txt']);
       const image = ArtifactFile.create('png') as ArtifactFile;
       image.writeBytes(Buffer.alloc(2000));

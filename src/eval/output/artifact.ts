@@ -44,7 +44,9 @@ export function artifactLimits(): ArtifactLimits {
   return limits;
 }
 
-export const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+/** A size for a notice: in MB, in kB under a tenth of one (never "0.0 MB" for what is there). */
+export const megabytes = (bytes: number) =>
+  bytes < 1e5 ? `${Math.max(1, Math.round(bytes / 1e3))} kB` : `${(bytes / 1e6).toFixed(1)} MB`;
 
 const dirs = new Map<string, string>();
 
