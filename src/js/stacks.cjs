@@ -15,6 +15,9 @@ const CELL_POSITION = /(Cell In\[\d+\]|<omp-eval>):(\d+):(\d+)/g;
 
 const isInternal = (file) =>
   file === null || file === undefined || file.startsWith('node:') || file.startsWith('internal/');
+/** Node's own scheduling (the microtask queue after an await, the timer list): no part of the cell's story. */
+const isScheduling = (file) =>
+  typeof file === 'string' && /^node:internal\/(?:process\/task_queues|timers)\b/.test(file);
 
 const fileOf = (site) => {
   try {
@@ -94,7 +97,7 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
       deepestCell !== -1 && files.slice(deepestCell + 1).every((f) => isRunnerFile(f) || isInternal(f));
     const kept = [];
     for (let i = 0; i < sites.length; i++) {
-      if (drop[i]) continue;
+      if (drop[i] || isScheduling(files[i])) continue;
       if (tailIsRunners && i > deepestCell) break;
       const text = frameText(sites[i]);
       if (text !== null) kept.push(text);

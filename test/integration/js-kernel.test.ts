@@ -116,6 +116,18 @@ describe('js kernel: cells', () => {
     expect(missing.outcome.error?.evalue).toContain("Cannot find module 'no-such-package-here'");
   });
 
+  it("an error after an await shows the cell's frames, not Node's queue between them", async () => {
+    const k = await startJs();
+    const { outcome } = await run(
+      k,
+      'async function f() { await null; throw new TypeError("bad", { cause: new Error("root") }) }\nawait f()',
+    );
+    const tb = outcome.error?.traceback.join('\n') ?? '';
+    expect(tb).toMatch(/at f \(Cell In\[1\]:1:\d+\)\n {4}at async Cell In\[1\]:2:1/);
+    expect(tb).toContain('[cause]: Error: root');
+    expect(tb).not.toContain('processTicksAndRejections');
+  });
+
   it('reports errors with the cell line numbers and without the runner frames', async () => {
     const k = await startJs();
     await run(k, '1');
