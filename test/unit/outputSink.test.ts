@@ -133,6 +133,9 @@ describe('OutputSink', () => {
       sink.text.startsWith(`${'x'.repeat(50)}\n${'yyyyy\n'.repeat(8)}… [11 lines, 66 chars omitted; `),
     ).toBe(true);
     expect(sink.text.endsWith(']\nyyyyy\n')).toBe(true);
+    // One line left out is "1 line".
+    const one = sinkOf(['aaaa\n', 'bbbb\n', 'cccc\n'], { headChars: 5, tailChars: 5, lineChars: 1000 });
+    expect(one.text).toMatch(/^aaaa\n… \[1 line, 5 chars omitted; [^\]]*\]\ncccc\n$/);
     expect(sink.truncation).toMatchObject({
       totalChars: 171,
       totalLines: 21,

@@ -194,14 +194,14 @@ export function statusLine(event: StatusEvent): string | undefined {
     case 'phase':
       return `[phase] ${s(event.title)}`;
     case 'read':
-      return `[read ${s(event.path)}: ${s(event.lines)} of ${s(event.total)} lines]`;
+      return `[read ${s(event.path)}: ${s(event.lines)} of ${s(event.total)} line${event.total === 1 ? '' : 's'}]`;
     case 'write':
     case 'append':
       return `[${op} ${s(event.path)}: ${s(event.chars)} chars]`;
     case 'tree':
-      return `[tree ${s(event.path)}: ${s(event.entries)} entries]`;
+      return `[tree ${s(event.path)}: ${s(event.entries)} ${event.entries === 1 ? 'entry' : 'entries'}]`;
     case 'diff':
-      return `[diff: ${s(event.changed)} lines changed]`;
+      return `[diff: ${s(event.changed)} line${event.changed === 1 ? '' : 's'} changed]`;
     case 'agent':
     case 'completion': {
       const label = event.label && event.label !== event.op ? ` ${s(event.label)}` : '';

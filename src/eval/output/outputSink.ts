@@ -337,7 +337,7 @@ export class OutputSink {
   get text(): string {
     const open = this.line.toString();
     if (!this.droppedChars) return this.head + this.tail.join('') + open;
-    const lines = this.droppedLines ? `${this.droppedLines} lines, ` : '';
+    const lines = this.droppedLines ? `${this.droppedLines} line${this.droppedLines === 1 ? '' : 's'}, ` : '';
     const marker = `… [${lines}${this.droppedChars} chars omitted; ${this.fullOutput}]\n`;
     const head = this.head.endsWith('\n') || !this.head ? this.head : `${this.head}\n`;
     return `${head}${marker}${this.tail.join('')}${open}`;
