@@ -61,8 +61,6 @@ function cellPart(cell: CellResult, total: number): string {
     );
   const body = cell.text.replace(/\n+$/, '');
   if (body) lines.push(body);
-  for (const image of cell.images)
-    lines.push(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]`);
   for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${plainText(notice)}]`);
   if (cell.truncation)
     lines.push(

@@ -331,6 +331,17 @@ describe('each output on lines of its own, as a notebook shows them', () => {
     const run = await cli(['run', '-'], { input: 'import sys\nsys.stdout.write("partial")\n7' });
     expect(run.stdout).toBe('partial\n7\n');
   });
+
+  it('an image is a line of the text where it was shown, between the prints around it', async () => {
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';
+    const show = `display({"image/png": "${png}", "text/plain": "<Figure>"}, raw=True)`;
+    const r = await tool([py(`print("before")\n${show}\nprint("between")\n${show}\nprint("after")`)]);
+    expect(r.cells[0].text).toBe(
+      'before\n<Figure>\n[image 1×1 png]\nbetween\n<Figure>\n[image 1×1 png]\nafter\n',
+    );
+    expect(r.cells[0].images).toHaveLength(2);
+  });
 });
 
 describe('item 8: status events appear in the text as short lines', () => {

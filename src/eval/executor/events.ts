@@ -136,6 +136,9 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
   for (const image of [...out.images, ...out.tooLarge]) collector.addImage(image);
   if (out.json !== undefined) collector.addJson(out.json);
   if (out.text !== undefined) sink.pushBlock(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
+  // Where the image was shown (between the prints around it), as a line of the text.
+  for (const image of out.images)
+    sink.pushBlock(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]\n`);
   const { displayId, metadata } = frame;
   emit({
     kind: frame.type,
