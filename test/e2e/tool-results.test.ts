@@ -377,19 +377,6 @@ describe('work a one-shot call leaves running is not lost without a word', () =>
     expect(r.cells[0].notices).toEqual([]);
   });
 
-  it('a process a cell started and did not wait for is named too', async () => {
-    const r = await tool([
-      py('import subprocess\nsubprocess.Popen(["sleep", "60"])\nprint("started")'),
-      js('require("node:child_process").spawn("sleep", ["60"]); console.log("spawned")'),
-    ]);
-    expect(r.cells.at(-1).notices[0]).toMatch(
-      /^Work was still running in the kernel when this call ended \(1 process the Python kernel started; 1 process the JavaScript kernel started; JavaScript timers and handles: [^)]*ProcessWrap×1\)/,
-    );
-    // A cell that waits for its process leaves nothing to name.
-    const waited = await tool([py('import subprocess\nsubprocess.run(["true"])')]);
-    expect(waited.cells[0].notices).toEqual([]);
-  });
-
   it('names the work on the cell that failed when later cells were skipped, so the text has it', async () => {
     const r = await tool([
       py('import threading\nthreading.Thread(target=threading.Event().wait, name="poller").start()'),

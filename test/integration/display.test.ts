@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { OutputEvent } from '../../src/eval/index.js';
 import type { Frame } from '../../src/eval/protocol/index.js';
@@ -271,13 +270,8 @@ describe('huge payloads', () => {
     const markdown = table?.kind === 'result' ? (table.markdown ?? '') : '';
     expect(markdown.startsWith('| n | text |\n| ---: | --- |\n| 0 | xxx')).toBe(true);
     expect(markdown.length).toBeLessThan(64 * 1024);
-    const cut = markdown.match(
-      /\n\n\[output cut for display: the first \d+ kB of \d+\.\d MB of HTML are shown; 19\d,\d{3} more table rows are not; all of the HTML: artifact:\/\/[\w-]+ \((\S+\.html)\)\]$/,
-    );
-    expect(cut).not.toBeNull();
-    // The whole table is in that file: its last row too.
-    expect(readFileSync(cut?.[1] as string, 'utf8')).toContain(
-      `<tr><td>199999</td><td>${'x'.repeat(30)}</td></tr></table>`,
+    expect(markdown).toMatch(
+      /\n\n\[output cut for display: the first \d+ kB of \d+\.\d MB of HTML are shown; 19\d,\d{3} more table rows are not\]$/,
     );
     expect(r.text.length).toBeLessThan(70 * 1024);
   });

@@ -1,10 +1,9 @@
 /**
  * Work a call left running in a kernel that ends with the call (`omp-eval tool`, the per-call
- * mode): threads, timers and child processes whose later output would be lost without a word. `omp-eval run`
+ * mode): threads and timers whose later output would be lost without a word. `omp-eval run`
  * waits for such work, as `python script.py` and `node script.js` do; a tool call does not (an
  * agent's call must not hang on a server thread), so its result says what was left running.
  */
-import { signalDescendants } from '../kernel/processGroup.js';
 import type { KernelLanguage } from '../kernel/types.js';
 import type { Session } from './session.js';
 
@@ -21,7 +20,6 @@ const CHECK: Record<KernelLanguage, string> = {
 const unquoted = (text: string) => /^(['"])(.*)\1$/s.exec(text.trim())?.[2] ?? text.trim();
 
 const WHAT: Record<KernelLanguage, string> = { py: 'Python threads', js: 'JavaScript timers and handles' };
-const LABEL: Record<KernelLanguage, string> = { py: 'Python', js: 'JavaScript' };
 
 /**
  * The notice for work left running in the kernels of `languages`, or undefined when none is.
@@ -33,12 +31,6 @@ export async function pendingWorkNotice(
 ): Promise<string | undefined> {
   const found: string[] = [];
   for (const language of languages) {
-    // Processes the cells started and did not wait for (subprocess.Popen, spawn()): they end with
-    // the kernel's group.
-    const pid = session.kernelOf(language)?.pid;
-    const children = pid === undefined ? 0 : signalDescendants(pid, 0 as unknown as NodeJS.Signals);
-    if (children)
-      found.push(`${children} process${children === 1 ? '' : 'es'} the ${LABEL[language]} kernel started`);
     // (a kernel that died or still runs a cell that did not stop is not asked)
     if (session.kernelOf(language)?.state !== 'idle') continue;
     const [result] = await session.run([{ language, code: CHECK[language] }], {
@@ -49,5 +41,5 @@ export async function pendingWorkNotice(
     if (names) found.push(`${WHAT[language]}: ${names.slice(0, 300)}`);
   }
   if (!found.length) return undefined;
-  return `Work was still running in the kernel when this call ended (${found.join('; ')}). The kernel ends with the call, so what that work would print or do later is lost: wait for it in the cell (join the thread, await the timer, wait for the process), or use kernels that outlive the call (the MCP server keeps them).`;
+  return `Work was still running in the kernel when this call ended (${found.join('; ')}). The kernel ends with the call, so what that work would print or do later is lost: wait for it in the cell (join the thread, await the timer), or use kernels that outlive the call (the MCP server keeps them).`;
 }

@@ -8,7 +8,7 @@
  * markdown (tables stay tables). Payloads too large to show are left out with a notice.
  */
 import type { MimeBundle } from '../protocol/index.js';
-import { ArtifactFile, megabytes } from './artifact.js';
+import { megabytes } from './artifact.js';
 import { htmlToMarkdown } from './html.js';
 import { cutPoint, oneLine } from './text.js';
 
@@ -109,15 +109,6 @@ export function statusEvent(bundle: MimeBundle): StatusEvent | undefined {
   return status as StatusEvent;
 }
 
-/** HTML too long to show, kept whole in an artifact file: where it is (undefined if it could not be written). */
-function keptAsFile(html: string): string | undefined {
-  const file = ArtifactFile.create('html');
-  if (typeof file === 'string') return undefined;
-  file.write(html);
-  file.close();
-  return file.error ? undefined : `artifact://${file.id} (${file.path})`;
-}
-
 export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): RenderedOutput {
   const mimeTypes = Object.keys(bundle);
   const out: RenderedOutput = { images: [], tooLarge: [], mimeTypes, bundle };
@@ -130,7 +121,7 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
   if (markdown !== undefined) {
     out.text = out.markdown = markdown;
   } else if (html !== undefined && (plain === undefined || options.plainIsRepr)) {
-    const converted = htmlToMarkdown(html, undefined, keptAsFile);
+    const converted = htmlToMarkdown(html);
     if (converted || plain === undefined) out.text = out.markdown = converted;
   }
   if (out.text === undefined && plain !== undefined) {

@@ -169,12 +169,7 @@ function expandSpans(rows: { cells: Cell[]; repeat: boolean }[]): string[][] {
  * HTML → markdown. HTML beyond `limit` characters is cut at a row or tag boundary and the
  * markdown ends with a notice saying how much was left out.
  */
-export function htmlToMarkdown(
-  html: string,
-  limit = HTML_LIMIT,
-  /** Keeps the whole HTML when it is cut; returns where (named in the notice), if it could. */
-  keepWhole?: (html: string) => string | undefined,
-): string {
+export function htmlToMarkdown(html: string, limit = HTML_LIMIT): string {
   let source = html;
   let notice = '';
   if (source.length > limit) {
@@ -183,11 +178,9 @@ export function htmlToMarkdown(
     cut = cut >= 0 ? cut + 5 : head.lastIndexOf('>') + 1;
     if (cut <= 0) cut = limit;
     const moreRows = countRows(source, cut);
-    const where = keepWhole?.(source);
     notice =
       `[output cut for display: the first ${kilobytes(cut)} of ${megabytes(source.length)} of HTML are shown` +
-      `${moreRows > 0 ? `; ${moreRows.toLocaleString('en-US')} more table rows are not` : ''}` +
-      `${where ? `; all of the HTML: ${where}` : ''}]`;
+      `${moreRows > 0 ? `; ${moreRows.toLocaleString('en-US')} more table rows are not` : ''}]`;
     source = source.slice(0, cut);
   }
   source = source.replace(MARKERS, '');
