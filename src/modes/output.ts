@@ -31,8 +31,9 @@ const openLine = new WeakSet<object>();
 
 /** Writes `text`, noting whether it leaves the line open. */
 function writeTracked(stream: NodeJS.WritableStream, text: string): boolean {
+  // (A line erased, CLEAR_LINE's `\r` and erase, is as good as ended: nothing is on it.)
   if (text) {
-    if (text.endsWith('\n')) openLine.delete(stream);
+    if (text.endsWith('\n') || text === CLEAR_LINE) openLine.delete(stream);
     else openLine.add(stream);
   }
   return stream.write(text);
@@ -64,7 +65,7 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
     case 'set_next_input':
       return err.write(`[${NEXT_INPUT_NOTICE}]\n`);
     case 'clear_output':
-      return (out as { isTTY?: boolean }).isTTY ? out.write(CLEAR_LINE) : true;
+      return (out as { isTTY?: boolean }).isTTY ? writeTracked(out, CLEAR_LINE) : true;
     default:
       return true;
   }
@@ -83,7 +84,7 @@ export async function readStream(stream: NodeJS.ReadableStream): Promise<string>
  */
 export function writeBackground(session: Pick<Session, 'onBackground'>, { out, err }: Streams): () => void {
   return session.onBackground((frame) => {
-    if (frame.type === 'stdout') out.write(frame.data);
+    if (frame.type === 'stdout') writeTracked(out, frame.data);
     else if (frame.type === 'stderr') err.write(frame.data);
   });
 }

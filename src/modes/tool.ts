@@ -57,7 +57,9 @@ export async function runToolCommand(
       cwd: opts.cwd,
       id: `tool-${process.pid}`,
       signal: controller.signal,
-      kernelsEndWithCall: true,
+      // (A kernel on a Jupyter server that omp-eval attached to by id is not its own to end: it
+      // and its state live on.)
+      kernelsEndWithCall: !(executor.settings['jupyter.url'] && executor.settings['jupyter.kernelId']),
     });
     print(result);
     return controller.signal.aborted ? 130 : 0;

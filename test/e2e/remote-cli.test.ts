@@ -150,6 +150,12 @@ describe('omp-eval tool --jupyter', () => {
     await tool(remote('--kernel-id', id), [{ language: 'py', code: 'defined_earlier = "yes"' }]);
     const out = await tool(remote('--kernel-id', id), [{ language: 'py', code: 'defined_earlier' }]);
     expect(out.cells[0]?.text).toBe("'yes'\n");
+    // That kernel outlives the call: the text says the earlier cells' state persists.
+    const failed = await tool(remote('--kernel-id', id), [
+      { language: 'py', code: 'x = 1' },
+      { language: 'py', code: '1 / 0' },
+    ]);
+    expect(failed.text).toContain('Earlier cells succeeded—their state persists.');
     await server.rest('DELETE', `api/kernels/${id}`);
   });
 

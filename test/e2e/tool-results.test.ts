@@ -330,6 +330,12 @@ describe('each output on lines of its own, as a notebook shows them', () => {
     expect(r.cells[2].text).toMatch(/^then\nTraceback/);
     const run = await cli(['run', '-'], { input: 'import sys\nsys.stdout.write("partial")\n7' });
     expect(run.stdout).toBe('partial\n7\n');
+    // The notice of a kernel that died after an open line too.
+    const died = await tool([
+      py('import os, sys\nsys.stdout.write("working"); sys.stdout.flush()\nos._exit(3)'),
+    ]);
+    expect(died.cells[0].text).toMatch(/^working\n\[The Python kernel died/);
+    expect(died.cells[0].text).not.toMatch(/\n\n\[/);
   });
 
   it('an image is a line of the text where it was shown, between the prints around it', async () => {
@@ -341,6 +347,11 @@ describe('each output on lines of its own, as a notebook shows them', () => {
       'before\n<Figure>\n[image 1×1 png]\nbetween\n<Figure>\n[image 1×1 png]\nafter\n',
     );
     expect(r.cells[0].images).toHaveLength(2);
+    // Only the images the result keeps (8) are lines; the others are files a notice names.
+    const many = await tool([py(`for i in range(10): ${show}`)]);
+    expect(many.cells[0].images).toHaveLength(8);
+    expect(many.cells[0].text.match(/\[image 1×1 png\]/g)).toHaveLength(8);
+    expect(many.text).toMatch(/2 images \(\d+ kB\) left out of the result/);
   });
 });
 

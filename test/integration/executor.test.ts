@@ -254,8 +254,9 @@ describe('executor: multi-cell runs and output', () => {
     expect(r?.images).toEqual([expect.objectContaining({ mime: 'image/png', width: 2, height: 3 })]);
     expect(r?.json).toEqual([{ k: [1, 2] }]);
     expect(r?.statusEvents).toEqual([{ op: 'find', count: 3 }]);
-    // A status event is a short line of the text too (an agent reads the text).
-    expect(r?.text).toBe('<img>\n{json}\n[find] {"count":3}\n\'done\'\n');
+    // A status event is a short line of the text too (an agent reads the text), and so is an
+    // image where it was shown.
+    expect(r?.text).toBe('<img>\n[image 2×3 png]\n{json}\n[find] {"count":3}\n\'done\'\n');
   });
 
   it('keeps 100 MB of output out of memory: head and tail shown, all of it in the artifact', async () => {

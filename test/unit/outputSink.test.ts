@@ -122,6 +122,23 @@ describe('OutputSink', () => {
     expect(kept).toBeLessThan(128 * 1024);
   });
 
+  it('starts an output of its own on a new line only where a line is open', () => {
+    const textAfter = (before: string) => {
+      const sink = new OutputSink();
+      sink.push(before);
+      sink.pushBlock('5\n');
+      sink.end();
+      return sink.text;
+    };
+    expect(textAfter('partial')).toBe('partial\n5\n');
+    expect(textAfter('done\n')).toBe('done\n5\n');
+    expect(textAfter('50%\r')).toBe('50%\n5\n');
+    // Nothing on the line: a `\r` alone, or an escape sequence left unfinished (dropped).
+    expect(textAfter('\r')).toBe('5\n');
+    expect(textAfter('\x1b[3')).toBe('5\n');
+    expect(textAfter('ok\n\x1b')).toBe('ok\n5\n');
+  });
+
   it('a line longer than the tail goes to the head while it fits there (a head larger than the tail)', () => {
     const sink = sinkOf([`${'x'.repeat(50)}\n`, ...Array.from({ length: 20 }, () => 'yyyyy\n')], {
       headChars: 100,

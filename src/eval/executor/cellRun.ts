@@ -124,7 +124,7 @@ export async function runCell(
     const notice = `The ${LANGUAGE_LABEL[language]} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once, without the state of earlier cells (an error below may come from that).`;
     notices.push(notice);
     emit({ kind: 'notice', text: notice });
-    context.sink.push(`\n[${notice}]\n`);
+    context.sink.pushBlock(`[${notice}]\n`);
     retried = true;
     try {
       attempt = await attemptCell(await host.kernelFor(language, []), context);
@@ -253,10 +253,10 @@ function resultOf(
   if (notice) {
     run.notices.push(notice);
     c.emit({ kind: 'notice', text: notice });
-    if (exit && !timedOut) c.sink.push(`[${notice}]\n`);
+    if (exit && !timedOut) c.sink.pushBlock(`[${notice}]\n`);
   }
   if (exit && o.error?.ename === 'KernelDied' && o.error.traceback.length)
-    c.sink.push(`${o.error.traceback.join('\n')}\n`);
+    c.sink.pushBlock(`${o.error.traceback.join('\n')}\n`);
   c.sink.end();
   const status: CellStatus =
     o.status === 'ok' && !timedOut ? 'ok' : o.cancelled || interrupted ? 'cancelled' : 'error';

@@ -133,11 +133,13 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
     return;
   }
   const out = renderBundle(frame.bundle, { plainIsRepr: frame.plainIsRepr === true });
-  for (const image of [...out.images, ...out.tooLarge]) collector.addImage(image);
+  // (Images the result cannot keep are saved as files a notice names: no line of their own here.)
+  const kept = out.images.filter((image) => collector.addImage(image));
+  for (const image of out.tooLarge) collector.addImage(image);
   if (out.json !== undefined) collector.addJson(out.json);
   if (out.text !== undefined) sink.pushBlock(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
   // Where the image was shown (between the prints around it), as a line of the text.
-  for (const image of out.images)
+  for (const image of kept)
     sink.pushBlock(`[image ${image.width ?? '?'}×${image.height ?? '?'} ${image.mime.slice(6)}]\n`);
   const { displayId, metadata } = frame;
   emit({

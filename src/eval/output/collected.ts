@@ -49,12 +49,13 @@ export class ResultCollector {
     this.limits = { ...DEFAULT_COLLECT_LIMITS, ...limits };
   }
 
-  addImage(image: ImageOutput): void {
+  /** Keeps `image` in the result, or saves it as a file the notice names; true when kept. */
+  addImage(image: ImageOutput): boolean {
     const { images, imageChars } = this.limits;
     if (this.images.length < images && this.imageChars + image.data.length <= imageChars) {
       this.images.push(image);
       this.imageChars += image.data.length;
-      return;
+      return true;
     }
     const bytes = Buffer.from(image.data, 'base64');
     const dropped = this.dropped.images;
@@ -63,12 +64,13 @@ export class ResultCollector {
     const file = ArtifactFile.create(image.mime === 'image/png' ? 'png' : 'jpg');
     if (typeof file === 'string') {
       dropped.errors.add(file);
-      return;
+      return false;
     }
     file.writeBytes(bytes);
     file.close();
     if (file.error) dropped.errors.add(file.error);
     else dropped.files.push(file.path);
+    return false;
   }
 
   /** Keeps `value` (whose JSON is `serialized`, when known) or writes it to the JSON artifact. */

@@ -74,7 +74,10 @@ export class OutputSink {
    * not `partial5`).
    */
   pushBlock(text: string): void {
-    this.push(this.line.empty && !this.carry ? text : `\n${text}`);
+    // (An escape sequence left unfinished before it is dropped, as at the end; a `\r` waiting in
+    // the carry moved to the line's start, where a line with nothing on it needs no newline.)
+    if (this.carry.startsWith('\x1b')) this.carry = '';
+    this.push(this.line.empty ? text : `\n${text}`);
   }
 
   push(chunk: string): void {
