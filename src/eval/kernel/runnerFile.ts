@@ -167,7 +167,14 @@ const require = createRequire(import.meta.url);
  * directory is private to this user, so nobody can put one back in between.)
  */
 function writeAtomically(file: string, content: string | Buffer) {
-  rmSync(file, { force: true });
+  // write-file-atomic writes through a link to its target: a link (anything not a plain file)
+  // goes first. A file stays until the rename replaces it: removed first, it was missing for a
+  // moment, and another process starting at once took the cache entry for tampered with.
+  try {
+    if (!lstatSync(file).isFile()) rmSync(file, { force: true });
+  } catch {
+    // nothing there
+  }
   const atomic = require('write-file-atomic') as typeof writeFileAtomic;
   atomic.sync(file, content, { mode: 0o600, fsync: true });
 }
