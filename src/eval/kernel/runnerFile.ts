@@ -176,7 +176,10 @@ function writeAtomically(file: string, content: string | Buffer) {
     // nothing there
   }
   const atomic = require('write-file-atomic') as typeof writeFileAtomic;
-  atomic.sync(file, content, { mode: 0o600, fsync: true });
+  // (Our owner, said outright: write-file-atomic otherwise gives the new file the old one's.)
+  const owner =
+    process.getuid && process.getgid ? { chown: { uid: process.getuid(), gid: process.getgid() } } : {};
+  atomic.sync(file, content, { mode: 0o600, fsync: true, ...owner });
 }
 
 /** The cache directory's name for a set of kernel files: a hash of all of them. */
