@@ -3,8 +3,7 @@
  * names the setting and where it came from.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { configPath } from './configPath.js';
 import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
 import type { SandboxMode } from './sandbox/settings.js';
 import { settingsProblems } from './schemas/index.js';
@@ -64,12 +63,7 @@ export class SettingsError extends Error {
   }
 }
 
-/** The config file: $OMP_EVAL_CONFIG, else $XDG_CONFIG_HOME/omp-eval/config.json, else ~/.config/…. */
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.OMP_EVAL_CONFIG) return env.OMP_EVAL_CONFIG;
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  return join(base, 'omp-eval', 'config.json');
-}
+export { configPath };
 
 /** Normal boolean flag parsing: 1/true/yes/on and 0/false/no/off, any case; undefined if unset or empty. */
 export function parseBooleanFlag(value: string | undefined, name: string): boolean | undefined {

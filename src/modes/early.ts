@@ -6,6 +6,7 @@
  * the kernel it needs (working directory, interpreter, environment) and stops it otherwise, and
  * whatever is unusual (a sandbox, a Jupyter server, a flag not known here) starts nothing early.
  */
+import type { RecipeSpawn } from '../eval/quickstart.js';
 import type { PrestartedKernel } from '../eval/start.js';
 
 /** The flags that take a value, and how they bear on the kernel (undefined: not at all). */
@@ -59,11 +60,19 @@ export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()):
 
 let early: PrestartedKernel | undefined;
 
-/** Spawns the kernel's process `argv` will probably need, if it needs one. Never fails. */
+/**
+ * Spawns the kernel's process `argv` will probably need, if it needs one: at once from the
+ * previous call's recipe when this call is the same (eval/quickstart.ts), then checked against
+ * the settings. Never fails.
+ */
 export async function startEarly(argv: readonly string[]): Promise<void> {
   const guess = guessPythonKernel(argv);
   if (!guess) return;
+  let fromRecipe: RecipeSpawn | undefined;
   try {
+    const quick = await import('../eval/quickstart.js');
+    const recipeKey = quick.recipeKey(guess);
+    fromRecipe = quick.spawnByRecipe(recipeKey);
     const { loadSettings, prestartPython, streamLogger } = await import('../eval/start.js');
     const settings = loadSettings({
       ...(guess.python ? { 'python.interpreter': guess.python } : {}),
@@ -73,9 +82,14 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
       cwd: guess.cwd,
       hostEnv: { ...process.env },
       logger: streamLogger(process.stderr),
+      recipeKey,
+      ...(fromRecipe ? { fromRecipe } : {}),
     });
+    fromRecipe = undefined; // (prestartPython took it, or stopped it)
   } catch {
     // (bad settings, say: the command reports them)
+  } finally {
+    fromRecipe?.child.kill('SIGKILL');
   }
 }
 

@@ -7,8 +7,10 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, loadSettings, type PrestartedKernel, prestartPython } from '../../src/eval/index.js';
+import { readRecipe, recipeFile } from '../../src/eval/kernel/recipe.js';
+import { spawnByRecipe } from '../../src/eval/quickstart.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
 
 const logger = { trace: () => {}, warn: () => {} };
@@ -110,5 +112,75 @@ describe('a prestarted Python kernel', () => {
     const hostEnv = { ...process.env };
     for (const flags of [{ 'sandbox.mode': 'read-only' as const }, { 'jupyter.url': 'http://127.0.0.1:9' }])
       expect(await prestartPython(loadSettings(flags, hostEnv), { cwd, hostEnv, logger })).toBeUndefined();
+  });
+
+  describe("spawned from the previous call's recipe", () => {
+    // (a temp directory of its own, so that the recipe is this test's: the commands other tests
+    // run at the same time leave theirs in the shared runner cache)
+    let tmpBefore: string | undefined;
+    beforeAll(() => {
+      tmpBefore = process.env.TMPDIR;
+      process.env.TMPDIR = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-tmp-')));
+    });
+    afterAll(() => {
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+    });
+
+    /** A call of prestartPython as `tool` makes it: with the recipe's key and what it spawned. */
+    async function call(cwd: string, key: string) {
+      const hostEnv = { ...process.env };
+      const fromRecipe = spawnByRecipe(key);
+      const kernel = await prestartPython(loadSettings(UNSANDBOXED, hostEnv), {
+        cwd,
+        hostEnv,
+        logger,
+        recipeKey: key,
+        ...(fromRecipe ? { fromRecipe } : {}),
+      });
+      if (!kernel) throw new Error('nothing was prestarted');
+      return { kernel, pid: (await kernel.pid) as number, recipePid: fromRecipe?.child.pid, hostEnv };
+    }
+
+    it('is the process the next identical call runs its cells in', async () => {
+      const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-')));
+      const key = `test-${process.pid}-${Date.now()}-same`;
+      const first = await call(cwd, key);
+      expect(first.recipePid).toBeUndefined(); // (no recipe for this key yet)
+      first.kernel.discard();
+      expect(readRecipe(key, recipeFile())?.cwd).toBe(cwd);
+      const second = await call(cwd, key);
+      expect(second.recipePid).toBeTypeOf('number');
+      expect(second.pid).toBe(second.recipePid);
+      const executor = executorWith(second.kernel, second.hostEnv);
+      try {
+        const [result] = await executor.runOnce([{ language: 'py', code: PID }], { cwd });
+        expect(result?.status).toBe('ok');
+        expect(result?.text.trim()).toBe(String(second.pid));
+      } finally {
+        await executor.dispose();
+      }
+    });
+
+    it('is stopped, and another process spawned, when the call needs another kernel', async () => {
+      const here = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-a-')));
+      const there = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-b-')));
+      const key = `test-${process.pid}-${Date.now()}-other`;
+      (await call(there, key)).kernel.discard();
+      // (the same key, another directory: as when ./.venv appeared, which the key does not see)
+      const next = await call(here, key);
+      expect(next.recipePid).toBeTypeOf('number');
+      expect(next.pid).not.toBe(next.recipePid);
+      await waitFor(() => !pidAlive(next.recipePid as number), 60_000, "the recipe's process to be stopped");
+      const executor = executorWith(next.kernel, next.hostEnv);
+      try {
+        const [result] = await executor.runOnce([{ language: 'py', code: 'import os\nprint(os.getcwd())' }], {
+          cwd: here,
+        });
+        expect(result?.text.trim()).toBe(here);
+      } finally {
+        await executor.dispose();
+      }
+    });
   });
 });

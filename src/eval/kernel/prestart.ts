@@ -9,12 +9,14 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from '../logger.js';
-import { sandboxOf } from '../sandbox/settings.js';
+import { memoryLimitOf, type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
 import type { Settings } from '../settings.js';
 import { kernelEnv } from './env.js';
 import { signalGroup } from './processGroup.js';
 import { type ResolvedPython, resolvePython } from './python.js';
-import { type KernelProcess, spawnKernel } from './spawn.js';
+import { type RecipeSpawn, storeRecipe } from './recipe.js';
+import { ensureRunnerFile } from './runnerFile.js';
+import { BRIDGE_FD, type KernelProcess, pythonKernel, spawnKernel, withChannels } from './spawn.js';
 
 export interface PrestartedKernel {
   /**
@@ -51,28 +53,32 @@ function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean 
  */
 export async function prestartPython(
   settings: Settings,
-  opts: { cwd: string; hostEnv: NodeJS.ProcessEnv; logger: Logger },
+  opts: {
+    cwd: string;
+    hostEnv: NodeJS.ProcessEnv;
+    logger: Logger;
+    /** The process spawned from the previous call's recipe (recipe.ts): taken if it fits, else stopped. */
+    fromRecipe?: RecipeSpawn;
+    /** This call's recipe key: the recipe of what is spawned here is stored under it. */
+    recipeKey?: string;
+  },
 ): Promise<PrestartedKernel | undefined> {
   const sandbox = sandboxOf(settings);
-  if (settings['jupyter.url'] || sandbox.mode !== 'off') return undefined;
   let cwd: string;
   let python: ResolvedPython;
   try {
+    if (settings['jupyter.url'] || sandbox.mode !== 'off') throw new Error('not a local kernel');
     cwd = realpathSync(resolve(opts.cwd));
-    if (!statSync(cwd).isDirectory()) return undefined;
+    if (!statSync(cwd).isDirectory()) throw new Error('not a directory');
     python = await resolvePython({ interpreter: settings['python.interpreter'], cwd, env: opts.hostEnv });
   } catch {
+    if (opts.fromRecipe)
+      stopUnused(withChannels(opts.fromRecipe.child, opts.fromRecipe.recipe.python.executable));
     return undefined;
   }
   const passEnv = settings['env.pass'];
   const env = kernelEnv(opts.hostEnv, python, passEnv);
-  // (the sandbox said explicitly: without it, the spawn would follow $OMP_EVAL_SANDBOX)
-  const spawned = spawnKernel(
-    'py',
-    cwd,
-    { resolved: python, hostEnv: opts.hostEnv, passEnv, sandbox },
-    opts.logger,
-  );
+  const spawned = spawnPython(cwd, python, passEnv, env, { ...opts, sandbox });
   spawned.catch(() => {}); // (the kernel that takes it hears the failure; unused, it is moot)
   let state: 'waiting' | 'taken' | 'discarded' = 'waiting';
   const discard = () => {
@@ -100,6 +106,58 @@ export async function prestartPython(
       () => undefined,
     ),
   };
+}
+
+/**
+ * The kernel's process for `cwd`, `python`, `passEnv` (whose kernel environment is `env`): the one
+ * spawned from the recipe when it was spawned for exactly these (and the runner file checked now
+ * is the one it runs), else a new one, whose recipe is then stored for the next call.
+ */
+async function spawnPython(
+  cwd: string,
+  python: ResolvedPython,
+  passEnv: string[],
+  env: Record<string, string>,
+  opts: {
+    hostEnv: NodeJS.ProcessEnv;
+    logger: Logger;
+    sandbox: SandboxSettings;
+    fromRecipe?: RecipeSpawn;
+    recipeKey?: string;
+  },
+): Promise<KernelProcess> {
+  // (a recipe spawns the interpreter itself: no sandbox, no memory limit around it)
+  const plain = opts.sandbox.mode === 'off' && !memoryLimitOf(opts.sandbox);
+  const early = opts.fromRecipe;
+  if (early) {
+    let runner: string | undefined;
+    try {
+      runner = ensureRunnerFile({ logger: opts.logger });
+    } catch {
+      // (the spawn below reports it)
+    }
+    const { recipe } = early;
+    const fits =
+      plain &&
+      runner === recipe.runner &&
+      cwd === recipe.cwd &&
+      sameInterpreter(python, recipe.python) &&
+      sameEnv({ ...env, OMP_BRIDGE_FD: String(BRIDGE_FD) }, early.env);
+    const proc = withChannels(early.child, python.executable);
+    if (fits && runner) return pythonKernel(proc, python, runner, opts.hostEnv, opts.logger);
+    stopUnused(proc);
+  }
+  // (the sandbox said explicitly: without it, the spawn would follow $OMP_EVAL_SANDBOX)
+  const proc = await spawnKernel(
+    'py',
+    cwd,
+    { resolved: python, hostEnv: opts.hostEnv, passEnv, sandbox: opts.sandbox },
+    opts.logger,
+  );
+  const runner = proc.child.spawnargs.at(-1); // (python -u runner.py)
+  if (opts.recipeKey && plain && runner)
+    storeRecipe({ key: opts.recipeKey, python, runner, cwd, passEnv: [...passEnv] });
+  return proc;
 }
 
 /** Stops a process no kernel took: it is still waiting for its first request. */

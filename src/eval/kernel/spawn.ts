@@ -19,6 +19,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
+import { BRIDGE_FD, KERNEL_STDIO } from './descriptors.js';
 import { filterEnv, kernelEnv } from './env.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile, prepareBytecode } from './runnerFile.js';
@@ -27,9 +28,7 @@ import type { KernelLanguage, KernelOptions } from './types.js';
 /** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */
 const JS_RUNNER = fileURLToPath(new URL('../../js/runner.cjs', import.meta.url));
 
-/** fd 0 /dev/null, fds 1-5 pipes (see above): the same for both languages. */
-const KERNEL_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
-export const BRIDGE_FD = 5;
+export { BRIDGE_FD };
 
 export interface KernelProcess {
   child: ChildProcess;
@@ -70,8 +69,21 @@ export async function spawnKernel(
   const runner = ensureRunnerFile({ logger });
   const env = kernelEnv(hostEnv, python, opts.passEnv);
   const proc = await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts);
-  // runner.py loads its package only once the first request came: the bytecode is checked while
-  // the interpreter starts, and the channel holds the requests until then.
+  return pythonKernel(proc, python, runner, hostEnv, logger);
+}
+
+/**
+ * A Python kernel's process just spawned with `runner`: runner.py loads its package only once the
+ * first request came, so the bytecode is checked while the interpreter starts, and the channel
+ * holds the requests until then.
+ */
+export function pythonKernel(
+  proc: KernelProcess,
+  python: ResolvedPython,
+  runner: string,
+  hostEnv: NodeJS.ProcessEnv,
+  logger: Logger,
+): KernelProcess {
   const interpreter = { executable: python.executable, version: python.version.join('.') };
   const requestsReady = prepareBytecode(runner, interpreter, hostEnv, logger);
   // A blank line (no request: the runner skips it) lets the runner load its package now, while
@@ -102,6 +114,15 @@ async function spawnWithChannels(
     stdio: [...KERNEL_STDIO],
     windowsHide: true,
   });
+  return withChannels(child, executable, sandbox);
+}
+
+/** The kernel's channels on `child`, spawned with KERNEL_STDIO (here, or from a recipe: recipe.ts). */
+export function withChannels(
+  child: ChildProcess,
+  executable: string,
+  sandbox?: KernelSandbox,
+): KernelProcess {
   const stdio = child.stdio as unknown as (Readable | Writable | Duplex | null)[];
   return {
     child,

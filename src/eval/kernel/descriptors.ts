@@ -1,0 +1,7 @@
+/**
+ * A kernel process's descriptors (spawn.ts describes each): fd 0 /dev/null, fds 1-5 pipes, the
+ * same for both languages and for a process spawned from a recipe (recipe.ts).
+ */
+export const KERNEL_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
+/** The bridge's socket (agent(), completion()), named to the runner in $OMP_BRIDGE_FD. */
+export const BRIDGE_FD = 5;

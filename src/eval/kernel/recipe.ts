@@ -1,0 +1,165 @@
+/**
+ * The quickest start of a `run` or `tool` call's Python kernel: its process spawned from what the
+ * previous call spawned (the recipe), before the settings are read and the engine loaded.
+ *
+ * prestart.ts spawns the kernel's process once the settings are read and the interpreter resolved:
+ * some 40 ms into the call, which the interpreter's own start-up then follows. The recipe it
+ * leaves (the interpreter, the runner's path, the working directory, the passed variables) lets
+ * the next call spawn the same process within a few milliseconds of its start, when nothing the
+ * settings or the interpreter could depend on has changed: the same command line, working
+ * directory and environment, the same config file, the same omp-eval. That is a guess, checked
+ * later: prestart.ts takes the process only when what it computes (settings read, interpreter
+ * resolved, runner file checked) is what the process was spawned with, and stops it otherwise.
+ * The process runs nothing of the kernel's package before the host checked it (runner.py waits
+ * for its first request); runner.py itself is checked here against the one omp-eval ships.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type writeFileAtomic from 'write-file-atomic';
+import { configPath } from '../configPath.js';
+import { BRIDGE_FD, KERNEL_STDIO } from './descriptors.js';
+import { kernelEnv } from './env.js';
+import type { ResolvedPython } from './python.js';
+
+/** What a kernel's process was spawned with (the kernel's descriptors are spawn.ts's). */
+export interface Recipe {
+  /** The call it fits (recipeKey). */
+  key: string;
+  python: ResolvedPython;
+  /** runner.py in the runner cache. */
+  runner: string;
+  cwd: string;
+  passEnv: string[];
+}
+
+/** A process spawned from a recipe, for prestart.ts to take or stop. */
+export interface RecipeSpawn {
+  child: ChildProcess;
+  recipe: Recipe;
+  /** Its environment (the kernel's, and the bridge's descriptor). */
+  env: Record<string, string>;
+}
+
+const RUNNER_SOURCE = fileURLToPath(new URL('../../py/runner.py', import.meta.url));
+/** The omp-eval a recipe was written by (another version's runner is elsewhere in the cache). */
+const INSTALL = fileURLToPath(new URL('.', import.meta.url));
+const uid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
+
+/** The recipe's file: in the runner cache's well-known directory (no fallback: then no recipe). */
+export function recipeFile(base = tmpdir()): string {
+  return join(base, `omp-python-runner-${uid()}`, 'recipe.json');
+}
+
+/** True when `path` is a real file or directory of ours that nobody else can write to. */
+function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
+  try {
+    const st = lstatSync(path);
+    if (kind === 'dir' ? !st.isDirectory() : !st.isFile()) return false;
+    return process.platform === 'win32' || (st.uid === uid() && (st.mode & 0o022) === 0);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The call's key: everything the kernel's settings and interpreter are read from that is cheap to
+ * see at once (the guessed flags, the working directory, the whole environment, the config file's
+ * identity, this omp-eval). A hash: the environment's values are never written anywhere.
+ */
+export function recipeKey(guess: unknown, env: NodeJS.ProcessEnv = process.env): string {
+  const configFile = configPath(env);
+  let config: string | null = null;
+  try {
+    const st = lstatSync(configFile, { bigint: true });
+    config = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch {
+    // no config file
+  }
+  const vars = Object.keys(env)
+    .filter((name) => name !== '_') // (the shell's last command: `time omp-eval …` is the same call)
+    .sort()
+    .map((name) => [name, env[name]]);
+  return createHash('sha256')
+    .update(JSON.stringify({ guess, cwd: process.cwd(), vars, configFile, config, install: INSTALL }))
+    .digest('hex');
+}
+
+/** The recipe stored for `key`, if it is safe to use (ours, private, its runner.py intact). */
+export function readRecipe(key: string, file = recipeFile()): Recipe | undefined {
+  if (!isPrivate(dirname(file), 'dir') || !isPrivate(file, 'file')) return undefined;
+  let recipe: Recipe;
+  try {
+    recipe = JSON.parse(readFileSync(file, 'utf8')) as Recipe;
+  } catch {
+    return undefined;
+  }
+  if (
+    recipe?.key !== key ||
+    typeof recipe.runner !== 'string' ||
+    typeof recipe.cwd !== 'string' ||
+    typeof recipe.python?.executable !== 'string' ||
+    !Array.isArray(recipe.python.version) ||
+    !Array.isArray(recipe.passEnv)
+  )
+    return undefined;
+  // runner.py runs at once (the package only after the host's check): it must be the one shipped.
+  const cache = dirname(file);
+  if (dirname(dirname(recipe.runner)) !== cache || !isPrivate(dirname(recipe.runner), 'dir'))
+    return undefined;
+  try {
+    if (!isPrivate(recipe.runner, 'file') || !readFileSync(recipe.runner).equals(readFileSync(RUNNER_SOURCE)))
+      return undefined;
+  } catch {
+    return undefined;
+  }
+  return recipe;
+}
+
+/** Spawns the process `recipe` describes, as spawn.ts spawns a kernel's; undefined when that fails. */
+export function spawnFromRecipe(recipe: Recipe): RecipeSpawn | undefined {
+  const env = { ...kernelEnv(process.env, recipe.python, recipe.passEnv), OMP_BRIDGE_FD: String(BRIDGE_FD) };
+  try {
+    const child = spawn(recipe.python.executable, ['-u', recipe.runner], {
+      cwd: recipe.cwd,
+      env,
+      detached: true,
+      stdio: [...KERNEL_STDIO],
+      windowsHide: true,
+    });
+    child.on('error', () => {}); // (prestart.ts stops it, or the kernel that takes it hears)
+    if (child.pid === undefined) return undefined;
+    return { child, recipe, env };
+  } catch {
+    return undefined;
+  }
+}
+
+const require = createRequire(import.meta.url);
+
+/** Stores `recipe` for the next call (unless it is stored already). Never fails. */
+export function storeRecipe(recipe: Recipe, file = recipeFile()): void {
+  try {
+    if (!isPrivate(dirname(file), 'dir')) return;
+    const text = JSON.stringify(recipe);
+    try {
+      if (isPrivate(file, 'file') && readFileSync(file, 'utf8') === text) return;
+    } catch {
+      // not there yet
+    }
+    // (write-file-atomic would write through a link to its target: anything but a file goes first)
+    try {
+      if (!lstatSync(file).isFile()) rmSync(file, { force: true });
+    } catch {
+      // nothing there
+    }
+    const atomic = require('write-file-atomic') as typeof writeFileAtomic;
+    atomic.sync(file, text, { mode: 0o600 });
+  } catch {
+    // the next call starts as this one did
+  }
+}

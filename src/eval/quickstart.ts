@@ -1,0 +1,16 @@
+/**
+ * The engine's quickest start, lighter still than start.ts: what `run` and `tool` call first, to
+ * spawn their Python kernel's process from the previous call's recipe (kernel/recipe.ts) before
+ * anything else of omp-eval loads. The process is handed to prestartPython (start.ts), which takes
+ * it only if it fits, and stores the recipe of what it spawns itself.
+ */
+import { type RecipeSpawn, readRecipe, recipeKey, spawnFromRecipe } from './kernel/recipe.js';
+
+export type { RecipeSpawn };
+export { recipeKey };
+
+/** Spawns the process the recipe stored under `key` describes; undefined without one. Never fails. */
+export function spawnByRecipe(key: string): RecipeSpawn | undefined {
+  const recipe = readRecipe(key);
+  return recipe ? spawnFromRecipe(recipe) : undefined;
+}
