@@ -99,7 +99,8 @@ function verdict(failed: CellResult, cells: CellResult[], endsWithCall: boolean)
   const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
   const code =
     failed.error?.ename === 'KernelDied'
-      ? `the kernel exited, exit code ${failed.exitCode}`
+      ? // (a kernel's own exit code 0 is the cell's 1: then its notice says how it exited)
+        `the kernel exited${failed.exitCode === 1 ? '' : `, exit code ${failed.exitCode}`}`
       : `exit code ${failed.exitCode ?? 'unknown'}`;
   const notRun = cells.length - n;
   const later =

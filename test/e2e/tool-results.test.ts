@@ -44,6 +44,25 @@ describe('item 1: output written up to the instant a kernel dies or is killed is
     expect(r.text).toMatch(/exit code 3/);
   });
 
+  it('a cell that ends its kernel with os._exit() is not run again: its side effects happen once', async () => {
+    const log = join(scratch(), 'log');
+    const r = await tool([
+      py('y = 1'),
+      py(`open(${JSON.stringify(log)}, "a").write("ran\\n")\nimport os\nos._exit(0)`),
+      py('print(y)'),
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe('ran\n');
+    expect(r.cells[1]).toMatchObject({ status: 'error', retried: false });
+    expect(r.text).toContain(
+      "[The Python kernel exited while running this cell (exit code 0): the cell's code ended the process",
+    );
+    // (the verdict does not say exit code 1, the cell's, beside the kernel's 0)
+    expect(r.text).toContain(
+      'Cell 2 failed (the kernel exited). Earlier cells succeeded, but the Python kernel was restarted: the Python state they made is gone. Cell 3 was not run.',
+    );
+    expect(r.text).not.toContain('Fix only');
+  });
+
   it('native text on fd 2 before abort()', async () => {
     const r = await tool([py("import os\nos.write(2, b'native: fatal XYZ\\n')\nos.abort()")]);
     expect(r.isError).toBe(true);
@@ -220,7 +239,7 @@ describe('item 4: the advice text is true', () => {
     const r = await tool([
       py('y = 1'),
       py(
-        `import os\nif not os.path.exists(${JSON.stringify(marker)}):\n    open(${JSON.stringify(marker)}, "w").close()\n    os._exit(3)\n1 / 0`,
+        `import os, signal\nif not os.path.exists(${JSON.stringify(marker)}):\n    open(${JSON.stringify(marker)}, "w").close()\n    os.kill(os.getpid(), signal.SIGSEGV)\n1 / 0`,
       ),
     ]);
     expect(r.cells[1]).toMatchObject({ retried: true, status: 'error' });
@@ -334,7 +353,7 @@ describe('each output on lines of its own, as a notebook shows them', () => {
     const died = await tool([
       py('import os, sys\nsys.stdout.write("working"); sys.stdout.flush()\nos._exit(3)'),
     ]);
-    expect(died.cells[0].text).toMatch(/^working\n\[The Python kernel died/);
+    expect(died.cells[0].text).toMatch(/^working\n\[The Python kernel exited/);
     expect(died.cells[0].text).not.toMatch(/\n\n\[/);
   });
 

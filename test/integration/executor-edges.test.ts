@@ -197,7 +197,9 @@ describe('notebook-facing executor options', () => {
     );
     expect(readFileSync(counter, 'utf8')).toBe('x');
     expect(r).toMatchObject({ status: 'error', retried: false, exitCode: 4 });
-    expect(r?.notices).toEqual(['The Python kernel died (exit code 4).']);
+    expect(r?.notices).toEqual([
+      "The Python kernel exited while running this cell (exit code 4): the cell's code ended the process (os._exit(), or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.",
+    ]);
     // No count came for it (it was not the 0 of a kernel that counted nothing).
     expect(r && 'executionCount' in r).toBe(false);
   });

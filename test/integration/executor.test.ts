@@ -98,16 +98,35 @@ describe('executor: kernel death', () => {
     const s = await ex.session({ cwd: dir }); // writable in a sandbox too
     const [r] = await s.run([
       py(
-        `import os\nif not os.path.exists(${JSON.stringify(marker)}):\n    open(${JSON.stringify(marker)}, "w").close()\n    os._exit(3)\nprint("second try")`,
+        `import os, signal\nif not os.path.exists(${JSON.stringify(marker)}):\n    open(${JSON.stringify(marker)}, "w").close()\n    os.kill(os.getpid(), signal.SIGSEGV)\nprint("second try")`,
       ),
     ]);
     expect(r?.status).toBe('ok');
     expect(r?.retried).toBe(true);
     expect(r?.notices[0]).toMatch(
-      /died while running this cell \(exit code 3\); a new kernel was started and the cell was retried once/,
+      /died while running this cell \(signal SIGSEGV\); a new kernel was started and the cell was retried once/,
     );
     expect(r?.text).toContain('second try');
     expect(r?.text).toContain('retried once');
+  });
+
+  it('does not run again a cell whose code ended the kernel (os._exit): what it did happens once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-exit-'));
+    const log = join(dir, 'log');
+    const ex = makeExecutor();
+    const s = await ex.session({ cwd: dir });
+    for (const code of [0, 3]) {
+      const [r] = await s.run([
+        py(`open(${JSON.stringify(log)}, "a").write("ran\\n")\nimport os\nos._exit(${code})`),
+      ]);
+      expect(r).toMatchObject({ status: 'error', retried: false, exitCode: code || 1 });
+      expect(r?.notices.at(-1)).toBe(
+        `The Python kernel exited while running this cell (exit code ${code}): the cell's code ended the process (os._exit(), or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.`,
+      );
+    }
+    expect(readFileSync(log, 'utf8')).toBe('ran\nran\n');
+    const [next] = await s.run([py('1 + 1')]);
+    expect(next?.text).toBe('2\n');
   });
 
   it('reports a second death as an error with the exit code or signal', async () => {

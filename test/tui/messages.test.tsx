@@ -22,6 +22,14 @@ describe('messages for a person', () => {
     expect(notebookNotice(TIMEOUT_KILLED_NOTICE)).not.toMatch(/reset|next call/);
   });
 
+  it("says in a person's words that a cell ended its kernel (os._exit)", () => {
+    expect(
+      notebookNotice(
+        "The Python kernel exited while running this cell (exit code 3): the cell's code ended the process (os._exit(), or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.",
+      ),
+    ).toBe('The cell ended the Python kernel (exit code 3): its state is lost. A fresh kernel is starting.');
+  });
+
   it('says once that a kernel was killed after the interrupt', async () => {
     const { h } = start({
       spin: {

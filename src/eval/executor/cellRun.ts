@@ -23,6 +23,7 @@ import {
   type CellRequest,
   type CellResult,
   type CellStatus,
+  crashed,
   failedResult,
   noticeFor,
   resultExitCode,
@@ -112,11 +113,14 @@ export async function runCell(
   };
   let attempt = await attemptCell(kernel, context);
   let retried = false;
-  // A kernel that died on its own is retried once, unless it ran out of memory (it would again);
-  // one that died from our interrupt is not.
+  // A kernel that crashed on its own is retried once, unless it ran out of memory (it would
+  // again); one that died from our interrupt is not, nor one whose process exited with a code of
+  // its own (os._exit(), exit() in native code): the cell ended it on purpose, and would again,
+  // after doing twice whatever it did first.
   const first = attempt.outcome.exit;
   if (
     first?.reason === 'died' &&
+    crashed(first) &&
     !attempt.interrupted &&
     !attempt.outOfMemory &&
     options.retryOnDeath !== false

@@ -68,6 +68,14 @@ export function exitCodeOf(exit: KernelExit): number | null {
 }
 
 /**
+ * A death by a signal (or, from a wrapper such as bwrap, an exit code of 128 + n), not an exit
+ * the process chose.
+ */
+export function crashed(exit: Pick<KernelExit, 'code' | 'signal'>): boolean {
+  return exit.signal !== null || (exit.code ?? 0) > 128;
+}
+
+/**
  * A result's exit code: a dead kernel's own (128 + n for signal n, or its non-zero code), else
  * 0 for ok, 130 for cancelled, 1 for an error.
  */
@@ -104,9 +112,10 @@ export function noticeFor(o: CellEnd): string | undefined {
   if (o.exit?.reason === 'died' && o.outOfMemory)
     return `The ${o.label} kernel ran out of memory (${describeExit(o.exit)}: ${o.outOfMemory}); the cell was not run again, since it would run out again. The next cell starts a new kernel: earlier state is gone.`;
   if (o.exit?.reason === 'died') {
-    return o.retried
-      ? `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`
-      : `The ${o.label} kernel died (${describeExit(o.exit)}).`;
+    if (o.retried) return `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`;
+    if (!crashed(o.exit))
+      return `The ${o.label} kernel exited while running this cell (${describeExit(o.exit)}): the cell's code ended the process (os._exit(), or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.`;
+    return `The ${o.label} kernel died (${describeExit(o.exit)}).`;
   }
   if (o.exit?.reason === 'memory-limit')
     return `The ${o.label} kernel exceeded ${o.exit.memoryLimitMb} MB and was stopped (--memory-limit); the next cell runs in a new kernel. State from earlier cells was lost.`;

@@ -11,6 +11,7 @@ const TIMED_OUT_KILLED = /^eval cell timed out and the kernel was unresponsive t
 const KILLED = /^The kernel did not respond to the interrupt and was killed/;
 const DIED_ON_INTERRUPT = /^The kernel died when it was interrupted \(([^)]*)\)/;
 const DIED = /^The (\w+) kernel died(?: again on the retry)? \(([^)]*)\)\.?$/;
+const EXITED = /^The (\w+) kernel exited while running this cell \(([^)]*)\)/;
 const SHUT_DOWN = /^The kernel was shut down while this cell was running\.?$/;
 
 export const FRESH_KERNEL = 'A fresh kernel is starting.';
@@ -28,6 +29,9 @@ export function notebookNotice(text: string, opts: { restarting?: boolean } = {}
   if (diedOnInterrupt) return `The kernel died when interrupted (${diedOnInterrupt[1]}). ${FRESH_KERNEL}`;
   const died = DIED.exec(text);
   if (died) return `The ${died[1]} kernel died (${died[2]}): its state is lost. ${FRESH_KERNEL}`;
+  const exited = EXITED.exec(text);
+  if (exited)
+    return `The cell ended the ${exited[1]} kernel (${exited[2]}): its state is lost. ${FRESH_KERNEL}`;
   if (SHUT_DOWN.test(text)) return opts.restarting ? undefined : 'The kernel was shut down during this cell.';
   // Advice in the tool's protocol is meaningless in the notebook.
   return withoutToolAdvice(text) || undefined;
