@@ -1,6 +1,7 @@
 /**
  * `omp-eval mcp` over stdio, driven by the MCP SDK's own Client: the real CLI, real kernels.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
+import { BIN, cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/kernel.js';
 import {
   evalCell,
@@ -253,6 +254,53 @@ describe('omp-eval mcp over stdio', { timeout: 60_000 }, () => {
       /previous Python kernel had exited \(signal SIGKILL\); a new kernel was started and earlier state is gone/,
     );
     expect(textOf(next)).toMatch(/^\(False, 2\)$/m);
+  });
+
+  it('answers a line that is not JSON-RPC (Parse error, Invalid Request, too long) and serves on', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const lines: Record<string, unknown>[] = [];
+      let buffered = '';
+      child.stdout.on('data', (d) => {
+        buffered += d;
+        const parts = buffered.split('\n');
+        buffered = parts.pop() as string;
+        for (const part of parts) lines.push(JSON.parse(part));
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const init = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      };
+      child.stdin.write('this is not json\n');
+      child.stdin.write('{"jsonrpc": "2.0", "id": 7, "method": 5}\n');
+      // (over the 10 MB a message may take: the SDK's transport would close the connection)
+      child.stdin.write(`{"x": "${'y'.repeat(11 * 1024 * 1024)}"}\n`);
+      child.stdin.write(`${JSON.stringify(init)}\n`);
+      await waitFor(() => lines.length >= 4, 60_000, 'four answers');
+      expect(lines.slice(0, 3)).toEqual([
+        { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+        },
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: expect.stringMatching(/longer than 10 MB/) },
+        },
+      ]);
+      expect(lines[3]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'omp-eval' } } });
+      expect(stderr).toContain('omp-eval mcp: Parse error: the line is not JSON');
+    } finally {
+      child.kill();
+    }
   });
 
   it('answers invalid arguments with a clear error', async () => {

@@ -4,6 +4,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type ConnectionOptions, McpConnection } from './connection.js';
+import { JsonRpcLineGuard } from './lineGuard.js';
 
 export interface StdioServeOptions extends ConnectionOptions {
   stdin?: NodeJS.ReadableStream;
@@ -18,16 +19,19 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   const connection = new McpConnection(opts);
-  const transport = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
-  // A line that is not a JSON-RPC message has no id to answer; say so where a person can see it.
+  // Lines that are no JSON-RPC message are answered (Parse error, Invalid Request) and left out
+  // before the transport reads them: it would not answer them, and would close on a long one.
+  const guard = new JsonRpcLineGuard(
+    (response) => stdout.write(`${JSON.stringify(response)}\n`),
+    (what) => stderr.write(`omp-eval mcp: ${what}\n`),
+  );
+  stdin.pipe(guard);
+  const transport = new StdioServerTransport(
+    guard as unknown as NodeJS.ReadStream,
+    stdout as NodeJS.WriteStream,
+  );
   connection.server.onerror = (err) => {
-    const what =
-      err instanceof SyntaxError
-        ? `ignored a line that is not JSON (${err.message})`
-        : err.name === 'ZodError'
-          ? 'ignored a message that is not a JSON-RPC request, notification or response'
-          : err.message.split('\n')[0];
-    stderr.write(`omp-eval mcp: ${what}\n`);
+    stderr.write(`omp-eval mcp: ${err.message.split('\n')[0]}\n`);
   };
   if ((stdin as NodeJS.ReadStream).isTTY) {
     stderr.write(

@@ -1,0 +1,98 @@
+/**
+ * What the MCP server reads on stdin, line by line, before the SDK's transport does: a line that is
+ * not JSON is answered with JSON-RPC's Parse error (-32700, id null), a JSON value that is no
+ * JSON-RPC message with Invalid Request (-32600, with its id when it has one), and a line longer
+ * than the transport takes (the SDK would close the connection) with Invalid Request too. Each is
+ * then left out: the client hears what was wrong instead of waiting for an answer that never
+ * comes, and the server goes on. Good lines pass unchanged.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+const NEWLINE = 0x0a;
+
+export class JsonRpcLineGuard extends Transform {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Within a line that was too long: the rest of it is dropped. */
+  private skipping = false;
+
+  constructor(
+    /** Writes an answer to the client (one JSON-RPC response). */
+    private readonly answer: (response: JsonRpcErrorResponse) => void,
+    /** Says on stderr what was left out. */
+    private readonly report: (what: string) => void,
+    private readonly maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer | string, _: BufferEncoding, done: TransformCallback): void {
+    let data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE)) {
+      this.add(data.subarray(0, nl));
+      if (!this.skipping) this.line(Buffer.concat(this.pending));
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.skipping = false;
+      data = data.subarray(nl + 1);
+    }
+    this.add(data);
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (!this.skipping && this.pendingBytes > 0) this.line(Buffer.concat(this.pending));
+    done();
+  }
+
+  /** Keeps a piece of the current line, unless the line grew too long. */
+  private add(piece: Buffer) {
+    if (this.skipping || piece.length === 0) return;
+    this.pendingBytes += piece.length;
+    if (this.pendingBytes <= this.maxLineBytes) {
+      this.pending.push(piece);
+      return;
+    }
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.skipping = true;
+    const mb = this.maxLineBytes / 1024 / 1024;
+    this.fail(null, ErrorCode.InvalidRequest, `Invalid Request: a message longer than ${mb} MB was left out`);
+  }
+
+  /** One whole line: passed on if it is a JSON-RPC message, else answered. */
+  private line(bytes: Buffer) {
+    const text = bytes.toString('utf8').replace(/\r$/, '');
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.fail(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${(err as Error).message})`);
+      return;
+    }
+    if (!JSONRPCMessageSchema.safeParse(value).success) {
+      const id = (value as { id?: unknown } | null)?.id;
+      this.fail(
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: not a JSON-RPC 2.0 request, notification or response',
+      );
+      return;
+    }
+    this.push(`${text}\n`);
+  }
+
+  private fail(id: string | number | null, code: number, message: string) {
+    this.report(message);
+    this.answer({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+}
