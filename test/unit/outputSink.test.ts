@@ -161,6 +161,33 @@ describe('OutputSink', () => {
     });
   });
 
+  it("keeps a long line's end before the short lines after it, whatever the chunks", () => {
+    // 30,000 A and 30,000 B on two lines, three short lines: the tail (30,000) shows the end of
+    // the B line and the short lines; it used to hold the short lines only (21 of 30,000).
+    const text = `${'A'.repeat(30_000)}END1\n${'B'.repeat(30_000)}END2\n${'line\n'.repeat(3)}`;
+    const anonymous = (t: string) => t.replace(/artifact:\/\/\S+ \([^)]*\)/, 'ARTIFACT');
+    const results = [[text], text.match(/[^]{1,997}/g) as string[], text.split(/(?<=\n)/)].map((chunks) =>
+      sinkOf(chunks),
+    );
+    const [whole] = results as [OutputSink];
+    for (const other of results) expect(anonymous(other.text)).toBe(anonymous(whole.text));
+    expect(whole.text).toMatch(/B{1000}END2\nline\nline\nline\n$/);
+    expect(whole.text.length).toBeLessThan(20_000 + 30_000 + 300);
+    // What is shown and what is omitted add up to all of it (the head, cut in a line, ends in a
+    // newline of the marker's).
+    const shown = whole.text.length - (whole.text.match(/\n… \[[^\]]*\]\n/)?.[0].length ?? 0);
+    expect(shown + (whole.truncation?.omittedChars ?? 0)).toBe(text.length);
+    expect(whole.truncation).toMatchObject({ totalLines: 5, omittedLines: 1 }); // (the rest of A's)
+    // Short lines still go whole: no line is cut to fit.
+    const short = sinkOf([`${'s'.repeat(40)}\n`.repeat(2000)]);
+    expect(
+      short.text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('…'))
+        .every((l) => l.length === 40),
+    ).toBe(true);
+  });
+
   it('never cuts an emoji in half, wherever the head, the tail or a long line ends', () => {
     const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
     fc.assert(

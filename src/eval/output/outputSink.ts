@@ -42,6 +42,9 @@ export interface Truncation {
   artifactError?: string;
 }
 
+/** A piece of the tail this long keeps its end when it no longer fits whole, at least this much of it. */
+const PARTIAL_MIN_CHARS = 1000;
+
 export class OutputSink {
   private readonly limits: SinkLimits;
   private head = '';
@@ -217,7 +220,8 @@ export class OutputSink {
 
   /**
    * The lines of `block` after `from` (ending at `ends`) join the tail, which keeps the longest
-   * run of last pieces that fits (at least one); what falls out of it is dropped.
+   * run of last pieces that fits (at least one), and the end of the piece before them when that is
+   * long enough to read (as commit() one line at a time); what falls out of it is dropped.
    */
   private keepTail(block: string, from: number, ends: number[]) {
     const limit = this.limits.tailChars;
@@ -234,15 +238,36 @@ export class OutputSink {
         kept += (this.tail[--oldFrom] as string).length;
       }
     }
+    const before = keep > first ? block.slice(startOf(keep - 1), ends[keep - 1]) : this.tail[oldFrom - 1];
+    const end = before === undefined ? undefined : this.endOf(before, limit - kept);
     const droppedNew = startOf(keep) - from;
     if (oldFrom > 0 || droppedNew > 0) this.openArtifact(block.slice(from));
     for (const piece of this.tail.slice(0, oldFrom))
       this.countDropped(piece.length, piece.endsWith('\n') ? 1 : 0);
     if (droppedNew) this.countDropped(droppedNew, keep - first);
+    if (end !== undefined) {
+      // (counted as dropped above, whole: its end is kept, and its line is not left out)
+      this.countDropped(-end.length, (before as string).endsWith('\n') ? -1 : 0);
+      kept += end.length;
+    }
     const added: string[] = [];
     for (let i = keep; i < ends.length; i++) added.push(block.slice(startOf(i), ends[i]));
-    this.tail = [...this.tail.slice(oldFrom), ...added];
+    this.tail = [...(end !== undefined ? [end] : []), ...this.tail.slice(oldFrom), ...added];
     this.tailLength = kept;
+  }
+
+  /**
+   * The end of `piece` that fills `room` in the tail, when the piece is long (a long line's last
+   * part, before the short lines after it) and that end long enough to be worth reading; undefined
+   * otherwise (short lines go whole).
+   */
+  private endOf(piece: string, room: number): string | undefined {
+    if (piece.length < PARTIAL_MIN_CHARS || room < PARTIAL_MIN_CHARS) return undefined;
+    let cut = piece.length - room;
+    // (after a whole character: one more unit when it would split a pair)
+    const code = piece.charCodeAt(cut);
+    if (code >= 0xdc00 && code <= 0xdfff) cut += 1;
+    return cut < piece.length ? piece.slice(cut) : undefined;
   }
 
   private countDropped(chars: number, lines: number) {
@@ -269,12 +294,22 @@ export class OutputSink {
     if (this.tailLength + piece.length > this.limits.tailChars) this.openArtifact(piece);
     this.tail.push(piece);
     this.tailLength += piece.length;
+    // The oldest pieces go while the tail is over its limit; one whose end still fills a readable
+    // part of the tail keeps that end (a long line's last part, before the short lines after it).
     let drop = 0;
     while (this.tailLength > this.limits.tailChars && this.tail.length - drop > 1) {
-      this.tailLength -= (this.tail[drop++] as string).length;
+      const oldest = this.tail[drop] as string;
+      const end = this.endOf(oldest, oldest.length - (this.tailLength - this.limits.tailChars));
+      if (end !== undefined) {
+        this.countDropped(oldest.length - end.length, 0);
+        this.tailLength -= oldest.length - end.length;
+        this.tail[drop] = end;
+        break;
+      }
+      this.countDropped(oldest.length, oldest.endsWith('\n') ? 1 : 0);
+      this.tailLength -= oldest.length;
+      drop++;
     }
-    for (const dropped of this.tail.slice(0, drop))
-      this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
     if (drop) this.tail = this.tail.slice(drop);
   }
 
