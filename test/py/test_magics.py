@@ -251,10 +251,28 @@ class Files(MagicsTestCase):
         self.run_cell("%save out.py 1-2")
         self.assertEqual(read(os.path.join(self.dir, "out.py")), "# coding: utf-8\na = 10\na += 1\n")
         self.run_cell("%notebook nb.ipynb")
-        self.assertEqual(json.loads(read(os.path.join(self.dir, "nb.ipynb")))["nbformat"], 4)
+        saved = json.loads(read(os.path.join(self.dir, "nb.ipynb")))
+        self.assertEqual(saved["nbformat"], 4)
+        # (as IPython's: each input before this one with its number, a valid nbformat 4.5 notebook)
+        self.assertEqual([c["execution_count"] for c in saved["cells"]], list(range(1, 10)))
+        import nbformat  # (Debian's python3-nbformat, which CI installs with jupyter-server)
+
+        nbformat.validate(nbformat.reads(read(os.path.join(self.dir, "nb.ipynb")), as_version=4))
         self.assertEqual(self.run_cell("%macro m nothing_like_this").stdout.strip()[:30], "'nothing_like_this' was not fo")
         self.run_cell("1/0")
         self.assertIn("ZeroDivisionError", self.run_cell("%tb").stderr)
+
+    def test_ranges_leave_out_numbers_never_run_here(self):
+        # The notebook's one count: 2 and 4 were JavaScript cells, this kernel never ran them.
+        self.run_cell("a = 1", cellNumber=1)
+        self.run_cell("b = 2", cellNumber=3)
+        self.run_cell("%save -f out.py 1-4", cellNumber=5)
+        self.assertEqual(read(os.path.join(self.dir, "out.py")), "# coding: utf-8\na = 1\nb = 2\n")
+        self.run_cell("%macro m 1-3", cellNumber=6)
+        self.assertEqual(self.run_cell("print(repr(str(m)))", cellNumber=7).stdout, "'a = 1\\nb = 2\\n'\n")
+        self.run_cell("%notebook nb.ipynb", cellNumber=8)
+        cells = json.loads(read(os.path.join(self.dir, "nb.ipynb")))["cells"]
+        self.assertEqual([(c["execution_count"], c["source"]) for c in cells][:2], [(1, "a = 1"), (3, "b = 2")])
 
 
 class GetIPython(MagicsTestCase):

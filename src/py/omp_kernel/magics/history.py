@@ -36,9 +36,11 @@ def register(reg):
     from . import UsageError, parse_options
 
     def inputs(spec, with_current=False):
+        """The inputs of RANGES, by number; a number this kernel never ran (a JavaScript cell's in
+        the notebook's one count, a cell before a restart) has none."""
         count = len(api.In) - 1
         numbers = parse_ranges(spec, count) if spec.strip() else list(range(1, count + with_current))
-        return [(n, api.In[n]) for n in numbers if 0 < n < len(api.In)]
+        return [(n, api.In[n]) for n in numbers if 0 < n < len(api.In) and api.In[n]]
 
     def find_user_code(target):
         """IPython's find_user_code: history ranges, else a file, else a string or Macro in the
@@ -159,13 +161,23 @@ def register(reg):
         path = os.path.expanduser(arg.strip())
         if not path:
             raise UsageError("%notebook needs a file name")
-        cells = [source for _, source in inputs("")]
+        import uuid
+
+        cells = inputs("")
         if not cells:
             raise ValueError("History is empty, cannot export")
         document = {
+            # (as IPython's: each input with its number; nbformat 4.5 wants an id on each cell)
             "cells": [
-                {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
-                for source in cells
+                {
+                    "cell_type": "code",
+                    "execution_count": number,
+                    "id": uuid.uuid4().hex[:8],
+                    "metadata": {},
+                    "outputs": [],
+                    "source": source,
+                }
+                for number, source in cells
             ],
             "metadata": {},
             "nbformat": 4,
