@@ -2,6 +2,7 @@
 subprocess, spoken to over its protocol."""
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -59,6 +60,13 @@ class Execution(KernelTestCase):
         empty = self.k.run("   \n")
         self.assertEqual(empty.done["executionCount"], 2)  # an empty cell takes no count
         self.assertEqual(self.k.run("In[1], Out[1], _1").plain, "('x = 5\\nx', 5, 5)")
+
+    def test_system_exit_shows_as_ipython_shows_it_and_tb_has_the_frames(self):
+        cell = self.k.run("def leave():\n    raise SystemExit(3)\nleave()")
+        plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in cell.error["traceback"]]
+        self.assertEqual(plain, ["An exception has occurred, use %tb to see the full traceback.", "", "SystemExit: 3"])
+        self.assertEqual(cell.error["exitCode"], 3)
+        self.assertIn("in leave", self.k.run("%tb").stderr)
 
     def test_underscore_stays_the_users_and_future_imports_carry(self):
         self.k.run("_ = 42")

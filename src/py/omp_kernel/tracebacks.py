@@ -26,6 +26,9 @@ def exit_status(exc):
     return {"exitCode": 1, "exitMessage": safe_str(code)}
 
 
+SYSTEM_EXIT_NOTE = "An exception has occurred, use %tb to see the full traceback."
+
+
 def safe_str(exc):
     try:
         return str(exc)
@@ -92,4 +95,6 @@ class Tracebacks(object):
         }
         if isinstance(exc, SystemExit):
             frame.update(exit_status(exc))
+            # As IPython shows it in a cell: the exception alone (%tb shows where it came from).
+            frame["traceback"] = [SYSTEM_EXIT_NOTE, ""] + frame["traceback"][-1:]
         return frame
