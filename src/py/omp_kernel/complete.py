@@ -57,44 +57,24 @@ _MAGIC = re.compile(r"^\s*(%%?)(\w*)$")
 _COMMAND_ARG = re.compile(r"^\s*(?:\w+\s*=\s*)?(?:%%?(?P<magic>\w+)|!!?(?!=)\S+)\s(?:.*\s)?(?P<word>\S*)$")
 
 
-def _scan(text):
-    """(bracket depth, the string left open or None: its start and quote) at the end of `text`,
-    Python code: strings (with their escapes) and comments skipped."""
-    depth, opened, i = 0, None, 0
-    while i < len(text):
-        c = text[i]
-        if opened is not None:
-            start, quote = opened
-            if c == "\\":
-                i += 2
-                continue
-            if text.startswith(quote, i):
-                opened = None
-                i += len(quote)
-                continue
-            if c == "\n" and len(quote) == 1:
-                opened = None
-        elif c == "#":
-            end = text.find("\n", i)
-            i = len(text) if end == -1 else end
-            continue
-        elif c in "\"'":
-            quote = c * 3 if text.startswith(c * 3, i) else c
-            opened = (i, quote)
-            i += len(quote)
-            continue
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth = max(0, depth - 1)
-        i += 1
-    return depth, opened
+def _scanned(text):
+    """The string and bracket state at the end of `text` (Python code), as the cell transformer
+    reads it (transform.scan, one physical line at a time)."""
+    from .transform import scan
+
+    state = {"quote": None, "depth": 0, "continued": False, "open": None}
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()  # (the line being typed starts after it: the one before ends with its \n)
+    for line in lines:
+        scan(line, state)
+    return state
 
 
 def _statement_starts(text):
     """Whether a statement may start after `text`: no bracket or string left open, no `\\` ending."""
-    depth, opened = _scan(text)
-    return depth == 0 and opened is None and not text.rstrip("\n").endswith("\\")
+    state = _scanned(text)
+    return state["depth"] == 0 and state["quote"] is None and not state["continued"]
 
 
 def _magic_completions(sign, typed, magics):
@@ -115,7 +95,7 @@ def _path_word(line, command, magics):
         code_magics = magics()[2] if magics is not None else ()
         word = None if command.group("magic") in code_magics else command.group("word")
     else:
-        opened = _scan(line)[1]
+        opened = _scanned(line)["open"]
         word = line[opened[0] + len(opened[1]) :] if opened is not None else None
         if word is not None and any(ch.isspace() for ch in word):
             return None

@@ -38,8 +38,11 @@ def cleanup(lines):
 
 def scan(line, state):
     """Advances the string/bracket state over one physical line of code; returns where a
-    comment starts in it (or len(line))."""
+    comment starts in it (or len(line)). `state["open"]` is the string still open at the line's
+    end, as (where it starts in the line, its quote), even a one-line string that the line's end
+    then closes (what is being typed there: a completion reads it); None when there is none."""
     quote, depth = state["quote"], state["depth"]
+    start = 0  # (a string carried over from an earlier line started before this one)
     i, n = 0, len(line)
     comment = n
     while i < n:
@@ -59,6 +62,7 @@ def scan(line, state):
             break
         if c in "'\"":
             quote = c * 3 if line.startswith(c * 3, i) else c
+            start = i
             i += len(quote)
             continue
         if c in "([{":
@@ -67,6 +71,7 @@ def scan(line, state):
             depth = max(0, depth - 1)
         i += 1
     continued = comment == n and line.endswith("\\")
+    state["open"] = (start, quote) if quote else None
     if quote and len(quote) == 1 and not continued:
         quote = None  # an unterminated one-line string ends with its line (a syntax error anyway)
     state["quote"], state["depth"], state["continued"] = quote, depth, continued
