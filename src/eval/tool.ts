@@ -217,18 +217,27 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
       throw err;
     }
     try {
+      const languages = [...new Set(runnable.map((c) => c.language ?? 'py'))];
       results = await session.run(runnable, {
         ...ctx,
         sinkLimits: { ...toolSinkLimits(params.cells.length), ...ctx.sinkLimits },
+        // What the cells left running, asked while the kernels still run (per-call mode ends them
+        // with the run).
+        ...(endsWithCall
+          ? {
+              afterCells: async (ran, runMore) => {
+                if (ctx.signal?.aborted) return;
+                const notice = await pendingWorkNotice(session, languages, runMore);
+                // (on the last cell that ran: a skipped cell's notices are not in the text)
+                if (notice)
+                  ran
+                    .filter((r) => r.status !== 'skipped')
+                    .at(-1)
+                    ?.notices.push(notice);
+              },
+            }
+          : {}),
       });
-      if (endsWithCall && !ctx.signal?.aborted) {
-        const notice = await pendingWorkNotice(session, [
-          ...new Set(runnable.map((c) => c.language ?? 'py')),
-        ]);
-        // (on the last cell that ran: a skipped cell's notices are not in the text)
-        const ran = results.filter((r) => r.status !== 'skipped').at(-1);
-        if (notice) ran?.notices.push(notice);
-      }
     } finally {
       if (mode === 'per-call') await session.release();
     }

@@ -8,7 +8,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cli } from '../helpers/cli.js';
-import { waitFor } from '../helpers/kernel.js';
+import { pidAlive, waitFor } from '../helpers/kernel.js';
 
 interface Cell {
   language: 'py' | 'js';
@@ -416,6 +416,35 @@ describe('work a one-shot call leaves running is not lost without a word', () =>
     expect(r.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'error', 'skipped']);
     expect(r.cells[1].notices.join('\n')).toContain('Python threads: poller');
     expect(r.text).toContain('Python threads: poller');
+  });
+
+  it('processes the cells started and did not wait for are named, and stopped with the kernel', async () => {
+    const r = await tool([
+      py(
+        'import os, subprocess\n' +
+          'left = subprocess.Popen(["sleep", "300"])\n' +
+          'os.system("sleep 299 &")\n' +
+          // (a session of its own: it outlives the kernel, so it is not named)
+          'kept = subprocess.Popen(["sleep", "301"], start_new_session=True)\n' +
+          'done = subprocess.Popen(["true"]); done.wait()\n' +
+          'print(left.pid, kept.pid)',
+      ),
+    ]);
+    const [left, kept] = (r.cells[0].text as string).trim().split(' ').map(Number) as [number, number];
+    try {
+      expect(r.isError).toBe(false);
+      const notice = r.cells[0].notices.at(-1) as string;
+      expect(notice).toMatch(/^Work was still running in the kernel when this call ended \(2 processes: /);
+      expect(notice).toContain(`sleep 300 [pid ${left}]`);
+      expect(notice).toContain('sleep 299 [pid ');
+      expect(notice).not.toContain('sleep 301');
+      expect(notice).not.toContain('true');
+      expect(notice).toContain('the processes it started are stopped with it');
+      await waitFor(() => !pidAlive(left), 60_000, 'the process left running to be stopped');
+      expect(pidAlive(kept)).toBe(true);
+    } finally {
+      if (kept) process.kill(kept, 'SIGKILL');
+    }
   });
 
   it('says nothing when the cells waited for their work, or left none', async () => {

@@ -168,3 +168,50 @@ describe('issue 14 item 21: output threads print between calls reaches the next 
     );
   });
 });
+
+describe('a one-shot call names the processes its cells left running', () => {
+  // (npm run test:sandbox runs this with every kernel in bwrap, whose process namespace ends with
+  // the kernel: there a process in a session of its own is stopped, and named, too)
+  it('names them with their pids; none when the cells waited for theirs', async () => {
+    // (as `omp-eval tool`: a session of its own per call, whose kernels end with it)
+    const executor = makeExecutor();
+    try {
+      const left = await runEvalTool(
+        {
+          cells: [
+            py(
+              'import subprocess\nsubprocess.Popen(["sleep", "300"])\nsubprocess.run(["true"])\nprint("ok")',
+            ),
+          ],
+        },
+        { executor, id: 'left', kernelsEndWithCall: true },
+      );
+      expect(left.cells[0]?.notices.at(-1)).toMatch(
+        /^Work was still running in the kernel when this call ended \(a process: sleep 300 \[pid \d+\]\)\..*the process it started is stopped with it/,
+      );
+      const none = await runEvalTool(
+        { cells: [py('import subprocess\np = subprocess.Popen(["sleep", "0"])\np.wait()')] },
+        { executor, id: 'none', kernelsEndWithCall: true },
+      );
+      expect(none.cells[0]?.notices).toEqual([]);
+    } finally {
+      await executor.dispose();
+    }
+  });
+
+  it('in per-call mode too, whose kernels end with each run', async () => {
+    const executor = makeExecutor({ settings: { 'python.kernelMode': 'per-call' } });
+    const r = await runEvalTool(
+      {
+        cells: [
+          py('import subprocess\nsubprocess.Popen(["sleep", "300"])'),
+          py('import threading\nthreading.Thread(target=threading.Event().wait, name="poller").start()'),
+        ],
+      },
+      { executor, id: 'per-call' },
+    );
+    expect(r.cells[1]?.notices.at(-1)).toMatch(
+      /^Work was still running in the kernel when this call ended \(Python threads: poller; a process: sleep 300 \[pid \d+\]\)/,
+    );
+  });
+});

@@ -2,10 +2,15 @@
  * Work a call left running in a kernel that ends with the call (`omp-eval tool`, the per-call
  * mode): threads and timers whose later output would be lost without a word. `omp-eval run`
  * waits for such work, as `python script.py` and `node script.js` do; a tool call does not (an
- * agent's call must not hang on a server thread), so its result says what was left running.
+ * agent's call must not hang on a server thread), so its result says what was left running:
+ * threads and timers (asked of the kernel), and processes its cells started (read from /proc),
+ * which the kernel's shutdown stops.
  */
+import { processesLeft } from '../kernel/processGroup.js';
 import type { KernelLanguage } from '../kernel/types.js';
+import type { CellRequest, CellResult } from './results.js';
 import type { Session } from './session.js';
+import type { RunOptions } from './types.js';
 
 /**
  * What runs beyond the kernel's own, as a string (the cell's result): non-daemon threads;
@@ -26,20 +31,37 @@ const WHAT: Record<KernelLanguage, string> = { py: 'Python threads', js: 'JavaSc
  * Each check is a cell of its own, bounded by a few seconds.
  */
 export async function pendingWorkNotice(
-  session: Session,
+  session: Pick<Session, 'kernelOf'>,
   languages: readonly KernelLanguage[],
+  run: (cells: CellRequest[], options: RunOptions) => Promise<CellResult[]>,
 ): Promise<string | undefined> {
   const found: string[] = [];
   for (const language of languages) {
     // (a kernel that died or still runs a cell that did not stop is not asked)
     if (session.kernelOf(language)?.state !== 'idle') continue;
-    const [result] = await session.run([{ language, code: CHECK[language] }], {
+    const [result] = await run([{ language, code: CHECK[language] }], {
       defaultTimeout: 5,
       retryOnDeath: false,
     });
     const names = result?.status === 'ok' ? unquoted(result.text) : '';
     if (names) found.push(`${WHAT[language]}: ${names.slice(0, 300)}`);
   }
+  const processes = languages.flatMap((language) => {
+    const kernel = session.kernelOf(language);
+    return kernel?.pid !== undefined && kernel.runnerPid !== undefined
+      ? processesLeft(kernel.pid, kernel.runnerPid)
+      : [];
+  });
+  if (processes.length) {
+    const named = processes.slice(0, 5).map((p) => `${p.command} [pid ${p.pid}]`);
+    if (processes.length > 5) named.push(`${processes.length - 5} more`);
+    found.push(
+      `${processes.length === 1 ? 'a process' : `${processes.length} processes`}: ${named.join(', ')}`,
+    );
+  }
   if (!found.length) return undefined;
-  return `Work was still running in the kernel when this call ended (${found.join('; ')}). The kernel ends with the call, so what that work would print or do later is lost: wait for it in the cell (join the thread, await the timer), or use kernels that outlive the call (the MCP server keeps them).`;
+  const stopped = processes.length
+    ? `, and the ${processes.length === 1 ? 'process it started is' : 'processes it started are'} stopped with it`
+    : '';
+  return `Work was still running in the kernel when this call ended (${found.join('; ')}). The kernel ends with the call, so what that work would print or do later is lost${stopped}: wait for it in the cell (join the thread, await the timer, wait for the process), or use kernels that outlive the call (the MCP server keeps them).`;
 }

@@ -124,7 +124,9 @@ export class Session {
     });
     return previous.then(async () => {
       try {
-        return await this.runCells(cells, options);
+        const results = await this.runCells(cells, options);
+        await options.afterCells?.(results, (more, moreOptions) => this.runCells(more, moreOptions));
+        return results;
       } finally {
         if (this.mode === 'per-call') await this.restart();
         unlock();

@@ -7,6 +7,7 @@ import type { SinkLimits } from '../output/outputSink.js';
 import type { BridgeHandler, ScriptInfo } from '../protocol/index.js';
 import type { KernelMode, Settings } from '../settings.js';
 import type { OutputEvent } from './events.js';
+import type { CellRequest, CellResult } from './results.js';
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -36,6 +37,14 @@ export interface RunOptions {
    * the eval tool does). A notebook passes false: re-running user code repeats its side effects.
    */
   retryOnDeath?: boolean;
+  /**
+   * Called once the cells ran, while the run still holds the session's kernels (before a per-call
+   * session ends them): `runMore` runs further cells in them (a check of what was left running).
+   */
+  afterCells?: (
+    results: CellResult[],
+    runMore: (cells: CellRequest[], options: RunOptions) => Promise<CellResult[]>,
+  ) => Promise<void>;
 }
 
 export interface SessionOptions {

@@ -159,3 +159,58 @@ export function signalDescendants(pid: number, signal: NodeJS.Signals): number {
   }
   return count;
 }
+
+/** A process a kernel's cells started and left running. */
+export interface LeftProcess {
+  pid: number;
+  /** Its command line (at most 80 characters), or its name. */
+  command: string;
+}
+
+function commandOf(pid: number): string {
+  let command = '';
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
+  } catch {
+    // gone meanwhile
+  }
+  if (!command) {
+    try {
+      command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      command = '?';
+    }
+  }
+  return command.length > 80 ? `${command.slice(0, 79)}…` : command;
+}
+
+/**
+ * The live processes that a kernel's shutdown will stop besides the kernel itself (Linux; else
+ * none): those of its group and session (`groupId`, the process spawned) or, when the kernel runs
+ * inside a wrapper (`runnerPid` is not `groupId`: bwrap, whose process namespace ends with it),
+ * every descendant of the wrapper; less the runner and the wrapper's own processes above it. A
+ * process the cells moved into a session of its own outside a wrapper outlives the kernel and is
+ * not one of them.
+ */
+export function processesLeft(groupId: number, runnerPid: number): LeftProcess[] {
+  if (!linux) return [];
+  const rows = liveProcesses();
+  const parentOf = new Map(rows.map((p) => [p.pid, p.ppid]));
+  const own = new Set<number>([groupId]);
+  for (let pid: number | undefined = runnerPid; pid && pid > 1 && !own.has(pid); pid = parentOf.get(pid))
+    own.add(pid);
+  let left: number[];
+  if (runnerPid === groupId) {
+    left = rows.filter((p) => p.pgrp === groupId || p.session === groupId).map((p) => p.pid);
+  } else {
+    const children = new Map<number, number[]>();
+    for (const p of rows) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+    left = [];
+    const queue = [...(children.get(groupId) ?? [])];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      left.push(next);
+      queue.push(...(children.get(next) ?? []));
+    }
+  }
+  return left.filter((pid) => !own.has(pid)).map((pid) => ({ pid, command: commandOf(pid) }));
+}
