@@ -4,7 +4,7 @@
  * when it was spawned for the same working directory, interpreter and environment, and stops it
  * otherwise; an executor that never needs it stops it when disposed.
  */
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,20 +118,23 @@ describe('a prestarted Python kernel', () => {
     // (a temp directory of its own, so that the recipe is this test's: the commands other tests
     // run at the same time leave theirs in the shared runner cache)
     let tmpBefore: string | undefined;
+    let tmp: string;
     beforeAll(() => {
       tmpBefore = process.env.TMPDIR;
-      process.env.TMPDIR = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-tmp-')));
+      tmp = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-tmp-')));
+      process.env.TMPDIR = tmp;
     });
     afterAll(() => {
       if (tmpBefore === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = tmpBefore;
+      rmSync(tmp, { recursive: true, force: true });
     });
 
     /** A call of prestartPython as `tool` makes it: with the recipe's key and what it spawned. */
-    async function call(cwd: string, key: string) {
+    async function call(cwd: string, key: string, settings: Record<string, unknown> = {}) {
       const hostEnv = { ...process.env };
       const fromRecipe = spawnByRecipe(key);
-      const kernel = await prestartPython(loadSettings(UNSANDBOXED, hostEnv), {
+      const kernel = await prestartPython(loadSettings({ ...UNSANDBOXED, ...settings }, hostEnv), {
         cwd,
         hostEnv,
         logger,
@@ -160,6 +163,22 @@ describe('a prestarted Python kernel', () => {
       } finally {
         await executor.dispose();
       }
+    });
+
+    it('is not used, and is forgotten, when the kernel must start with a memory limit', async () => {
+      const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-recipe-limit-')));
+      const key = `test-${process.pid}-${Date.now()}-limit`;
+      (await call(cwd, key)).kernel.discard();
+      const limited = await call(cwd, key, { 'sandbox.memoryLimitMb': 512 });
+      expect(limited.recipePid).toBeTypeOf('number');
+      expect(limited.pid).not.toBe(limited.recipePid);
+      await waitFor(
+        () => !pidAlive(limited.recipePid as number),
+        60_000,
+        "the recipe's process to be stopped",
+      );
+      limited.kernel.discard();
+      expect(readRecipe(key, recipeFile())).toBeUndefined();
     });
 
     it('is stopped, and another process spawned, when the call needs another kernel', async () => {

@@ -67,6 +67,8 @@ class Execution(KernelTestCase):
         self.assertEqual(plain, ["An exception has occurred, use %tb to see the full traceback.", "", "SystemExit: 3"])
         self.assertEqual(cell.error["exitCode"], 3)
         self.assertIn("in leave", self.k.run("%tb").stderr)
+        lines = self.k.run('raise SystemExit("one\\ntwo")').error["traceback"]
+        self.assertEqual([re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines][2:], ["SystemExit: one", "two"])
 
     def test_underscore_stays_the_users_and_future_imports_carry(self):
         self.k.run("_ = 42")

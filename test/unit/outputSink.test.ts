@@ -166,7 +166,7 @@ describe('OutputSink', () => {
     // the B line and the short lines; it used to hold the short lines only (21 of 30,000).
     const text = `${'A'.repeat(30_000)}END1\n${'B'.repeat(30_000)}END2\n${'line\n'.repeat(3)}`;
     const anonymous = (t: string) => t.replace(/artifact:\/\/\S+ \([^)]*\)/, 'ARTIFACT');
-    const results = [[text], text.match(/[^]{1,997}/g) as string[], text.split(/(?<=\n)/)].map((chunks) =>
+    const results = [[text], text.match(/[\s\S]{1,997}/g) as string[], text.split(/(?<=\n)/)].map((chunks) =>
       sinkOf(chunks),
     );
     const [whole] = results as [OutputSink];

@@ -88,7 +88,10 @@ describe('the recipe of a kernel process', () => {
   });
 
   it('has a key that changes with the guess, the environment and the config file, not with $_', () => {
-    const config = join(mkdtempSync(join(tmpdir(), 'omp-recipe-config-')), 'config.json');
+    // (the config file a link, as dotfiles often are: its target's content counts)
+    const dir = mkdtempSync(join(tmpdir(), 'omp-recipe-config-'));
+    const config = join(dir, 'config.json');
+    symlinkSync(join(dir, 'target.json'), config);
     const env = { HOME: '/h', PATH: '/bin', OMP_EVAL_CONFIG: config, _: '/usr/bin/node' };
     const guess = { cwd: '/work', passEnv: [] };
     const key = recipeKey(guess, env);
@@ -99,7 +102,12 @@ describe('the recipe of a kernel process', () => {
     writeFileSync(config, '{}');
     const withConfig = recipeKey(guess, env);
     expect(withConfig).not.toBe(key);
-    writeFileSync(config, '{"python.interpreter": "/opt/py"}');
+    writeFileSync(config, '{"sandbox.mode": "read-only"}');
     expect(recipeKey(guess, env)).not.toBe(withConfig);
+    // (the same size, written again at once: the same mtime, maybe)
+    writeFileSync(config, '{"a": 1}');
+    const before = recipeKey(guess, env);
+    writeFileSync(join(dir, 'target.json'), '{"a": 2}');
+    expect(recipeKey(guess, env)).not.toBe(before);
   });
 });

@@ -68,11 +68,11 @@ export function exitCodeOf(exit: KernelExit): number | null {
 }
 
 /**
- * A death by a signal (or, from a wrapper such as bwrap, an exit code of 128 + n), not an exit
- * the process chose.
+ * A death by a signal, not an exit the process chose (under bwrap, whose exit code 128 + n for a
+ * runner killed by signal n the sandbox reports as the signal, too: sandbox.ts processEnd).
  */
 export function crashed(exit: Pick<KernelExit, 'code' | 'signal'>): boolean {
-  return exit.signal !== null || (exit.code ?? 0) > 128;
+  return exit.signal !== null;
 }
 
 /**
@@ -114,7 +114,7 @@ export function noticeFor(o: CellEnd): string | undefined {
   if (o.exit?.reason === 'died') {
     if (o.retried) return `The ${o.label} kernel died again on the retry (${describeExit(o.exit)}).`;
     if (!crashed(o.exit))
-      return `The ${o.label} kernel exited while running this cell (${describeExit(o.exit)}): the cell's code ended the process (os._exit(), or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.`;
+      return `The ${o.label} kernel exited while running this cell (${describeExit(o.exit)}): the cell's code ended the process (${o.label === 'JavaScript' ? 'process.reallyExit()' : 'os._exit()'}, or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.`;
     return `The ${o.label} kernel died (${describeExit(o.exit)}).`;
   }
   if (o.exit?.reason === 'memory-limit')

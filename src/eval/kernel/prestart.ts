@@ -14,7 +14,7 @@ import type { Settings } from '../settings.js';
 import { kernelEnv } from './env.js';
 import { signalGroup } from './processGroup.js';
 import { type ResolvedPython, resolvePython } from './python.js';
-import { type RecipeSpawn, storeRecipe } from './recipe.js';
+import { forgetRecipe, type RecipeSpawn, storeRecipe } from './recipe.js';
 import { ensureRunnerFile } from './runnerFile.js';
 import { BRIDGE_FD, type KernelProcess, pythonKernel, spawnKernel, withChannels } from './spawn.js';
 
@@ -74,6 +74,7 @@ export async function prestartPython(
   } catch {
     if (opts.fromRecipe)
       stopUnused(withChannels(opts.fromRecipe.child, opts.fromRecipe.recipe.python.executable));
+    if (opts.recipeKey && sandbox.mode !== 'off') forgetRecipe();
     return undefined;
   }
   const passEnv = settings['env.pass'];
@@ -157,6 +158,7 @@ async function spawnPython(
   const runner = proc.child.spawnargs.at(-1); // (python -u runner.py)
   if (opts.recipeKey && plain && runner)
     storeRecipe({ key: opts.recipeKey, python, runner, cwd, passEnv: [...passEnv] });
+  else if (opts.recipeKey && !plain) forgetRecipe();
   return proc;
 }
 

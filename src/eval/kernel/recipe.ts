@@ -69,14 +69,14 @@ function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
 /**
  * The call's key: everything the kernel's settings and interpreter are read from that is cheap to
  * see at once (the guessed flags, the working directory, the whole environment, the config file's
- * identity, this omp-eval). A hash: the environment's values are never written anywhere.
+ * content, this omp-eval). A hash: the environment's values are never written anywhere.
  */
 export function recipeKey(guess: unknown, env: NodeJS.ProcessEnv = process.env): string {
   const configFile = configPath(env);
+  // (its content: a link's target edited, or a file rewritten within the same second, is seen)
   let config: string | null = null;
   try {
-    const st = lstatSync(configFile, { bigint: true });
-    config = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+    config = createHash('sha256').update(readFileSync(configFile)).digest('hex');
   } catch {
     // no config file
   }
@@ -136,6 +136,15 @@ export function spawnFromRecipe(recipe: Recipe): RecipeSpawn | undefined {
     return { child, recipe, env };
   } catch {
     return undefined;
+  }
+}
+
+/** Removes the recipe (a call whose kernel is sandboxed or limited: none may start unwrapped). */
+export function forgetRecipe(file = recipeFile()): void {
+  try {
+    if (isPrivate(dirname(file), 'dir') && lstatSync(file)) rmSync(file, { force: true });
+  } catch {
+    // none there
   }
 }
 

@@ -17,6 +17,7 @@ export interface JsonRpcErrorResponse {
 }
 
 const NEWLINE = 0x0a;
+const NEWLINE_BYTE = Buffer.from([NEWLINE]);
 
 export class JsonRpcLineGuard extends Transform {
   private pending: Buffer[] = [];
@@ -57,7 +58,8 @@ export class JsonRpcLineGuard extends Transform {
   private add(piece: Buffer) {
     if (this.skipping || piece.length === 0) return;
     this.pendingBytes += piece.length;
-    if (this.pendingBytes <= this.maxLineBytes) {
+    // (the transport takes a line and its newline up to its limit)
+    if (this.pendingBytes < this.maxLineBytes) {
       this.pending.push(piece);
       return;
     }
@@ -68,7 +70,7 @@ export class JsonRpcLineGuard extends Transform {
     this.fail(null, ErrorCode.InvalidRequest, `Invalid Request: a message longer than ${mb} MB was left out`);
   }
 
-  /** One whole line: passed on if it is a JSON-RPC message, else answered. */
+  /** One whole line: passed on as it came if it is a JSON-RPC message, else answered. */
   private line(bytes: Buffer) {
     const text = bytes.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return;
@@ -80,15 +82,29 @@ export class JsonRpcLineGuard extends Transform {
       return;
     }
     if (!JSONRPCMessageSchema.safeParse(value).success) {
-      const id = (value as { id?: unknown } | null)?.id;
+      const message = value as { id?: unknown; method?: unknown; result?: unknown; error?: unknown } | null;
+      const problem = 'Invalid Request: not a JSON-RPC 2.0 request, notification or response';
+      // A response is never answered (its id is one of ours: the client would take the answer
+      // for its own request's); a request's id is given back when it has one.
+      if (
+        message &&
+        typeof message === 'object' &&
+        !('method' in message) &&
+        ('result' in message || 'error' in message)
+      ) {
+        this.report(`${problem} (a response; not answered)`);
+        return;
+      }
+      const id = message && typeof message === 'object' && 'method' in message ? message.id : undefined;
       this.fail(
         typeof id === 'string' || typeof id === 'number' ? id : null,
         ErrorCode.InvalidRequest,
-        'Invalid Request: not a JSON-RPC 2.0 request, notification or response',
+        problem,
       );
       return;
     }
-    this.push(`${text}\n`);
+    // (its own bytes: decoded and encoded again, invalid UTF-8 would grow, past the limit maybe)
+    this.push(Buffer.concat([bytes.at(-1) === 0x0d ? bytes.subarray(0, -1) : bytes, NEWLINE_BYTE]));
   }
 
   private fail(id: string | number | null, code: number, message: string) {

@@ -26,6 +26,11 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
     (what) => stderr.write(`omp-eval mcp: ${what}\n`),
   );
   stdin.pipe(guard);
+  // (the transport listened for stdin's errors itself; a pipe passes none on)
+  stdin.on('error', (err) => {
+    stderr.write(`omp-eval mcp: cannot read stdin: ${err.message}\n`);
+    void transport.close();
+  });
   const transport = new StdioServerTransport(
     guard as unknown as NodeJS.ReadStream,
     stdout as NodeJS.WriteStream,

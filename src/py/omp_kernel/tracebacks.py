@@ -95,6 +95,8 @@ class Tracebacks(object):
         }
         if isinstance(exc, SystemExit):
             frame.update(exit_status(exc))
-            # As IPython shows it in a cell: the exception alone (%tb shows where it came from).
-            frame["traceback"] = [SYSTEM_EXIT_NOTE, ""] + frame["traceback"][-1:]
+            # As IPython shows it in a cell: the exception alone, its notes too (%tb shows where
+            # it came from).
+            only = self._import("traceback").format_exception_only(exc_type, exc)
+            frame["traceback"] = [SYSTEM_EXIT_NOTE, ""] + "".join(only).rstrip("\n").split("\n")
         return frame
