@@ -60,7 +60,7 @@ export {
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
 export { ArtifactFile } from './output/artifact.js';
-export type { ImageOutput, StatusEvent } from './output/display.js';
+export { ECHO_OPS, type ImageOutput, type StatusEvent, statusLine } from './output/display.js';
 export { OutputSink, resolveArtifact, type Truncation } from './output/outputSink.js';
 export { cutPoint, isPlainText, oneLine, plainText, sanitize } from './output/text.js';
 export type {
@@ -85,7 +85,14 @@ export {
   sandboxOf,
   sandboxSummary,
 } from './sandbox/settings.js';
-export { type CellLanguage, cellLanguage, hasCellMarkers, type ScriptCell, splitCells } from './script.js';
+export {
+  type CellLanguage,
+  cellLanguage,
+  hasCellMarkers,
+  notebookCells,
+  type ScriptCell,
+  splitCells,
+} from './script.js';
 export {
   backendAvailability,
   type KernelMode,

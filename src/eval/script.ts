@@ -7,7 +7,7 @@
 export interface ScriptCell {
   code: string;
   title?: string;
-  /** 1-based line of the cell's first code line in the script. */
+  /** 1-based line of the cell's first code line in the script (0 in a notebook: it has none). */
   line: number;
 }
 
@@ -109,6 +109,39 @@ export function splitCells(source: string, language: CellLanguage = 'py'): Scrip
 }
 
 export type CellLanguage = 'py' | 'js';
+
+/**
+ * The code cells of a Jupyter notebook (nbformat 4 JSON), in its kernel's language (Python unless
+ * its metadata says JavaScript); markdown and raw cells are left out. Throws an Error that says
+ * what is wrong with a file that is no such notebook. A cell's `line` is 0: a notebook has none.
+ */
+export function notebookCells(text: string): { language: CellLanguage; cells: ScriptCell[] } {
+  let document: unknown;
+  try {
+    document = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new Error(`not a notebook: ${(err as Error).message}`);
+  }
+  const nb = document as {
+    cells?: unknown;
+    metadata?: { kernelspec?: { language?: unknown }; language_info?: { name?: unknown } };
+  };
+  if (!nb || typeof nb !== 'object' || !Array.isArray(nb.cells))
+    throw new Error('not a notebook: no "cells" list (nbformat 4)');
+  const named = nb.metadata?.kernelspec?.language ?? nb.metadata?.language_info?.name ?? 'python';
+  const name = String(named).toLowerCase();
+  if (name !== 'python' && name !== 'javascript')
+    throw new Error(`a ${String(named)} notebook: omp-eval runs Python and JavaScript ones`);
+  const cells: ScriptCell[] = [];
+  for (const [i, cell] of (nb.cells as unknown[]).entries()) {
+    const { cell_type: type, source } = (cell ?? {}) as { cell_type?: unknown; source?: unknown };
+    if (type !== 'code') continue;
+    const code = Array.isArray(source) ? source.join('') : source;
+    if (typeof code !== 'string') throw new Error(`not a notebook: cell ${i + 1} has no source text`);
+    if (code.trim()) cells.push({ code: code.replace(/\s+$/, ''), line: 0 });
+  }
+  return { language: name === 'javascript' ? 'js' : 'py', cells };
+}
 
 const LANGUAGE_MAGIC = /^%%(js|javascript|py|python)[ \t]*$/;
 

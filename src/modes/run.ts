@@ -7,7 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CellResult, Executor, OutputEvent, Session } from '../eval/index.js';
-import { type CellLanguage, cellLanguage, checkCwd, oneLine, splitCells } from '../eval/index.js';
+import {
+  type CellLanguage,
+  cellLanguage,
+  checkCwd,
+  notebookCells,
+  oneLine,
+  type ScriptCell,
+  splitCells,
+} from '../eval/index.js';
 import { readStream, type Streams, writeBackground, writeEvent } from './output.js';
 import { endedReader, type LineReader, lineReader } from './stdinLines.js';
 
@@ -149,8 +157,19 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
   const source = await readScript(opts, streams);
   if (source === undefined) return 2;
-  const language = opts.language ?? (/\.[cm]?js$/i.test(opts.file) ? 'js' : 'py');
-  const cells = splitCells(source, language);
+  let language = opts.language ?? (/\.[cm]?js$/i.test(opts.file) ? 'js' : 'py');
+  let cells: ScriptCell[];
+  if (/\.ipynb$/i.test(opts.file)) {
+    // A notebook: its code cells, in its kernel's language (markdown cells are not run).
+    try {
+      const notebook = notebookCells(source);
+      cells = notebook.cells;
+      language = opts.language ?? notebook.language;
+    } catch (err) {
+      streams.err.write(`omp-eval run: ${opts.file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+  } else cells = splitCells(source, language);
   if (!cells.length) return 0;
   try {
     checkCwd(opts.cwd);
@@ -203,7 +222,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
             streams.err.write(
-              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''} (line ${cell?.line}) ──\x1b[0m\n`,
+              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''}${cell?.line ? ` (line ${cell.line})` : ''} ──\x1b[0m\n`,
             );
           }
           return writeRunEvent(event, streams);
@@ -220,7 +239,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
       const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
       const skipped = results.filter((r) => r.status === 'skipped').length;
       streams.err.write(
-        `omp-eval run: cell ${failed.index + 1} of ${cells.length} (line ${cell?.line}) ${what}` +
+        `omp-eval run: cell ${failed.index + 1} of ${cells.length}${cell?.line ? ` (line ${cell.line})` : ''} ${what}` +
           `${skipped ? `; ${skipped} later cell${skipped > 1 ? 's' : ''} not run` : ''}\n`,
       );
       return failedExit(failed);

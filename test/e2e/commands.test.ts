@@ -405,6 +405,62 @@ describe('omp-eval run', () => {
     expect(r.stderr).toContain('timed out');
   });
 
+  it("runs a notebook's code cells in its kernel's language; a file that is no notebook is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-run-nb-'));
+    const notebook = (language: string, cells: { cell_type: string; source: string | string[] }[]) =>
+      JSON.stringify({
+        cells: cells.map((c) => ({
+          ...c,
+          metadata: {},
+          ...(c.cell_type === 'code' ? { outputs: [], execution_count: null } : {}),
+        })),
+        metadata: { kernelspec: { name: language, language, display_name: language } },
+        nbformat: 4,
+        nbformat_minor: 5,
+      });
+    const py = join(dir, 'py.ipynb');
+    writeFileSync(
+      py,
+      notebook('python', [
+        { cell_type: 'markdown', source: '# a title, not code' },
+        { cell_type: 'code', source: ['x = 41\n', '%cd -q .'] },
+        { cell_type: 'code', source: 'print("nb cell", x + 1)' },
+      ]),
+    );
+    expect(await cli(['run', py])).toMatchObject({ code: 0, stdout: 'nb cell 42\n', stderr: '' });
+    const js = join(dir, 'js.ipynb');
+    writeFileSync(js, notebook('javascript', [{ cell_type: 'code', source: 'console.log(typeof process)' }]));
+    expect(await cli(['run', js])).toMatchObject({ code: 0, stdout: 'object\n' });
+    const failing = join(dir, 'failing.ipynb');
+    writeFileSync(
+      failing,
+      notebook('python', [
+        { cell_type: 'code', source: '1/0' },
+        { cell_type: 'code', source: 'print("never")' },
+      ]),
+    );
+    const failed = await cli(['run', failing]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toContain('omp-eval run: cell 1 of 2 failed');
+    const r = join(dir, 'r.ipynb');
+    writeFileSync(r, notebook('R', [{ cell_type: 'code', source: 'print(1)' }]));
+    expect(await cli(['run', r])).toMatchObject({
+      code: 2,
+      stderr: `omp-eval run: ${r}: a R notebook: omp-eval runs Python and JavaScript ones\n`,
+    });
+    const garbage = join(dir, 'garbage.ipynb');
+    writeFileSync(garbage, '{"execution_count": null}');
+    const refused = await cli(['run', garbage]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^omp-eval run: .*garbage.ipynb: not a notebook: no "cells" list/);
+  });
+
+  it('says what log() and phase() said, and not what %cd -q chose not to', async () => {
+    const r = await cli(['run', script('log("hello there")\nphase("two")\n%cd -q /\nprint(1)\n')]);
+    expect(r).toMatchObject({ code: 0, stdout: '1\n', stderr: '[log] hello there\n[phase] two\n' });
+  });
+
   it('accepts a script with a UTF-8 byte order mark', async () => {
     const file = script('\uFEFF# %% first\nprint("bom ok")\n');
     const r = await cli(['run', file]);

@@ -238,6 +238,42 @@ class Files(MagicsTestCase):
         self.assertEqual(cell.stdout, "after\n")
         self.assertEqual(self.run_cell("kept").plain, "['one', 'two']")
 
+    def test_run_in_the_namespace_a_sys_exit_and_a_notebook(self):
+        def write(name, text):
+            with open(os.path.join(self.dir, name), "w") as handle:
+                handle.write(text)
+
+        write("usesa.py", "print('sees a =', a)\nmade = a + 1\n")
+        write("leaves.py", "import sys\nsys.exit(2)\n")
+        self.run_cell("a = 1")
+        # -i: the script sees the notebook's names, and its own stay (IPython's sees a = 1)
+        self.assertEqual(self.run_cell("%run -i usesa.py").stdout, "sees a = 1\n")
+        self.assertEqual(self.run_cell("made").plain, "2")
+        self.assertIn("NameError", self.run_cell("%run usesa.py").stderr)
+        # sys.exit(n) as IPython shows it after %run; -e shows nothing
+        leaves = self.run_cell("%run leaves.py")
+        self.assertIsNone(leaves.error)
+        self.assertEqual(
+            leaves.stderr, "An exception has occurred, use %tb to see the full traceback.\n\nSystemExit: 2\n"
+        )
+        self.assertEqual(self.run_cell("%run -e leaves.py").stderr, "")
+        # A notebook: its code cells (a magic, a null count in its JSON), not its markdown, up to
+        # the first error, in the notebook's namespace
+        cells = [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# title"]},
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ["b = a * 10\n", "%cd -q ."]},
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "print('nb cell', b)"},
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "1/0"},
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "never = 1"},
+        ]
+        write("nb.ipynb", json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        ran = self.run_cell("%run nb.ipynb")
+        self.assertEqual(ran.stdout, "nb cell 10\n")
+        self.assertIn("ZeroDivisionError", ran.stderr)
+        self.assertEqual(self.run_cell("(b, 'never' in dir())").plain, "(10, False)")
+        write("bad.ipynb", "{not json")
+        self.assertIn("is not a notebook", self.run_cell("%run bad.ipynb").error["evalue"])
+
     def test_history_macro_save_notebook(self):
         self.run_cell("a = 10")
         self.run_cell("a += 1")

@@ -179,6 +179,13 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
 export const BOOKKEEPING_OPS: ReadonlySet<string> = new Set(['timeout-pause', 'timeout-resume']);
 
 /**
+ * Status events of magics that print what they did themselves (or, quiet, chose not to): a
+ * person's front end (the notebook, `run`) does not repeat them; the tool's text keeps them, for
+ * an agent that reads where `%cd -q` went or what `%timeit -q` measured.
+ */
+export const ECHO_OPS: ReadonlySet<string> = new Set(['cd', 'time', 'timeit']);
+
+/**
  * A status event as one short line of text (`[log] message`), for readers of the text only (an
  * agent reads the text, not the events); undefined for bookkeeping and for the start of a bridge
  * call (its end has a line).

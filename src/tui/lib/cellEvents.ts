@@ -3,7 +3,7 @@
  * rendered (asynchronously, loading their libraries on first use), bundles and their metadata
  * kept for saving; clear_output() clears the output at its place in that order.
  */
-import type { ImageOutput, OutputEvent } from '../../eval/index.js';
+import { ECHO_OPS, type ImageOutput, type OutputEvent } from '../../eval/index.js';
 import { OutputBuffer, type RichOutput, type Spill, type Stream } from '../state/output.js';
 import { type ImageMode, imageColumns, placeholder } from './images.js';
 import { notebookNotice, withoutEchoWarning } from './messages.js';
@@ -105,7 +105,8 @@ export class CellEvents {
         this.text('error', `${event.traceback.join('\n')}\n`);
         break;
       case 'status':
-        this.text('status', `${statusText(event.event)}\n`);
+        // (not what a magic printed itself: %cd's directory, %time's and %timeit's figures)
+        if (!ECHO_OPS.has(event.event.op)) this.text('status', `${statusText(event.event)}\n`);
         if (event.event.op === 'cd' && typeof event.event.path === 'string') this.ctx.onCd(event.event.path);
         break;
       case 'notice': {

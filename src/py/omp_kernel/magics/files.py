@@ -173,8 +173,11 @@ def register(reg):
 
     @reg.line_magic("run")
     def run(arg, frame):
-        """%run FILE [ARGS]: runs a script as __main__ and takes the names it defined; an error in
-        it is shown and the cell goes on (as IPython). %run -m MODULE [ARGS] runs a module."""
+        """%run [-i] [-e] FILE [ARGS]: runs a script as __main__ and takes the names it defined (-i:
+        in the notebook's namespace, seeing its names; -e: a sys.exit() is not shown); an error in
+        it is shown and the cell goes on (as IPython). A .ipynb or .ipy file runs its cells in the
+        notebook's namespace, magics too, up to the first error. %run -m MODULE [ARGS] runs a
+        module."""
         _run(api, UsageError, arg)
 
     def writefile(line, body, body_line, frame):
@@ -234,25 +237,95 @@ def _run(api, UsageError, arg):
             sys.argv, sys.modules["__main__"] = saved_argv, saved_main
         _merge(api, result)
         return
+    flags = set()
+    while argv and argv[0] in ("-i", "-e", "-n"):
+        flags.add(argv.pop(0))
+    if not argv:
+        raise UsageError("%run needs a file name (or -m module)")
     path = os.path.expanduser(argv[0])
     if not os.path.exists(path) and os.path.exists(path + ".py"):
         path += ".py"
     if not os.path.isfile(path):
         raise UsageError("File %r not found." % argv[0])
+    if path.lower().endswith((".ipynb", ".ipy")):
+        _run_cells(api, UsageError, path)
+        return
     with open(path, "rb") as handle:
         code = compile(handle.read(), path, "exec", dont_inherit=True)
-    ns = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
+    name = "__main__" if "-n" not in flags else os.path.splitext(os.path.basename(path))[0]
+    if "-i" in flags:  # (IPython's -i: the notebook's own namespace, as the script's globals)
+        ns = api.user_ns
+        saved = {key: ns[key] for key in ("__name__", "__file__") if key in ns}
+        ns.update({"__name__": name, "__file__": path})
+    else:
+        ns = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
     sys.argv = [path] + argv[1:]
     try:
         exec(code, ns)
     except SystemExit as exc:
-        if exc.code not in (None, 0):
-            api.show_traceback()
+        if exc.code not in (None, 0) and "-e" not in flags:
+            _show_exit(api, exc)
     except Exception:
         api.show_traceback()  # as IPython: the script's error is shown and the cell goes on
     finally:
         sys.argv, sys.modules["__main__"] = saved_argv, saved_main
-        _merge(api, ns)
+        if "-i" in flags:
+            for key in ("__name__", "__file__"):
+                ns.pop(key, None)
+            ns.update(saved)
+        else:
+            _merge(api, ns)
+
+
+def _show_exit(api, exc):
+    """A script's sys.exit(n) as IPython shows it after %run: the exception alone."""
+    from ..tracebacks import SYSTEM_EXIT_NOTE
+
+    only = "".join(api.private_import("traceback").format_exception_only(type(exc), exc))
+    sys.stderr.write("%s\n\n%s" % (SYSTEM_EXIT_NOTE, only))
+
+
+def _run_cells(api, UsageError, path):
+    """A notebook's (or an .ipy file's) code in the notebook's namespace, IPython syntax and all,
+    a cell at a time up to the first error (as IPython's %run of one: its cells' values are not
+    shown)."""
+    import json
+
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if path.lower().endswith(".ipy"):
+        cells = [text]
+    else:
+        try:
+            document = json.loads(text)
+            cells = [
+                "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                for cell in document["cells"]
+                if cell.get("cell_type") == "code"
+            ]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError("%s is not a notebook (nbformat 4 JSON): %s" % (path, exc)) from None
+    ns = api.user_ns
+    saved = ns.get("__file__")
+    ns["__file__"] = path
+    try:
+        for source in cells:
+            if not source.strip():
+                continue
+            try:
+                api.run_source(api.transform(source), path, want_value=False)
+            except SystemExit as exc:
+                if exc.code not in (None, 0):
+                    _show_exit(api, exc)
+                return
+            except Exception:
+                api.show_traceback()
+                return
+    finally:
+        if saved is None:
+            ns.pop("__file__", None)
+        else:
+            ns["__file__"] = saved
 
 
 def _merge(api, ns):
