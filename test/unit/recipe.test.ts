@@ -5,6 +5,7 @@
  * names are private files of ours and that runner.py is the one omp-eval ships; it is never
  * written through a link.
  */
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -109,5 +110,9 @@ describe('the recipe of a kernel process', () => {
     const before = recipeKey(guess, env);
     writeFileSync(join(dir, 'target.json'), '{"a": 2}');
     expect(recipeKey(guess, env)).not.toBe(before);
+    // A FIFO is not read (it would block until something writes to it).
+    const fifo = join(dir, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    expect(recipeKey(guess, { ...env, OMP_EVAL_CONFIG: fifo })).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -15,7 +15,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -45,6 +45,9 @@ export interface RecipeSpawn {
   env: Record<string, string>;
 }
 
+/** A config file larger than this is known by its identity, not read (it is a few lines). */
+const CONFIG_READ_MAX = 1n << 20n;
+
 const RUNNER_SOURCE = fileURLToPath(new URL('../../py/runner.py', import.meta.url));
 /** The omp-eval a recipe was written by (another version's runner is elsewhere in the cache). */
 const INSTALL = fileURLToPath(new URL('.', import.meta.url));
@@ -73,10 +76,16 @@ function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
  */
 export function recipeKey(guess: unknown, env: NodeJS.ProcessEnv = process.env): string {
   const configFile = configPath(env);
-  // (its content: a link's target edited, or a file rewritten within the same second, is seen)
+  // Its content (a link's target edited, or a file rewritten within the same second, is seen),
+  // read only from a plain file of a config file's size: a FIFO or a device would block or never
+  // end (the settings then say what is wrong with it; no recipe was stored for it).
   let config: string | null = null;
   try {
-    config = createHash('sha256').update(readFileSync(configFile)).digest('hex');
+    const st = statSync(configFile, { bigint: true });
+    config =
+      st.isFile() && st.size <= CONFIG_READ_MAX
+        ? createHash('sha256').update(readFileSync(configFile)).digest('hex')
+        : `${st.mode}:${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
   } catch {
     // no config file
   }
