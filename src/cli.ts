@@ -3,6 +3,7 @@
  * front end (line mode, `run`, `tool`, `setup`).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { hintFor } from './cliHints.js';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
 import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
@@ -90,8 +91,13 @@ program
       .default('auto'),
   )
   // Global flags are taken before or after a command (`omp-eval run f.js --timeout 5`).
-  .showHelpAfterError()
+  // A mistake gets its error, a hint when one fits, and where the help is (not all of it).
+  .showHelpAfterError(
+    "(omp-eval --help lists the commands and flags; omp-eval <command> --help, a command's)",
+  )
+  .configureOutput({ outputError: (text, write) => write(`${text}${hintFor(text, process.argv.slice(2))}`) })
   .configureHelp({ showGlobalOptions: true });
+
 addSandboxOptions(program);
 
 /** The settings of defaults, config file and flags; `sandbox`: the command's default sandbox mode. */

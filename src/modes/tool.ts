@@ -5,7 +5,7 @@
  * 1 on any other error.
  */
 import type { Executor } from '../eval/index.js';
-import { runEvalTool, ToolInputError } from '../eval/index.js';
+import { checkCwd, runEvalTool, ToolInputError } from '../eval/index.js';
 
 /** The most the tool reads from stdin: cells of code, never data. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -44,6 +44,14 @@ export async function runToolCommand(
     input = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     const problem = `the input is not valid JSON: ${(err as Error).message}`;
+    print({ error: problem, problems: [problem], isError: true });
+    return 2;
+  }
+  // Nothing can run in a working directory that is not one: bad input, as for run (exit 2).
+  try {
+    checkCwd(opts.cwd);
+  } catch (err) {
+    const problem = (err as Error).message;
     print({ error: problem, problems: [problem], isError: true });
     return 2;
   }

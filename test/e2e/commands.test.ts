@@ -678,6 +678,15 @@ describe('omp-eval setup python --check', () => {
     const r = await cli(['--cwd', '/etc/hostname', 'setup', 'python', '--check']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Working directory is not a directory: /etc/hostname');
+    // The tool too: bad input, exit 2, a JSON error (it exited 0)
+    const tool = await cli(['--cwd', '/no/such/dir', 'tool'], {
+      input: '{"cells":[{"language":"py","code":"1"}]}',
+    });
+    expect(tool.code).toBe(2);
+    expect(JSON.parse(tool.stdout)).toMatchObject({
+      error: 'Working directory does not exist: /no/such/dir',
+      isError: true,
+    });
   });
 
   it('prints the interpreter, its version and how it was chosen', async () => {

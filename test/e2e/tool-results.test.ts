@@ -245,7 +245,7 @@ describe('item 4: the advice text is true', () => {
     expect(r.cells[1]).toMatchObject({ retried: true, status: 'error' });
     // The retry's own error may come from the state it lacked: the notice says so.
     expect(r.text).toContain(
-      'retried once, without the state of earlier cells (an error below may come from that)',
+      'retried once, without the state of earlier cells (an error below may come from that). What the cell did before the crash (files written, requests sent) may have been done twice.',
     );
     expect(r.text).not.toContain('Fix only');
     expect(r.text).toContain('the Python kernel was restarted: the Python state they made is gone');

@@ -186,6 +186,18 @@ describe('notebook screen', () => {
     }
   });
 
+  it("in JavaScript, Node's REPL commands .exit and .help are /exit and /help", async () => {
+    const backend = new FakeBackend({});
+    backend.language = 'js';
+    const { h, exited } = start({}, {}, { backend });
+    await run(h, '.help');
+    await h.waitFor((f) => f.includes('/exit'), 'the help');
+    expect(backend.ran).toEqual([]);
+    await run(h, '.exit');
+    await h.waitFor(() => exited() === 1, '.exit to exit');
+    expect(backend.ran).toEqual([]);
+  });
+
   it('clamps a line longer than 4000 characters', async () => {
     const { h } = start({ wide: { events: [{ kind: 'stdout', text: `${'y'.repeat(5000)}\n` }] } });
     await run(h, 'wide');

@@ -125,7 +125,7 @@ export async function runCell(
     !attempt.outOfMemory &&
     options.retryOnDeath !== false
   ) {
-    const notice = `The ${LANGUAGE_LABEL[language]} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once, without the state of earlier cells (an error below may come from that).`;
+    const notice = `The ${LANGUAGE_LABEL[language]} kernel died while running this cell (${describeExit(first)}); a new kernel was started and the cell was retried once, without the state of earlier cells (an error below may come from that). What the cell did before the crash (files written, requests sent) may have been done twice.`;
     notices.push(notice);
     emit({ kind: 'notice', text: notice });
     context.sink.pushBlock(`[${notice}]\n`);
