@@ -274,6 +274,44 @@ class Files(MagicsTestCase):
         write("bad.ipynb", "{not json")
         self.assertIn("is not a notebook", self.run_cell("%run bad.ipynb").error["evalue"])
 
+    def test_autoreload_takes_a_changed_module_and_old_objects_see_it(self):
+        path = os.path.join(self.dir, "amod.py")
+
+        def write(version, bump):
+            with open(path, "w") as handle:
+                handle.write("def f():\n    return %d\n\nclass K:\n    def m(self):\n        return %d\n" % (version, version))
+            os.utime(path, (1_000_000 + bump, 1_000_000 + bump))
+
+        self.assertIn("`%autoreload` not found", self.run_cell("%autoreload 2").error["evalue"])
+        write(1, 0)
+        self.run_cell("%load_ext autoreload")
+        self.run_cell("%autoreload 2")
+        self.run_cell("import amod\nk = amod.K()\ng = amod.f")
+        write(2, 10)
+        self.assertEqual(self.run_cell("(amod.f(), g(), k.m())").plain, "(2, 2, 2)")
+        # A module that fails to load again: said, and the cell runs
+        with open(path, "w") as handle:
+            handle.write("def f(:\n")
+        os.utime(path, (1_000_100, 1_000_100))
+        broken = self.run_cell("print('ran')")
+        self.assertIn("[autoreload of amod failed:]", broken.stderr)
+        self.assertEqual(broken.stdout, "ran\n")
+        # Mode 0: nothing reloads; %autoreload alone reloads at once
+        write(3, 200)
+        self.run_cell("%autoreload 0")
+        write(4, 300)
+        self.assertEqual(self.run_cell("amod.f()").plain, "3")
+        self.run_cell("%autoreload")
+        self.assertEqual(self.run_cell("amod.f()").plain, "4")
+        self.run_cell("%aimport -amod")
+        self.assertEqual(self.run_cell("%aimport").stdout, "Modules to reload:\n\n\nModules to skip:\namod\n")
+        # Unloaded, it reloads nothing
+        self.run_cell("%aimport amod")
+        self.run_cell("%autoreload 2")
+        self.run_cell("%unload_ext autoreload")
+        write(5, 400)
+        self.assertEqual(self.run_cell("amod.f()").plain, "4")
+
     def test_history_macro_save_notebook(self):
         self.run_cell("a = 10")
         self.run_cell("a += 1")

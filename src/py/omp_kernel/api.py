@@ -53,6 +53,17 @@ class KernelAPI(object):
 
     # ---- running code ----------------------------------------------------------------------------
 
+    @property
+    def before_cell(self):
+        """Functions called before each cell the user runs (an extension's, as IPython's
+        pre_run_cell event)."""
+        return self._k.hooks_before_cell
+
+    @property
+    def after_cell(self):
+        """Functions called after each cell (as IPython's post_execute event)."""
+        return self._k.hooks_after_cell
+
     def cell_filename(self):
         return cell_filename(self._k.executor.count)
 

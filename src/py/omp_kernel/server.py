@@ -35,6 +35,8 @@ class Kernel(object):
         self.threads_before_cell = ()  # the threads alive when the running cell started
         self.magics = None
         self._children = self._figures = self._api = None
+        # Called before and after each cell of the user's (an extension's: autoreload)
+        self.hooks_before_cell, self.hooks_after_cell = [], []
 
     def install(self):
         """Makes this process a kernel. Called once, before the cwd joins sys.path."""
@@ -172,6 +174,8 @@ class Kernel(object):
     def after_cell(self):
         if self._figures is not None or "matplotlib.pyplot" in sys.modules:
             self.figures.after_cell()
+        for hook in list(self.hooks_after_cell):
+            hook()
 
     def warn(self, text):
         self.capture.stderr.write("omp-eval: %s\n" % text)

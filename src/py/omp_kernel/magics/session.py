@@ -1,5 +1,6 @@
 """The session itself: %alias_magic, %doctest_mode, %load_ext / %unload_ext / %reload_ext (with
-IPython's storemagic extension built in: %store), %config."""
+IPython's storemagic and autoreload extensions built in: %store, %autoreload and %aimport),
+%config."""
 import importlib
 import os
 import sys
@@ -61,6 +62,10 @@ def register(reg):
             return
         if name == "storemagic":
             _store(reg)
+        elif name == "autoreload":
+            from .autoreload import install
+
+            install(reg)
         else:
             module = importlib.import_module(name)
             load = getattr(module, "load_ipython_extension", None)
@@ -75,6 +80,10 @@ def register(reg):
         if name not in loaded:
             print("The %s extension is not loaded." % name)
             return
+        if name == "autoreload":
+            from .autoreload import uninstall
+
+            uninstall(reg)
         module = sys.modules.get(name)
         unload = getattr(module, "unload_ipython_extension", None)
         if unload is not None:
