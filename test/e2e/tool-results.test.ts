@@ -44,6 +44,22 @@ describe('item 1: output written up to the instant a kernel dies or is killed is
     expect(r.text).toMatch(/exit code 3/);
   });
 
+  it('a cell ended by sys.exit(n) or process.exit(n) has exit code n, as a script would', async () => {
+    const [py3, js2, py0] = await Promise.all([
+      tool([py('import sys\nsys.exit(3)')]),
+      tool([js('process.exit(2)')]),
+      tool([py('import sys\nsys.exit(0)')]),
+    ]);
+    expect(py3.cells[0]).toMatchObject({ status: 'error', exitCode: 3 });
+    expect(py3.text).toContain('Cell 1 failed (exit code 3).');
+    expect(js2.cells[0]).toMatchObject({ status: 'error', exitCode: 2 });
+    // (sys.exit(0) in a cell is an exception there, as in IPython: the cell failed, exit code 1)
+    expect(py0.cells[0]).toMatchObject({ status: 'error', exitCode: 1 });
+    expect(py3.text).toMatch(
+      /^An exception has occurred, use %tb to see the full traceback\.\n\nSystemExit: 3\n/,
+    );
+  });
+
   it('a cell that ends its kernel with os._exit() is not run again: its side effects happen once', async () => {
     const log = join(scratch(), 'log');
     const r = await tool([

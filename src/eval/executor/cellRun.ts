@@ -268,7 +268,9 @@ function resultOf(
   return {
     ...base,
     status,
-    exitCode: resultExitCode(status, exit),
+    // (a cell ended by sys.exit(n) / process.exit(n), n not 0: n, as a script's would be)
+    exitCode:
+      !exit && status === 'error' && o.error?.exitCode ? o.error.exitCode : resultExitCode(status, exit),
     // (A kernel that died under the cell never counted it: its last count is another cell's.)
     ...(exit ? {} : { executionCount: o.executionCount }),
     durationMs: run.durationMs,
