@@ -143,6 +143,11 @@ class Expansion(MagicsTestCase):
 
 
 class Shell(MagicsTestCase):
+    def test_system_is_sx_as_in_ipython_and_bang_prints(self):
+        self.assertEqual(self.run_cell("%system echo hi").plain, "['hi']")
+        bang = self.run_cell("!echo hi")
+        self.assertEqual((bang.stdout, bang.plain), ("hi\n", None))
+
     def test_sx_forms_and_slist(self):
         self.assertEqual(self.run_cell("!!echo a").plain, "['a']")
         self.assertEqual(self.run_cell("first, *rest = !printf 'x\\ny\\nz\\n'\n(first, rest)").plain, "('x', ['y', 'z'])")

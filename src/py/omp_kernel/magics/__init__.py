@@ -28,6 +28,7 @@ class Registry(object):
         self.cell = {}
         self.no_expand = set()  # line magics whose argument is code (%time, %timeit, ...)
         self.state = {}  # what magics keep between cells (directory history, bookmarks, ...)
+        self.shell = None  # what `!cmd` runs (system.py); %system is %sx, as in IPython
 
     def line_magic(self, name, expand=True):
         def add(fn):
@@ -88,7 +89,7 @@ class Magics(object):
         return fn(line, body, body_line, frame)
 
     def system(self, cmd, frame=None):
-        return self.reg.line["system"](expand(cmd, frame or sys._getframe(1), self.api.user_ns), frame)
+        return self.reg.shell(expand(cmd, frame or sys._getframe(1), self.api.user_ns), frame)
 
     def getoutput(self, cmd, frame=None):
         return self.reg.line["sx"](expand(cmd, frame or sys._getframe(1), self.api.user_ns), frame)

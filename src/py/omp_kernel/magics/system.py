@@ -124,14 +124,16 @@ def register(reg):
         api.user_ns["_exit_code"] = code
         return code
 
-    @reg.line_magic("system")
     def system(cmd, frame):
         """!cmd: runs a shell command; its exit code is in _exit_code."""
         if cmd.rstrip().endswith("&"):
             raise OSError("Background processes not supported.")
         run(cmd)
 
+    reg.shell = system
+
     @reg.line_magic("sx")
+    @reg.line_magic("system")  # (IPython's %system is %sx: the output as a list, not printed)
     def sx(cmd, frame):
         """!!cmd and x = !cmd: the command's output (stdout and stderr) as an SList of lines."""
         subprocess = api.private_import("subprocess")
