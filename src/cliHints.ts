@@ -9,7 +9,8 @@ export function hintFor(error: string, argv: readonly string[]): string {
     return `To run a script: omp-eval run ${script}\n`;
   const option = /unknown option '([^']+)'/.exec(error)?.[1];
   const run = argv.indexOf('run');
-  const file = run >= 0 ? argv.slice(run + 1).find((a) => !a.startsWith('-')) : undefined;
+  // (the script: the first word after run that names one, not a flag's value)
+  const file = run >= 0 ? argv.slice(run + 1).find((a) => !a.startsWith('-') && SCRIPT.test(a)) : undefined;
   if (option && file && argv.indexOf(option) > argv.indexOf(file))
     return `The script's own options go after --: omp-eval run ${file} -- ${argv.slice(argv.indexOf(file) + 1).join(' ')}\n`;
   return '';

@@ -112,10 +112,13 @@ export type CellLanguage = 'py' | 'js';
 
 /**
  * The code cells of a Jupyter notebook (nbformat 4 JSON), in its kernel's language (Python unless
- * its metadata says JavaScript); markdown and raw cells are left out. Throws an Error that says
+ * its metadata says JavaScript, or `language` when given); markdown and raw cells are left out. Throws an Error that says
  * what is wrong with a file that is no such notebook. A cell's `line` is 0: a notebook has none.
  */
-export function notebookCells(text: string): { language: CellLanguage; cells: ScriptCell[] } {
+export function notebookCells(
+  text: string,
+  language?: CellLanguage,
+): { language: CellLanguage; cells: ScriptCell[] } {
   let document: unknown;
   try {
     document = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -129,9 +132,11 @@ export function notebookCells(text: string): { language: CellLanguage; cells: Sc
   if (!nb || typeof nb !== 'object' || !Array.isArray(nb.cells))
     throw new Error('not a notebook: no "cells" list (nbformat 4)');
   const named = nb.metadata?.kernelspec?.language ?? nb.metadata?.language_info?.name ?? 'python';
-  const name = String(named).toLowerCase();
+  const name = language ? (language === 'js' ? 'javascript' : 'python') : String(named).toLowerCase();
   if (name !== 'python' && name !== 'javascript')
-    throw new Error(`a ${String(named)} notebook: omp-eval runs Python and JavaScript ones`);
+    throw new Error(
+      `the notebook's language is ${String(named)}: omp-eval runs Python and JavaScript notebooks (--lang py or js runs its cells as one of those)`,
+    );
   const cells: ScriptCell[] = [];
   for (const [i, cell] of (nb.cells as unknown[]).entries()) {
     const { cell_type: type, source } = (cell ?? {}) as { cell_type?: unknown; source?: unknown };

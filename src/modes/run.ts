@@ -162,7 +162,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   if (/\.ipynb$/i.test(opts.file)) {
     // A notebook: its code cells, in its kernel's language (markdown cells are not run).
     try {
-      const notebook = notebookCells(source);
+      const notebook = notebookCells(source, opts.language);
       cells = notebook.cells;
       language = opts.language ?? notebook.language;
     } catch (err) {

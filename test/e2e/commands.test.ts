@@ -447,8 +447,9 @@ describe('omp-eval run', () => {
     writeFileSync(r, notebook('R', [{ cell_type: 'code', source: 'print(1)' }]));
     expect(await cli(['run', r])).toMatchObject({
       code: 2,
-      stderr: `omp-eval run: ${r}: a R notebook: omp-eval runs Python and JavaScript ones\n`,
+      stderr: `omp-eval run: ${r}: the notebook's language is R: omp-eval runs Python and JavaScript notebooks (--lang py or js runs its cells as one of those)\n`,
     });
+    expect(await cli(['--lang', 'py', 'run', r])).toMatchObject({ code: 0, stdout: '1\n' });
     const garbage = join(dir, 'garbage.ipynb');
     writeFileSync(garbage, '{"execution_count": null}');
     const refused = await cli(['run', garbage]);

@@ -190,10 +190,19 @@ describe('a one-shot call names the processes its cells left running', () => {
         /^Work was still running in the kernel when this call ended \(a process: sleep 300 \[pid \d+\]\)\..*the process it started is stopped with it/,
       );
       const none = await runEvalTool(
-        { cells: [py('import subprocess\np = subprocess.Popen(["sleep", "0"])\np.wait()')] },
+        {
+          cells: [
+            py('import subprocess\np = subprocess.Popen(["sleep", "0"])\np.wait()'),
+            // (multiprocessing's own helpers, its fork server and resource tracker, are not the cells')
+            py(
+              'import multiprocessing as mp\nwith mp.get_context("forkserver").Pool(1) as pool:\n    print(pool.map(abs, [-1]))',
+            ),
+          ],
+        },
         { executor, id: 'none', kernelsEndWithCall: true },
       );
-      expect(none.cells[0]?.notices).toEqual([]);
+      expect(none.cells[1]?.text).toBe('[1]\n');
+      expect(none.cells.flatMap((c) => c.notices)).toEqual([]);
     } finally {
       await executor.dispose();
     }

@@ -272,10 +272,16 @@ class Files(MagicsTestCase):
             {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "never = 1"},
         ]
         write("nb.ipynb", json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-        ran = self.run_cell("%run nb.ipynb")
+        ran = self.run_cell("%run nb.ipynb\nprint('not after an error')")
         self.assertEqual(ran.stdout, "nb cell 10\n")
-        self.assertIn("ZeroDivisionError", ran.stderr)
+        self.assertEqual(ran.ename, "ZeroDivisionError")  # (the %run cell's error, as IPython's)
         self.assertEqual(self.run_cell("(b, 'never' in dir())").plain, "(10, False)")
+        # The script's folder comes first on sys.path while it runs (a sibling module imports)
+        os.makedirs(os.path.join(self.dir, "sub"))
+        write("sub/helper.py", "VALUE = 'sibling'\n")
+        write("sub/s.py", "import helper\nprint(helper.VALUE)\n")
+        self.assertEqual(self.run_cell("%run sub/s.py").stdout, "sibling\n")
+        self.assertFalse(self.run_cell("import sys; any(p.endswith('sub') for p in sys.path)").plain == "True")
         write("bad.ipynb", "{not json")
         self.assertIn("is not a notebook", self.run_cell("%run bad.ipynb").error["evalue"])
 
@@ -294,6 +300,16 @@ class Files(MagicsTestCase):
         self.run_cell("import amod\nk = amod.K()\ng = amod.f")
         write(2, 10)
         self.assertEqual(self.run_cell("(amod.f(), g(), k.m())").plain, "(2, 2, 2)")
+        # Again: what was taken before the first reload takes the third version too
+        write(7, 20)
+        self.assertEqual(self.run_cell("(amod.f(), g(), k.m())").plain, "(7, 7, 7)")
+        # A module whose attributes raise neither stops this cell nor the next
+        weird = self.run_cell(
+            "import sys\nclass W:\n    def __getattr__(self, name):\n        raise RuntimeError(name)\n"
+            "sys.modules['weird'] = W()"
+        )
+        self.assertIsNone(weird.error)
+        self.assertEqual(self.run_cell("del sys.modules['weird']\n1").plain, "1")
         # A module that fails to load again: said, and the cell runs
         with open(path, "w") as handle:
             handle.write("def f(:\n")

@@ -17,6 +17,9 @@ describe('command-line hints', () => {
     expect(hintFor(unknown, ['run', 'main.py', '--n', '3'])).toBe(
       "The script's own options go after --: omp-eval run main.py -- --n 3\n",
     );
+    expect(hintFor(unknown, ['run', '--lang', 'py', 's.py', '--n'])).toBe(
+      "The script's own options go after --: omp-eval run s.py -- --n\n",
+    );
     // (an unknown option before the script is omp-eval's own mistake)
     expect(hintFor(unknown, ['run', '--n', 'main.py'])).toBe('');
   });

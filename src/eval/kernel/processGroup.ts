@@ -181,8 +181,10 @@ function commandOf(pid: number): string {
       command = '?';
     }
   }
-  return command.length > 80 ? `${command.slice(0, 79)}…` : command;
+  return command;
 }
+
+const clipped = (command: string) => (command.length > 80 ? `${command.slice(0, 79)}…` : command);
 
 /**
  * The live processes that a kernel's shutdown will stop besides the kernel itself (Linux; else
@@ -212,5 +214,12 @@ export function processesLeft(groupId: number, runnerPid: number): LeftProcess[]
       queue.push(...(children.get(next) ?? []));
     }
   }
-  return left.filter((pid) => !own.has(pid)).map((pid) => ({ pid, command: commandOf(pid) }));
+  return left
+    .filter((pid) => !own.has(pid))
+    .map((pid) => ({ pid, command: commandOf(pid) }))
+    .filter((p) => !HELPERS.test(p.command))
+    .map((p) => ({ pid: p.pid, command: clipped(p.command) }));
 }
+
+/** Python's multiprocessing helpers (its resource tracker, its fork server): the library's, not the cells'. */
+const HELPERS = /from multiprocessing\.(resource_tracker|forkserver) import main/;

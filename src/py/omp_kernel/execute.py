@@ -279,8 +279,7 @@ class Executor(object):
                 self.apply_context(request)
                 try:
                     if not init and not silent:
-                        for hook in list(k.hooks_before_cell):
-                            hook()
+                        k.run_hooks(k.hooks_before_cell)
                         code = self.prefilter(code)
                     value = self.run_source(code, filename, not silent)
                     if value is not NO_VALUE and value is not None:

@@ -174,8 +174,16 @@ class Kernel(object):
     def after_cell(self):
         if self._figures is not None or "matplotlib.pyplot" in sys.modules:
             self.figures.after_cell()
-        for hook in list(self.hooks_after_cell):
-            hook()
+        self.run_hooks(self.hooks_after_cell)
+
+    def run_hooks(self, hooks):
+        """An extension's hooks: one that fails is said, and the cell (and the next) goes on."""
+        for hook in list(hooks):
+            try:
+                hook()
+            except Exception:
+                self.capture.stderr.write("[a hook of an extension failed:]\n")
+                self.show_traceback()
 
     def warn(self, text):
         self.capture.stderr.write("omp-eval: %s\n" % text)

@@ -51,7 +51,10 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
 
 /** What leaves IPython's terminal shell, typed as a cell of its own. */
 const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
-const NODE_COMMANDS: Record<string, string | undefined> = { '.exit': '/exit', '.help': '/help' };
+const NODE_COMMANDS: ReadonlyMap<string, string> = new Map([
+  ['.exit', '/exit'],
+  ['.help', '/help'],
+]);
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 
@@ -84,8 +87,8 @@ class KeyHandlers {
     // IPython's exit and quit (also called): the notebook ends, as /exit. In JavaScript, Node's
     // REPL commands .exit and .help are the notebook's /exit and /help.
     const typed = code.trim();
-    if (backend.language === 'py' ? EXITERS.has(typed) : NODE_COMMANDS[typed] !== undefined) {
-      runCommand(backend.language === 'py' ? '/exit' : (NODE_COMMANDS[typed] as string));
+    if (backend.language === 'py' ? EXITERS.has(typed) : NODE_COMMANDS.has(typed)) {
+      runCommand(backend.language === 'py' ? '/exit' : (NODE_COMMANDS.get(typed) as string));
       return;
     }
     // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.

@@ -19,7 +19,10 @@ def install(reg):
     state = reg.state.setdefault("autoreload", {"mode": 0, "explicit": set(), "skip": set(), "mtimes": {}})
 
     def source(module):
-        path = getattr(module, "__file__", None)
+        try:
+            path = getattr(module, "__file__", None)
+        except Exception:
+            return None  # (a module object whose attributes raise: not one to reload)
         return path if isinstance(path, str) and path.endswith(".py") else None
 
     def changed(name, module):
@@ -92,19 +95,44 @@ def install(reg):
             api.user_ns[name.split(".")[0]] = sys.modules[name.split(".")[0]]
 
 
+# (module name, attribute) → weak references to every version of a function or class the module
+# had under that name: each takes the new code, as objects made from any earlier version exist.
+_VERSIONS = {}
+
+
 def _reload(module, api):
-    """Reloads `module`; its old functions and classes take the new code."""
+    """Reloads `module`; its functions and classes of every earlier version take the new code. A
+    module that fails to load again keeps what it had."""
+    import weakref
+
+    name = module.__name__
     old = dict(module.__dict__)
+    for key, value in old.items():
+        if getattr(value, "__module__", None) == name and callable(value):
+            try:
+                versions = _VERSIONS.setdefault((name, key), [])
+                if not any(ref() is value for ref in versions):
+                    versions.append(weakref.ref(value))
+            except TypeError:
+                pass  # (not weakly referable)
     try:
         importlib.reload(module)
-    except Exception:
-        sys.stderr.write("[autoreload of %s failed:]\n" % module.__name__)
+    except BaseException:
+        module.__dict__.clear()
+        module.__dict__.update(old)
+        sys.stderr.write("[autoreload of %s failed:]\n" % name)
         api.show_traceback()
         return
-    for key, value in old.items():
-        new = module.__dict__.get(key)
-        if new is not None and new is not value:
-            _update(value, new)
+    for key, new in list(module.__dict__.items()):
+        versions = _VERSIONS.get((name, key), [])
+        for ref in versions:
+            value = ref()
+            if value is not None and value is not new:
+                try:
+                    _update(value, new)
+                except Exception:
+                    pass
+        versions[:] = [ref for ref in versions if ref() is not None]
 
 
 def _update(old, new):

@@ -176,8 +176,8 @@ def register(reg):
         """%run [-i] [-e] FILE [ARGS]: runs a script as __main__ and takes the names it defined (-i:
         in the notebook's namespace, seeing its names; -e: a sys.exit() is not shown); an error in
         it is shown and the cell goes on (as IPython). A .ipynb or .ipy file runs its cells in the
-        notebook's namespace, magics too, up to the first error. %run -m MODULE [ARGS] runs a
-        module."""
+        notebook's namespace, magics too; its first error is the cell's. %run -m MODULE [ARGS]
+        runs a module."""
         _run(api, UsageError, arg)
 
     def writefile(line, body, body_line, frame):
@@ -247,9 +247,20 @@ def _run(api, UsageError, arg):
         path += ".py"
     if not os.path.isfile(path):
         raise UsageError("File %r not found." % argv[0])
-    if path.lower().endswith((".ipynb", ".ipy")):
-        _run_cells(api, UsageError, path)
-        return
+    # (as IPython's and `python script.py`: the script's folder comes first on sys.path meanwhile)
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)
+    try:
+        if path.lower().endswith((".ipynb", ".ipy")):
+            _run_cells(api, UsageError, path)
+        else:
+            _run_script(api, path, argv, flags, saved_argv, saved_main)
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+
+
+def _run_script(api, path, argv, flags, saved_argv, saved_main):
     with open(path, "rb") as handle:
         code = compile(handle.read(), path, "exec", dont_inherit=True)
     name = "__main__" if "-n" not in flags else os.path.splitext(os.path.basename(path))[0]
@@ -287,8 +298,8 @@ def _show_exit(api, exc):
 
 def _run_cells(api, UsageError, path):
     """A notebook's (or an .ipy file's) code in the notebook's namespace, IPython syntax and all,
-    a cell at a time up to the first error (as IPython's %run of one: its cells' values are not
-    shown)."""
+    a cell at a time; the first error stops it and is the %run cell's (as IPython's %run of one:
+    its cells' values are not shown)."""
     import json
 
     with open(path, encoding="utf-8") as handle:
@@ -309,18 +320,10 @@ def _run_cells(api, UsageError, path):
     saved = ns.get("__file__")
     ns["__file__"] = path
     try:
+        # (an error ends the %run cell too, as IPython's: the notebook did not run to its end)
         for source in cells:
-            if not source.strip():
-                continue
-            try:
+            if source.strip():
                 api.run_source(api.transform(source), path, want_value=False)
-            except SystemExit as exc:
-                if exc.code not in (None, 0):
-                    _show_exit(api, exc)
-                return
-            except Exception:
-                api.show_traceback()
-                return
     finally:
         if saved is None:
             ns.pop("__file__", None)
