@@ -331,8 +331,9 @@ describe('js kernel: what cells cannot break', () => {
   it('Ctrl-C stops execSync() of a long command; the kernel keeps its state', async () => {
     const k = await startJs();
     await run(k, 'const kept = "yes"');
-    // The interrupt is meant for the running child: sent once the child runs.
-    const pid = k.pid as number;
+    // The interrupt is meant for the running child: sent once the child runs. (The runner's
+    // children: in a sandbox the spawned process is bwrap, whose descendants include the runner.)
+    const pid = (k.runnerPid ?? k.pid) as number;
     const { outcome } = await interruptAfterReady(
       k,
       'console.log("ready"); require("node:child_process").execSync("sleep 3600")',
