@@ -5,3 +5,5 @@
 export const KERNEL_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
 /** The bridge's socket (agent(), completion()), named to the runner in $OMP_BRIDGE_FD. */
 export const BRIDGE_FD = 5;
+/** The runner cache's name under the system's temp directory (privateName makes it per user). */
+export const RUNNER_CACHE = 'omp-python-runner';

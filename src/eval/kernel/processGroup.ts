@@ -144,12 +144,8 @@ export function groupAlive(pgid: number): boolean {
  */
 export function signalDescendants(pid: number, signal: NodeJS.Signals): number {
   if (!linux) return 0;
-  const children = new Map<number, number[]>();
-  for (const p of liveProcesses()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
   let count = 0;
-  const queue = [...(children.get(pid) ?? [])];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    queue.push(...(children.get(next) ?? []));
+  for (const next of descendantsOf(pid, liveProcesses())) {
     try {
       process.kill(next, signal);
       count++;
@@ -158,6 +154,15 @@ export function signalDescendants(pid: number, signal: NodeJS.Signals): number {
     }
   }
   return count;
+}
+
+/** The descendants of `pid` among `rows`, parents before their children. */
+function descendantsOf(pid: number, rows: ProcessRow[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const p of rows) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const found = [...(children.get(pid) ?? [])];
+  for (let i = 0; i < found.length; i++) found.push(...(children.get(found[i] as number) ?? []));
+  return found;
 }
 
 /** A process a kernel's cells started and left running. */
@@ -201,19 +206,10 @@ export function processesLeft(groupId: number, runnerPid: number): LeftProcess[]
   const own = new Set<number>([groupId]);
   for (let pid: number | undefined = runnerPid; pid && pid > 1 && !own.has(pid); pid = parentOf.get(pid))
     own.add(pid);
-  let left: number[];
-  if (runnerPid === groupId) {
-    left = rows.filter((p) => p.pgrp === groupId || p.session === groupId).map((p) => p.pid);
-  } else {
-    const children = new Map<number, number[]>();
-    for (const p of rows) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
-    left = [];
-    const queue = [...(children.get(groupId) ?? [])];
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      left.push(next);
-      queue.push(...(children.get(next) ?? []));
-    }
-  }
+  const left =
+    runnerPid === groupId
+      ? rows.filter((p) => p.pgrp === groupId || p.session === groupId).map((p) => p.pid)
+      : descendantsOf(groupId, rows);
   return left
     .filter((pid) => !own.has(pid))
     .map((pid) => ({ pid, command: commandOf(pid) }))

@@ -22,7 +22,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type writeFileAtomic from 'write-file-atomic';
 import { configPath } from '../configPath.js';
-import { BRIDGE_FD, KERNEL_STDIO } from './descriptors.js';
+import { isPrivate, privateName } from '../output/privateDir.js';
+import { BRIDGE_FD, KERNEL_STDIO, RUNNER_CACHE } from './descriptors.js';
 import { kernelEnv } from './env.js';
 import type { ResolvedPython } from './python.js';
 
@@ -51,22 +52,9 @@ const CONFIG_READ_MAX = 1n << 20n;
 const RUNNER_SOURCE = fileURLToPath(new URL('../../py/runner.py', import.meta.url));
 /** The omp-eval a recipe was written by (another version's runner is elsewhere in the cache). */
 const INSTALL = fileURLToPath(new URL('.', import.meta.url));
-const uid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
-
 /** The recipe's file: in the runner cache's well-known directory (no fallback: then no recipe). */
 export function recipeFile(base = tmpdir()): string {
-  return join(base, `omp-python-runner-${uid()}`, 'recipe.json');
-}
-
-/** True when `path` is a real file or directory of ours that nobody else can write to. */
-function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
-  try {
-    const st = lstatSync(path);
-    if (kind === 'dir' ? !st.isDirectory() : !st.isFile()) return false;
-    return process.platform === 'win32' || (st.uid === uid() && (st.mode & 0o022) === 0);
-  } catch {
-    return false;
-  }
+  return join(base, privateName(RUNNER_CACHE), 'recipe.json');
 }
 
 /**

@@ -20,8 +20,9 @@ import { dirname, join } from 'node:path';
 import type writeFileAtomic from 'write-file-atomic';
 import { type Logger, silentLogger } from '../logger.js';
 import { reasonOf } from '../output/artifact.js';
-import { privateDir } from '../output/privateDir.js';
+import { isPrivate, privateDir, uid } from '../output/privateDir.js';
 import { type BytecodeIo, checkBytecode, ensureBytecode } from './bytecode.js';
+import { RUNNER_CACHE } from './descriptors.js';
 
 const PY_DIR = new URL('../../py/', import.meta.url);
 
@@ -62,20 +63,6 @@ export function getPreludeSource(): string {
   return preludeSource;
 }
 
-const uid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
-
-/** True when `path` is a real directory (or file) owned by us that nobody else can write to. */
-function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
-  try {
-    const st = lstatSync(path);
-    if (kind === 'dir' ? !st.isDirectory() : !st.isFile()) return false;
-    if (process.platform === 'win32') return true;
-    return st.uid === uid() && (st.mode & 0o022) === 0;
-  } catch {
-    return false;
-  }
-}
-
 const cacheDirs = new Map<string, string>();
 
 /**
@@ -85,7 +72,7 @@ const cacheDirs = new Map<string, string>();
 export function runnerCacheDir(base = tmpdir(), logger: Logger = silentLogger): string {
   const known = cacheDirs.get(base);
   if (known && isPrivate(known, 'dir')) return known;
-  const dir = privateDir(base, 'omp-python-runner', logger);
+  const dir = privateDir(base, RUNNER_CACHE, logger);
   cacheDirs.set(base, dir);
   if (sweepDue(dir, 'legacy')) removeLegacyFallbacks(base);
   return dir;
@@ -226,7 +213,7 @@ function ensureIn(base: string, sources: Record<string, string>, logger: Logger)
   }
   if (!isPrivate(dir, 'dir')) {
     // (Only when `base` is not private either: the same fallback on every run.)
-    const fallback = privateDir(base, 'omp-python-runner', logger);
+    const fallback = privateDir(base, RUNNER_CACHE, logger);
     logger.warn(`${dir} is not a private directory of this user; using ${fallback}`);
     return ensureIn(fallback, sources, logger);
   }

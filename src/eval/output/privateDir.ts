@@ -9,19 +9,25 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from
 import { join } from 'node:path';
 import { type Logger, silentLogger } from '../logger.js';
 
-const uid = () => (typeof process.getuid === 'function' ? process.getuid() : -1);
+/** This user's id (-1 where there is none: Windows). */
+export const uid = (): number => (typeof process.getuid === 'function' ? process.getuid() : -1);
 
-/** True when `path` is a real directory (not a link) owned by us that nobody else can write to. */
-export function isPrivateDir(path: string): boolean {
+/** `<name>-<uid>`: a well-known name under a shared directory, one per user. */
+export const privateName = (name: string): string => (uid() >= 0 ? `${name}-${uid()}` : name);
+
+/** True when `path` is a real directory or file (not a link) of ours that nobody else can write to. */
+export function isPrivate(path: string, kind: 'dir' | 'file'): boolean {
   try {
     const st = lstatSync(path);
-    if (!st.isDirectory()) return false;
-    if (process.platform === 'win32') return true;
-    return st.uid === uid() && (st.mode & 0o022) === 0;
+    if (kind === 'dir' ? !st.isDirectory() : !st.isFile()) return false;
+    return process.platform === 'win32' || (st.uid === uid() && (st.mode & 0o022) === 0);
   } catch {
     return false;
   }
 }
+
+/** True when `path` is a private directory of ours (isPrivate). */
+export const isPrivateDir = (path: string): boolean => isPrivate(path, 'dir');
 
 /** Fallbacks not used for this long are removed (a race of two first runs can leave two). */
 const STALE_MS = 24 * 60 * 60 * 1000;
@@ -56,7 +62,7 @@ function fallbacks(base: string, prefix: string): { path: string; mtime: number 
  * they are a day old.
  */
 export function privateDir(base: string, name: string, logger: Logger = silentLogger): string {
-  const id = uid() >= 0 ? `${name}-${uid()}` : name;
+  const id = privateName(name);
   const preferred = join(base, id);
   try {
     mkdirSync(preferred, { mode: 0o700 });

@@ -29,6 +29,13 @@ def exit_status(exc):
 SYSTEM_EXIT_NOTE = "An exception has occurred, use %tb to see the full traceback."
 
 
+def system_exit_lines(traceback_module, exc):
+    """A SystemExit as IPython shows it in a cell or after %run: the exception alone, its notes too
+    (%tb shows where it came from). `traceback_module` is the runner's own traceback."""
+    only = "".join(traceback_module.format_exception_only(type(exc), exc))
+    return [SYSTEM_EXIT_NOTE, ""] + only.rstrip("\n").split("\n")
+
+
 def safe_str(exc):
     try:
         return str(exc)
@@ -95,8 +102,5 @@ class Tracebacks(object):
         }
         if isinstance(exc, SystemExit):
             frame.update(exit_status(exc))
-            # As IPython shows it in a cell: the exception alone, its notes too (%tb shows where
-            # it came from).
-            only = self._import("traceback").format_exception_only(exc_type, exc)
-            frame["traceback"] = [SYSTEM_EXIT_NOTE, ""] + "".join(only).rstrip("\n").split("\n")
+            frame["traceback"] = system_exit_lines(self._import("traceback"), exc)
         return frame

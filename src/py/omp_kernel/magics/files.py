@@ -290,10 +290,9 @@ def _run_script(api, path, argv, flags, saved_argv, saved_main):
 
 def _show_exit(api, exc):
     """A script's sys.exit(n) as IPython shows it after %run: the exception alone."""
-    from ..tracebacks import SYSTEM_EXIT_NOTE
+    from ..tracebacks import system_exit_lines
 
-    only = "".join(api.private_import("traceback").format_exception_only(type(exc), exc))
-    sys.stderr.write("%s\n\n%s" % (SYSTEM_EXIT_NOTE, only))
+    sys.stderr.write("\n".join(system_exit_lines(api.private_import("traceback"), exc)) + "\n")
 
 
 def _run_cells(api, UsageError, path):
