@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { OutputEvent } from '../../src/eval/index.js';
 import type { Frame } from '../../src/eval/protocol/index.js';
@@ -274,6 +275,14 @@ describe('huge payloads', () => {
       /\n\n\[output cut for display: the first \d+ kB of \d+\.\d MB of HTML are shown; 19\d,\d{3} more table rows are not\]$/,
     );
     expect(r.text.length).toBeLessThan(70 * 1024);
+    // Nothing is lost: the whole HTML is in a file the result names.
+    const notice = r.notices.find((n) => n.startsWith('1 HTML output over 66 kB cut for display'));
+    const file = /the whole HTML is in (\S+\.html)$/.exec(notice ?? '')?.[1];
+    expect(file, r.notices.join('\n')).toBeDefined();
+    const html = readFileSync(file as string, 'utf8');
+    expect(html.startsWith('<table><thead>')).toBe(true);
+    expect(html.endsWith('</tr></table>')).toBe(true);
+    expect(html.split('<tr>').length - 1).toBe(200_001);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { ArtifactFile, megabytes } from './artifact.js';
 import type { ImageOutput, StatusEvent } from './display.js';
+import { HTML_LIMIT } from './html.js';
 import { cutPoint, plainText } from './text.js';
 
 export interface CollectLimits {
@@ -31,6 +32,12 @@ export const DEFAULT_COLLECT_LIMITS: CollectLimits = {
 /** How many saved files a notice names before it says "and N more". */
 const NAMED_FILES = 3;
 
+/** The first NAMED_FILES of `files`, and how many more there are. */
+function namedFiles(files: string[]): string {
+  const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more beside them` : '';
+  return `${files.slice(0, NAMED_FILES).join(', ')}${more}`;
+}
+
 export class ResultCollector {
   readonly images: ImageOutput[] = [];
   readonly json: unknown[] = [];
@@ -41,6 +48,7 @@ export class ResultCollector {
   private readonly dropped = {
     images: { count: 0, bytes: 0, files: [] as string[], errors: new Set<string>() },
     json: { count: 0, chars: 0 },
+    html: { count: 0, files: [] as string[], errors: new Set<string>() },
     status: 0,
   };
   private jsonFile?: ArtifactFile | string;
@@ -71,6 +79,21 @@ export class ResultCollector {
     if (file.error) dropped.errors.add(file.error);
     else dropped.files.push(file.path);
     return false;
+  }
+
+  /** Saves HTML whose text form was cut for display (a large DataFrame) as a file of its own. */
+  addCutHtml(html: string): void {
+    const dropped = this.dropped.html;
+    dropped.count++;
+    const file = ArtifactFile.create('html');
+    if (typeof file === 'string') {
+      dropped.errors.add(file);
+      return;
+    }
+    file.write(html);
+    file.close();
+    if (file.error) dropped.errors.add(file.error);
+    else dropped.files.push(file.path);
   }
 
   /** Keeps `value` (whose JSON is `serialized`, when known) or writes it to the JSON artifact. */
@@ -118,13 +141,10 @@ export class ResultCollector {
   /** Closes the files; returns a notice for each kind of output that was left out. */
   finish(): string[] {
     const notices: string[] = [];
-    const { images, json, status } = this.dropped;
+    const { images, json, html, status } = this.dropped;
     const limits = this.limits;
     if (images.count) {
-      const files = images.files;
-      const named = files.slice(0, NAMED_FILES).join(', ');
-      const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more beside them` : '';
-      const saved = files.length ? `; saved as ${named}${more}` : '';
+      const saved = images.files.length ? `; saved as ${namedFiles(images.files)}` : '';
       const failed = images.errors.size ? `; not saved: ${[...images.errors].join('; ')}` : '';
       notices.push(
         `${images.count} image${images.count > 1 ? 's' : ''} (${megabytes(images.bytes)}) left out of the result, which keeps at most ${limits.images} images of ${megabytes((limits.imageChars * 3) / 4)} in all${saved}${failed}`,
@@ -142,6 +162,13 @@ export class ResultCollector {
       }
       notices.push(
         `${json.count} JSON output${json.count > 1 ? 's' : ''} (${megabytes(json.chars)}) left out of the result, which keeps at most ${limits.json} of ${megabytes(limits.jsonChars)} in all; ${where}`,
+      );
+    }
+    if (html.count) {
+      const saved = html.files.length ? `; the whole HTML is in ${namedFiles(html.files)}` : '';
+      const failed = html.errors.size ? `; not saved: ${[...html.errors].join('; ')}` : '';
+      notices.push(
+        `${html.count} HTML output${html.count > 1 ? 's' : ''} over ${Math.round(HTML_LIMIT / 1e3)} kB cut for display${saved}${failed}`,
       );
     }
     if (status)

@@ -9,7 +9,7 @@
  */
 import type { MimeBundle } from '../protocol/index.js';
 import { megabytes } from './artifact.js';
-import { htmlToMarkdown } from './html.js';
+import { HTML_LIMIT, htmlToMarkdown } from './html.js';
 import { cutPoint, oneLine } from './text.js';
 
 export { HTML_LIMIT, htmlToMarkdown, htmlToText } from './html.js';
@@ -50,6 +50,8 @@ export interface RenderedOutput {
   images: ImageOutput[];
   /** Images over IMAGE_LIMIT: not shown (the text says so), but a result keeps them in files. */
   tooLarge: ImageOutput[];
+  /** HTML whose text form was cut at HTML_LIMIT (the text says so): a result keeps it in a file. */
+  cutHtml?: string;
   json?: unknown;
   /** The MIME types the bundle carried. */
   mimeTypes: string[];
@@ -123,6 +125,7 @@ export function renderBundle(bundle: MimeBundle, options: RenderOptions = {}): R
   } else if (html !== undefined && (plain === undefined || options.plainIsRepr)) {
     const converted = htmlToMarkdown(html);
     if (converted || plain === undefined) out.text = out.markdown = converted;
+    if (html.length > HTML_LIMIT) out.cutHtml = html;
   }
   if (out.text === undefined && plain !== undefined) {
     out.text = plain;
