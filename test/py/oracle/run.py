@@ -6,7 +6,9 @@ import argparse
 import concurrent.futures
 import json
 import os
+import pickle
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -24,29 +26,49 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--only")
     parser.add_argument("--workers", type=int, default=2)
+    # (Internal: this script again, as the IPython side, writing its results to a file.)
+    parser.add_argument("--ipython-side", nargs=2, metavar=("ROOT", "OUT"))
     args = parser.parse_args()
     python = sys.executable
     cases = harvest.harvest()
     if args.only:
         cases = [c for c in cases if args.only in c["id"]]
+    if args.ipython_side:
+        root, out = args.ipython_side
+        theirs = run_ipython(cases, case_dirs(root, cases), python)
+        with open(out, "wb") as handle:
+            pickle.dump(theirs, handle)
+        return
     root = tempfile.mkdtemp(prefix="omp-oracle-")
-    dirs = []
-    for i, _ in enumerate(cases):
-        pair = (os.path.join(root, "omp", str(i)), os.path.join(root, "ipy", str(i)))
+    dirs = case_dirs(root, cases)
+    for pair in dirs:
         for d in pair:
             os.makedirs(d)
-        dirs.append(pair)
+    # IPython's cases run in a process of their own, beside omp-eval's: they change its environment
+    # and working directory, which a kernel started meanwhile in the same process would inherit.
+    theirs_file = os.path.join(root, "ipython.pickle")
+    command = [python, os.path.abspath(__file__), "--ipython-side", root, theirs_file]
+    if args.only:
+        command += ["--only", args.only]
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
-            ours = [pool.submit(omp_side.run_case, case, dirs[i][0], python) for i, case in enumerate(cases)]
-            ours = [f.result() for f in ours]
-        # Not side by side: IPython's cases run in this process and change its environment and
-        # working directory, which a kernel started meanwhile by a worker thread would inherit.
-        theirs = run_ipython(cases, dirs, python)
+        ipython = subprocess.Popen(command, cwd=root, stdout=sys.stderr)  # (stdout is the report)
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
+                ours = [pool.submit(omp_side.run_case, case, dirs[i][0], python) for i, case in enumerate(cases)]
+                ours = [f.result() for f in ours]
+        finally:
+            if ipython.wait() != 0:
+                sys.exit("the IPython side failed (exit %s)" % ipython.returncode)
+        with open(theirs_file, "rb") as handle:
+            theirs = pickle.load(handle)
     finally:
-        os.chdir(os.path.dirname(root))
         shutil.rmtree(root, ignore_errors=True)
     report(cases, ours, theirs, dirs, args.json)
+
+
+def case_dirs(root, cases):
+    """Each case's working directories: omp-eval's and IPython's."""
+    return [(os.path.join(root, "omp", str(i)), os.path.join(root, "ipy", str(i))) for i in range(len(cases))]
 
 
 def run_ipython(cases, dirs, python):
