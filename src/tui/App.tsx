@@ -50,7 +50,7 @@ export function App({
   clock = Date.now,
   memory,
 }: AppProps): ReactNode {
-  const { columns, rows, beforePrint } = useTerminalSize();
+  const { columns, rows, beforePrint, suspend } = useTerminalSize();
   const { write } = useStdout();
   const [state, dispatch] = useReducer(reducer, undefined, () =>
     initialState({
@@ -107,6 +107,7 @@ export function App({
     clock,
     onExit,
     clearScreen,
+    suspend,
     showOutput: () => {
       const cell = selectedCell(stateRef.current);
       if (cell) setImmediate(() => printer.printExpanded(cell));

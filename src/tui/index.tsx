@@ -7,6 +7,7 @@
  */
 import { ArtifactFile, type CellLanguage, type Executor, sandboxLabel } from '../eval/index.js';
 import type { ImageMode } from './lib/images.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './lib/terminalModes.js';
 
 export interface NotebookOptions {
   cwd: string;
@@ -16,9 +17,6 @@ export interface NotebookOptions {
   /** The language of cells without a `%%js` / `%%py` line (--lang). */
   language?: CellLanguage;
 }
-
-const BRACKETED_PASTE_ON = '\x1b[?2004h';
-const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
   // Raw input from the start: keys typed while the notebook starts, or as soon as its prompt is

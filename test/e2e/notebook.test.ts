@@ -24,6 +24,22 @@ describe('the notebook in a terminal', () => {
     await s.waitFor((t) => t.includes('Out[1]: 2') && t.includes('In [2]:'));
   });
 
+  it('Ctrl-Z suspends the notebook to its shell and `fg` brings it back, state and all', async () => {
+    const s = openNotebook([], { inShell: true });
+    open.push(s);
+    await s.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
+    await s.run('x = 41');
+    await s.waitFor((t) => t.includes('In [2]:'));
+    s.write('\x1a');
+    // The shell has the terminal: its job line, its prompt, and no live frame of the notebook.
+    const shell = await s.waitFor((t) => /Stopped.*omp-eval/.test(t) && /\$ ?$/.test(t), 'the stopped job');
+    expect(shell).not.toContain('● idle');
+    s.write('fg\r');
+    await s.waitFor((t) => t.includes('In [2]:') && t.includes('● idle'), 'the notebook again');
+    await s.run('x + 1');
+    await s.waitFor((t) => t.includes('Out[2]: 42') && t.includes('In [3]:'), 'its kernel, state kept');
+  });
+
   it('runs a pasted three-cell script as three cells', async () => {
     const s = await start();
     s.write(

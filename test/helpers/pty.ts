@@ -36,6 +36,8 @@ export function openNotebook(
      * terminal is not its controlling terminal, so its closing sends it no SIGHUP.
      */
     ownSession?: boolean;
+    /** Runs the notebook as a job of an interactive bash (job control: Ctrl-Z, `fg`). */
+    inShell?: boolean;
   } = {},
 ): Screen {
   const columns = opts.columns ?? 100;
@@ -50,13 +52,16 @@ export function openNotebook(
   const home = mkdtempSync(join(tmpdir(), 'omp-e2e-'));
   const [file, argv] = opts.ownSession
     ? ['setsid', ['-w', process.execPath, BIN, ...args]]
-    : [process.execPath, [BIN, ...args]];
+    : opts.inShell
+      ? ['bash', ['--norc', '--noprofile', '-i']]
+      : [process.execPath, [BIN, ...args]];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CI: 'false',
     TERM: 'xterm-256color',
     FORCE_COLOR: '1',
     OMP_EVAL_HISTORY: join(home, 'history.json'),
+    PS1: '$ ',
     ...opts.env,
   };
   // (a variable given as undefined is not set at all)
@@ -69,6 +74,10 @@ export function openNotebook(
     env: env as Record<string, string>,
   });
   child.onData((data) => term.write(data));
+  if (opts.inShell) {
+    const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+    child.write(`${[process.execPath, BIN, ...args].map(quote).join(' ')}\r`);
+  }
   // The terminal's replies to queries (DA1 to the image-protocol query), as a real terminal sends.
   term.onData((data) => {
     try {

@@ -27,6 +27,8 @@ export interface KeysOptions {
   clock: () => number;
   onExit: () => void;
   clearScreen: () => void;
+  /** Ctrl-Z: stops the notebook until `fg`; false when it cannot. */
+  suspend: () => boolean;
   /** Prints every kept row of a finished cell below the transcript. */
   showOutput: () => void;
   runCommand: (line: string) => void;
@@ -260,6 +262,10 @@ class KeyHandlers {
         return o.dispatch({ type: 'select', delta: 1 });
       case 'clearScreen':
         return o.clearScreen();
+      case 'suspend':
+        if (!o.suspend())
+          o.dispatch({ type: 'message', text: 'Ctrl-Z: no job control here to suspend the notebook' });
+        return;
       default:
         return;
     }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useStdout } from '../ink.js';
 import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
+import { suspendProcess } from '../lib/terminalModes.js';
 
 /**
  * Columns and rows of the terminal, updated on resize. A resize erases the live frame as the
@@ -8,12 +9,25 @@ import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
  * own scroll-back and is never printed again. `beforePrint` keeps an old frame that Ink's throttle
  * has replaced from being drawn again under text printed above the live region.
  */
-export function useTerminalSize(): { columns: number; rows: number; beforePrint: () => void } {
+export function useTerminalSize(): {
+  columns: number;
+  rows: number;
+  beforePrint: () => void;
+  /** Ctrl-Z: erases the live frame, stops until `fg`, draws it again; false when it cannot stop. */
+  suspend: () => boolean;
+} {
   const { stdout } = useStdout();
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [size, setSize] = useState(read);
   const hooksRef = useRef<TerminalHooks | undefined>(undefined);
   const beforePrint = useCallback(() => hooksRef.current?.dropHeldFrame(), []);
+  const suspend = useCallback(() => {
+    // (The shell's lines come below the transcript, and the frame is drawn afresh under them.)
+    hooksRef.current?.eraseForResize();
+    const stopped = suspendProcess({ stdin: process.stdin, stdout });
+    setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    return stopped;
+  }, [stdout]);
   useEffect(() => {
     let active = true;
     void adaptInk(stdout).then((h) => {
@@ -31,5 +45,5 @@ export function useTerminalSize(): { columns: number; rows: number; beforePrint:
       stdout.off('resize', onResize);
     };
   }, [stdout]);
-  return { ...size, beforePrint };
+  return { ...size, beforePrint, suspend };
 }

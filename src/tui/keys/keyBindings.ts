@@ -29,7 +29,8 @@ export type KeyCommand =
   | 'showOutput'
   | 'selectEarlier'
   | 'selectLater'
-  | 'clearScreen';
+  | 'clearScreen'
+  | 'suspend';
 
 export interface KeyBinding {
   command: KeyCommand;
@@ -89,6 +90,11 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   { command: 'selectEarlier', keys: ['alt+up'], description: 'select an earlier / later cell (Alt-Down)' },
   { command: 'selectLater', keys: ['alt+down'] },
   { command: 'clearScreen', keys: ['ctrl+l'], description: 'clear the screen' },
+  {
+    command: 'suspend',
+    keys: ['ctrl+z'],
+    description: 'suspend the notebook (`fg` resumes it); its kernels keep their state',
+  },
 ];
 
 const BY_KEY = new Map<string, KeyCommand>(KEY_BINDINGS.flatMap((b) => b.keys.map((k) => [k, b.command])));
