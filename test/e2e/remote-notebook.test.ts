@@ -220,7 +220,8 @@ describe('the notebook on a remote kernel', () => {
     expect(cell).toContain("give the server's token with --token or JUPYTER_TOKEN");
     // Still usable: the notebook's own commands answer, and each cell tries the server again.
     await s.run('/help');
-    await s.waitFor((t) => t.includes('Commands (type them at the prompt):'), 'the help');
+    // (The help is taller than the screen: its first line is in the scroll-back.)
+    await s.waitFor(() => s.all().includes('Commands (type them at the prompt):'), 'the help');
     await s.run('2+2');
     await s.waitFor(() => (s.all().match(/✗ \[ \] error/g) ?? []).length >= 2, 'the second cell failing too');
     s.write('\x04');
