@@ -207,6 +207,38 @@ describe('OutputSink', () => {
     expect(sinkOf(['😀'.repeat(100_000), '\n']).text).not.toMatch(lone);
   });
 
+  it('never cuts a colour sequence in two, wherever the head, the tail, a long line or a chunk ends', () => {
+    const broken = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => !line.startsWith('… ['))
+        .join('\n')
+        .replace(/\x1b\[[0-9;]*m/g, '')
+        .match(/[\x1b[\]0-9;m]/);
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('\x1b[31m', '\x1b[0m', 'a', 'é', '😀', '\n'), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        fc.array(fc.integer({ min: 1, max: 60 }), { minLength: 1, maxLength: 20 }),
+        // (limits that hold a colour sequence whole: the real ones are thousands of characters)
+        fc.integer({ min: 8, max: 40 }),
+        fc.integer({ min: 8, max: 40 }),
+        fc.integer({ min: 8, max: 30 }),
+        (units, sizes, headChars, tailChars, lineChars) => {
+          const text = units.join('');
+          const chunks: string[] = [];
+          for (let at = 0, i = 0; at < text.length; at += sizes[i++ % sizes.length] as number)
+            chunks.push(text.slice(at, at + (sizes[i % sizes.length] as number)));
+          const sink = sinkOf(chunks, { headChars, tailChars, lineChars });
+          expect(broken(sink.text), JSON.stringify(sink.text)).toBeNull();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('rejects artifact ids that could escape the directory', () => {
     expect(() => resolveArtifact('artifact://../../etc/passwd')).toThrow(/not an artifact id/);
   });

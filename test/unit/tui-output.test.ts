@@ -155,6 +155,18 @@ describe("a cell's output in the notebook", () => {
     }
   });
 
+  it('clamps a long line before a colour sequence that the clamp would cut in two', () => {
+    for (let before = 1; before <= 4; before++) {
+      const buffer = new OutputBuffer(nothingToSpill);
+      const head = 'x'.repeat(MAX_LINE_CHARS - before);
+      buffer.appendText('stdout', `${head}\x1b[31m${'r'.repeat(100)}\x1b[0m\n`);
+      buffer.end();
+      const [row] = rowsOf(buffer.snapshot());
+      expect(row?.kind === 'text' && row.text).toBe(head);
+      expect(row?.kind === 'text' && row.cut).toBe(5 + 100 + 4);
+    }
+  });
+
   it('takes nothing more into a line clamped before an emoji, however its text was read', () => {
     // 3,999 characters, an emoji that does not fit, then more: the row keeps the 3,999.
     const pieces = ['x'.repeat(MAX_LINE_CHARS - 1), '\u{1F600}', 'y', 'z\n'];

@@ -5,9 +5,10 @@
  * some 3 ms a megabyte here, most of it in fresh pages, which is what a tool call that printed
  * lines of a megabyte spent most of its time on. Only short ranges are ever joined.
  */
+import { wholeCutPoint } from './text.js';
 
 /** The UTF-16 unit at `at` of the pieces joined (NaN past the end). */
-function charCodeAt(parts: readonly string[], at: number): number {
+export function charCodeAt(parts: readonly string[], at: number): number {
   let offset = 0;
   for (const part of parts) {
     if (at < offset + part.length) return part.charCodeAt(at - offset);
@@ -16,14 +17,9 @@ function charCodeAt(parts: readonly string[], at: number): number {
   return Number.NaN;
 }
 
-/**
- * `at`, moved back one if it falls between the two halves of a surrogate pair of the pieces
- * joined (as cutPoint for one string).
- */
+/** Where a cut at `at` of the pieces joined leaves whole characters and escape sequences (wholeCutPoint). */
 export function cutPointOf(parts: readonly string[], at: number, length: number): number {
-  if (at <= 0 || at >= length) return at;
-  const before = charCodeAt(parts, at - 1);
-  return before >= 0xd800 && before <= 0xdbff ? at - 1 : at;
+  return wholeCutPoint((i) => charCodeAt(parts, i), at, length);
 }
 
 /** Characters `from` to `to` of the pieces joined, as one string (for short ranges only). */

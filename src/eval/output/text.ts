@@ -41,14 +41,37 @@ export function plainText(text: string): string {
   return ANY_CONTROL.test(lines) ? lines.replace(JUNK, '') : lines;
 }
 
+/** How far back from a cut an escape sequence it would split can begin (ESC, `[`, parameters). */
+const ESCAPE_REACH = 32;
+
+/** True for the first half of a surrogate pair. */
+export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+
 /**
- * `at`, moved back one if it falls between the two halves of a surrogate pair (an emoji): a cut
- * there would leave half a character, which no UTF-8 encoder takes.
+ * Where a cut at `at` of a text of `length` units (the unit at i is `unitAt(i)`) leaves whole
+ * characters and whole escape sequences: before a colour sequence (which sanitize keeps) that it
+ * would split, whose halves would show as text or swallow the next line's start; else one back
+ * when it falls between the two halves of a surrogate pair (an emoji), whose half no UTF-8
+ * encoder takes.
  */
+export function wholeCutPoint(unitAt: (i: number) => number, at: number, length: number): number {
+  if (at <= 0 || at >= length) return at;
+  for (let i = at - 1; i >= Math.max(0, at - ESCAPE_REACH); i--) {
+    const code = unitAt(i);
+    if (code === 0x1b || code === 0x9b) {
+      // (ESC alone, or ESC `[` and what may follow it before its final byte)
+      const csi = code === 0x9b || i + 1 === at || unitAt(i + 1) === 0x5b;
+      return csi ? i : at;
+    }
+    // Parameters, intermediates and the `[`: what an unfinished sequence holds.
+    if (!((code >= 0x20 && code <= 0x3f) || code === 0x5b)) break;
+  }
+  return isHighSurrogate(unitAt(at - 1)) ? at - 1 : at;
+}
+
+/** wholeCutPoint of one string. */
 export function cutPoint(text: string, at: number): number {
-  if (at <= 0 || at >= text.length) return at;
-  const before = text.charCodeAt(at - 1);
-  return before >= 0xd800 && before <= 0xdbff ? at - 1 : at;
+  return wholeCutPoint((i) => text.charCodeAt(i), at, text.length);
 }
 
 /** Caller text for one line (a header, a title): plain, whitespace runs as one space, at most `max` chars. */
