@@ -200,6 +200,36 @@ class Environment(MagicsTestCase):
         self.assertEqual(self.run_cell("%set_env var A=B").ename, "UsageError")
 
 
+class Debugger(MagicsTestCase):
+    def test_debug_opens_pdb_where_the_last_error_was_raised_with_the_cell_as_its_oldest_frame(self):
+        self.k.run("def g(a):\n    b = a + 1\n    return 1 / a")
+        self.assertEqual(self.k.run("g(0)").ename, "ZeroDivisionError")
+        cell = self.k.run("%debug", allow_stdin=True, answers=["p a, b", "u", "u", "q"])
+        self.assertIsNone(cell.ename)
+        self.assertEqual(cell.prompts, ["(Pdb) "] * 4)
+        self.assertIn("-> return 1 / a", cell.stdout)
+        self.assertIn("(0, 1)", cell.stdout)
+        self.assertIn("-> g(0)", cell.stdout)
+        self.assertIn("*** Oldest frame", cell.stdout)  # the kernel's own frames are not stepped into
+        # A script's error that %run showed is the last one too (IPython's showtraceback sets it).
+        script = os.path.join(self.k.cwd, "boom.py")
+        with open(script, "w") as handle:
+            handle.write("def h(n):\n    return n / 0\nh(7)\n")
+        self.assertIn("ZeroDivisionError", self.k.run("%%run %s" % script).stderr)
+        cell = self.k.run("%debug", allow_stdin=True, answers=["p n", "q"])
+        self.assertIn("-> return n / 0", cell.stdout)
+        self.assertIn("\n7\n", cell.stdout)
+
+    def test_debug_without_an_error_says_so_and_with_a_statement_runs_it_under_pdb(self):
+        cell = self.k.run("%debug")
+        self.assertIsNone(cell.ename)
+        self.assertEqual(cell.stderr, "No traceback has been produced, nothing to debug.\n")
+        self.k.run("x = 20")
+        cell = self.k.run("%debug y = x + 1", allow_stdin=True, answers=["c"])
+        self.assertEqual(cell.prompts, ["(Pdb) "])
+        self.assertEqual(self.k.run("y").plain, "21")
+
+
 class Timing(MagicsTestCase):
     def test_time_reports_cpu_and_timeit_takes_magics_and_locals(self):
         cell = self.run_cell("%time sum(i * i for i in range(200000))")

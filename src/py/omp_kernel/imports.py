@@ -19,7 +19,7 @@ RUNNER_STDLIB = frozenset(
     """__future__ abc ast asyncio atexit base64 bisect builtins cProfile codecs codeop collections
     concurrent contextlib contextvars copy copyreg datetime difflib dis enum errno faulthandler fcntl
     fnmatch functools gc genericpath glob hashlib heapq importlib inspect io json keyword linecache
-    locale math numbers opcode operator pathlib pickle platform posixpath pprint pstats queue random
+    locale math numbers opcode operator pathlib pdb pickle platform posixpath pprint pstats queue random
     re reprlib resource rlcompleter runpy select selectors shlex shutil signal socket stat string
     struct subprocess tempfile termios textwrap threading time timeit token tokenize traceback types
     typing uuid warnings weakref zlib""".split()

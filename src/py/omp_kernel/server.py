@@ -189,8 +189,10 @@ class Kernel(object):
         self.capture.stderr.write("omp-eval: %s\n" % text)
 
     def show_traceback(self, exc_info=None):
-        """A traceback as output (the cell goes on): a formatter's error, %tb."""
+        """A traceback as output (the cell goes on): a formatter's error, %tb, a script's error in
+        %run. It is then the last error, as in IPython (what %tb and %debug look at)."""
         exc_type, exc, tb = exc_info or sys.exc_info()
+        self.tracebacks.last = (exc_type, exc, tb)
         lines = self.tracebacks.format(exc_type, exc, tb)
         if lines and not lines[0].startswith("Traceback") and exc_type.__name__ != "UsageError":
             lines.insert(0, "Traceback (most recent call last):")
