@@ -108,6 +108,27 @@ describe('kernel: stdin', () => {
     expect(stdin.error).toMatchObject({ ename: 'StdinNotImplementedError', evalue: message });
   });
 
+  it('a cell that asks for input again after Ctrl-C (pdb) is listening: no kill, it goes on', async () => {
+    const k = await startKernel({ interruptEscalationMs: 300 });
+    await run(k, 'kept = "state"');
+    let asked = 0;
+    const cell = run(k, 'import pdb\nx = 41\npdb.set_trace()\nx += 1\nprint("after", x)', {
+      allowStdin: true,
+      onFrame: (f) => {
+        if (f.type === 'input_request') asked++;
+      },
+    });
+    await waitFor(() => asked === 1, 60_000, "pdb's prompt");
+    expect(k.interrupt()).toBe(true);
+    // pdb says --KeyboardInterrupt-- and asks again: the interrupt is over, the kernel busy.
+    await waitFor(() => asked === 2 && k.state === 'busy', 60_000, "pdb's prompt again");
+    k.sendInput('c');
+    const { outcome, stdout } = await cell;
+    expect(outcome).toMatchObject({ status: 'ok', killed: false });
+    expect(stdout).toContain('after 42');
+    expect((await run(k, 'kept')).result?.['text/plain']).toBe("'state'");
+  });
+
   it('answers input() through input_request and sendInput', async () => {
     const k = await startKernel();
     const { result, frames } = await run(k, 'a = input("first? ")\nb = input()\n(a, b)', {

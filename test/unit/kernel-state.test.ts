@@ -8,7 +8,7 @@ import {
 } from '../../src/eval/kernel/state.js';
 
 const STATES = Object.keys(TRANSITIONS) as KernelState[];
-const EVENTS: KernelEvent[] = ['ready', 'run', 'done', 'interrupt', 'stop', 'exited'];
+const EVENTS: KernelEvent[] = ['ready', 'run', 'done', 'interrupt', 'asked', 'stop', 'exited'];
 
 describe('the kernel state machine', () => {
   it('is the table of the architecture document', () => {
@@ -21,15 +21,25 @@ describe('the kernel state machine', () => {
         run: 'starting',
         done: 'starting',
         interrupt: '-',
+        asked: '-',
         stop: 'stopping',
         exited: 'dead',
       },
-      idle: { ready: '-', run: 'busy', done: '-', interrupt: '-', stop: 'stopping', exited: 'dead' },
+      idle: {
+        ready: '-',
+        run: 'busy',
+        done: '-',
+        interrupt: '-',
+        asked: '-',
+        stop: 'stopping',
+        exited: 'dead',
+      },
       busy: {
         ready: '-',
         run: '-',
         done: 'idle',
         interrupt: 'interrupting',
+        asked: '-',
         stop: 'stopping',
         exited: 'dead',
       },
@@ -38,11 +48,20 @@ describe('the kernel state machine', () => {
         run: '-',
         done: 'idle',
         interrupt: 'interrupting',
+        asked: 'busy',
         stop: 'stopping',
         exited: 'dead',
       },
-      stopping: { ready: '-', run: '-', done: 'stopping', interrupt: '-', stop: 'stopping', exited: 'dead' },
-      dead: { ready: '-', run: '-', done: '-', interrupt: '-', stop: '-', exited: '-' },
+      stopping: {
+        ready: '-',
+        run: '-',
+        done: 'stopping',
+        interrupt: '-',
+        asked: '-',
+        stop: 'stopping',
+        exited: 'dead',
+      },
+      dead: { ready: '-', run: '-', done: '-', interrupt: '-', asked: '-', stop: '-', exited: '-' },
     });
   });
 

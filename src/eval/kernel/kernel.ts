@@ -214,6 +214,12 @@ export class Kernel {
       this.replies.answer(frame);
       return;
     }
+    // An interrupted cell that asks for input again is listening (pdb's prompt after Ctrl-C, a
+    // loop around input() that catches KeyboardInterrupt): no kill for it.
+    if (frame.type === 'input_request' && this.state === 'interrupting') {
+      this.interrupts.clear();
+      this.machine.fire('asked');
+    }
     if (!this.cells.deliver(frame)) for (const listener of this.backgroundListeners) listener(frame);
   }
 

@@ -7,6 +7,8 @@
  *                                   interrupt
  *                                       ▼
  *                                 interrupting ──done──► idle
+ *                                       │
+ *                                     asked ──► busy
  *   starting | idle | busy | interrupting ──stop──► stopping
  *   any state but dead ──exited──► dead
  */
@@ -18,11 +20,13 @@ export type KernelState = 'starting' | 'idle' | 'busy' | 'interrupting' | 'stopp
  * - run: a cell's execute request was sent
  * - done: the running cell's `done` frame arrived
  * - interrupt: SIGINT was sent (or is pending until `started`) for the running cell
+ * - asked: the interrupted cell asked for input again (pdb's prompt after Ctrl-C): it is listening,
+ *   so the interrupt is over without a kill
  * - stop: the host began ending the process (shutdown, a kill after an unanswered interrupt, an
  *   unreadable frame stream)
  * - exited: the process ended (or never started)
  */
-export type KernelEvent = 'ready' | 'run' | 'done' | 'interrupt' | 'stop' | 'exited';
+export type KernelEvent = 'ready' | 'run' | 'done' | 'interrupt' | 'asked' | 'stop' | 'exited';
 
 /** Events not listed for a state are refused (the state stays, fire() returns false). */
 export const TRANSITIONS: Readonly<Record<KernelState, Readonly<Partial<Record<KernelEvent, KernelState>>>>> =
@@ -31,7 +35,13 @@ export const TRANSITIONS: Readonly<Record<KernelState, Readonly<Partial<Record<K
     starting: { ready: 'idle', run: 'starting', done: 'starting', stop: 'stopping', exited: 'dead' },
     idle: { run: 'busy', stop: 'stopping', exited: 'dead' },
     busy: { done: 'idle', interrupt: 'interrupting', stop: 'stopping', exited: 'dead' },
-    interrupting: { done: 'idle', interrupt: 'interrupting', stop: 'stopping', exited: 'dead' },
+    interrupting: {
+      done: 'idle',
+      interrupt: 'interrupting',
+      asked: 'busy',
+      stop: 'stopping',
+      exited: 'dead',
+    },
     // A cell may still end while the process is being stopped.
     stopping: { done: 'stopping', stop: 'stopping', exited: 'dead' },
     dead: {},

@@ -12,7 +12,13 @@ import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
-import { type Action, type CellView, runningCell, type State } from '../state/reducer.js';
+import {
+  type Action,
+  type CellView,
+  INTERRUPTING_MESSAGE,
+  runningCell,
+  type State,
+} from '../state/reducer.js';
 import type { CellRunner } from './useCellRunner.js';
 import type { useCompletion } from './useCompletion.js';
 import type { EditorStateHook } from './useEditorState.js';
@@ -122,7 +128,7 @@ class KeyHandlers {
           o.editing.setAnswer(ed.emptyEditor());
         }
         o.runner.interrupt();
-        o.dispatch({ type: 'message', text: 'Interrupting… (killed after 5 s)' });
+        o.dispatch({ type: 'message', text: INTERRUPTING_MESSAGE });
         return;
       }
       case 'endSearch':

@@ -6,6 +6,9 @@
 import type { CellLanguage } from '../../eval/index.js';
 import { emptyOutput, type Output, type Stream, textOutput } from './output.js';
 
+/** The status line's hint while a Ctrl-C interrupts the running cell. */
+export const INTERRUPTING_MESSAGE = 'Interrupting… (killed after 5 s)';
+
 export type CellStatus =
   | 'queued'
   | 'running'
@@ -202,8 +205,18 @@ export function reducer(state: State, action: Action): State {
     }
     case 'select':
       return selected(state, action.delta);
-    case 'kernel':
-      return { ...state, kernel: { ...state.kernel, ...action.info } };
+    case 'kernel': {
+      // An interrupt the cell answered by asking for input again (pdb) is over: so is its hint.
+      const over =
+        state.kernel.state === 'interrupting' &&
+        action.info.state === 'busy' &&
+        state.message === INTERRUPTING_MESSAGE;
+      return {
+        ...state,
+        kernel: { ...state.kernel, ...action.info },
+        ...(over ? { message: undefined } : {}),
+      };
+    }
     case 'message':
       return { ...state, message: action.text };
     case 'armExit':
