@@ -220,6 +220,20 @@ class Debugger(MagicsTestCase):
         self.assertIn("-> return n / 0", cell.stdout)
         self.assertIn("\n7\n", cell.stdout)
 
+    def test_pdb_on_opens_the_debugger_after_an_error_in_a_cell_that_can_ask(self):
+        self.assertEqual(self.k.run("%pdb on").stdout, "Automatic pdb calling has been turned ON\n")
+        self.k.run("def g(a):\n    return 1 / a")
+        cell = self.k.run("g(0)", allow_stdin=True, answers=["p a", "q"])
+        self.assertEqual(cell.ename, "ZeroDivisionError")  # the cell's error, its traceback first
+        self.assertEqual(cell.prompts, ["(Pdb) "] * 2)
+        self.assertIn("-> return 1 / a", cell.stdout)
+        self.assertIn("\n0\n", cell.stdout)
+        # Where no input can be asked for (the eval tool), the error is only reported.
+        self.assertEqual(self.k.run("g(0)").ename, "ZeroDivisionError")
+        self.assertEqual(self.k.run("%pdb").stdout, "Automatic pdb calling has been turned OFF\n")
+        self.assertEqual(self.k.run("g(0)", allow_stdin=True).prompts, [])
+        self.assertEqual(self.k.run("%pdb maybe").ename, "UsageError")
+
     def test_debug_without_an_error_says_so_and_with_a_statement_runs_it_under_pdb(self):
         cell = self.k.run("%debug")
         self.assertIsNone(cell.ename)

@@ -108,6 +108,20 @@ class KernelAPI(object):
         return self._k.tracebacks.last
 
     @property
+    def call_pdb(self):
+        """%pdb: whether the debugger opens after an error in a cell."""
+        return self._k.call_pdb is not None
+
+    @call_pdb.setter
+    def call_pdb(self, on):
+        def post_mortem(tb):
+            from .magics.debug import from_the_cell
+
+            self._k.private_import("pdb").post_mortem(from_the_cell(tb))
+
+        self._k.call_pdb = post_mortem if on else None
+
+    @property
     def xmode(self):
         return self._k.tracebacks.mode
 

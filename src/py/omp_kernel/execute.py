@@ -284,6 +284,14 @@ class Executor(object):
                     value = self.run_source(code, filename, not silent)
                     if value is not NO_VALUE and value is not None:
                         self.publish_result(value, self.count if store else 0)
+                except Exception:
+                    if not (k.call_pdb and k.stdin.allowed and not silent and not init):
+                        raise
+                    # %pdb: the traceback, then the debugger where the error was raised, still in
+                    # the cell (Ctrl-C and input() work as in it).
+                    status = "error"
+                    self.send_error(*sys.exc_info())
+                    k.call_pdb(sys.exc_info()[2])
                 finally:
                     k.after_cell()  # open matplotlib figures, even after an error (as Jupyter)
             finally:

@@ -37,6 +37,7 @@ class Kernel(object):
         self._children = self._figures = self._api = None
         # Called before and after each cell of the user's (an extension's: autoreload)
         self.hooks_before_cell, self.hooks_after_cell = [], []
+        self.call_pdb = None  # %pdb on: the post-mortem debugger run after a cell's error
 
     def install(self):
         """Makes this process a kernel. Called once, before the cwd joins sys.path."""

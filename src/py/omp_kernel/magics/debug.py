@@ -1,5 +1,6 @@
 """The debugger: %debug, IPython's post-mortem of the last error (pdb, whose prompts are answered
-as input() is: on the prompt line in the notebook), or a statement run under it."""
+as input() is: on the prompt line in the notebook), or a statement run under it; %pdb, the same
+after every error in a cell that can ask for input."""
 import sys
 
 
@@ -23,10 +24,20 @@ def register(reg):
         if last is None:
             sys.stderr.write("No traceback has been produced, nothing to debug.\n")
             return
-        pdb.post_mortem(_from_the_cell(last[2]))
+        pdb.post_mortem(from_the_cell(last[2]))
+
+    @reg.line_magic("pdb")
+    def pdb_magic(arg, frame):
+        """%pdb [on|off]: the debugger after every error in a cell (without an argument: toggles)."""
+        word = arg.strip().lower()
+        if word not in ("", "on", "off", "1", "0"):
+            raise UsageError("%%pdb takes on, off, 1 or 0 (not %s)" % arg.strip())
+        on = not api.call_pdb if not word else word in ("on", "1")
+        api.call_pdb = on
+        print("Automatic pdb calling has been turned %s" % ("ON" if on else "OFF"))
 
 
-def _from_the_cell(tb):
+def from_the_cell(tb):
     """The traceback from the first frame of a cell's code on: the kernel's own frames above it
     are not the user's to step into (as IPython's debugger hides its own)."""
     from ..tracebacks import is_cell_frame
