@@ -32,7 +32,8 @@ describe('the notebook in a terminal', () => {
     await s.waitFor((t) => t.includes('In [2]:'));
     s.write('\x1a');
     // The shell has the terminal: its job line, its prompt, and no live frame of the notebook.
-    const shell = await s.waitFor((t) => /Stopped.*omp-eval/.test(t) && /\$ ?$/.test(t), 'the stopped job');
+    // (The job's line names the command, which a long path wraps.)
+    const shell = await s.waitFor((t) => /\] *\+ *Stopped/.test(t) && /\$ ?$/.test(t), 'the stopped job');
     expect(shell).not.toContain('● idle');
     s.write('fg\r');
     await s.waitFor((t) => t.includes('In [2]:') && t.includes('● idle'), 'the notebook again');
