@@ -257,7 +257,7 @@ describe('huge payloads', () => {
 
   it('a 10 MB HTML table is cut for display with a notice', async () => {
     // (How long the host's event loop stalls meanwhile is measured by `npm run bench`.)
-    const { r, shown } = await eventsOf(
+    const { r, shown, events } = await eventsOf(
       [
         'class Table:',
         '    def __repr__(self): return "<Table>"',
@@ -283,6 +283,10 @@ describe('huge payloads', () => {
     expect(html.startsWith('<table><thead>')).toBe(true);
     expect(html.endsWith('</tr></table>')).toBe(true);
     expect(html.split('<tr>').length - 1).toBe(200_001);
+    // Front ends (the notebook, run) hear it under the table.
+    expect(events.filter((e) => e.kind === 'notice').map((e) => e.kind === 'notice' && e.text)).toContain(
+      `HTML over 66 kB cut for display; the whole HTML is in ${file}`,
+    );
   });
 });
 

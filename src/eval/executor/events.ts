@@ -136,7 +136,6 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
   // (Images the result cannot keep are saved as files a notice names: no line of their own here.)
   const kept = out.images.filter((image) => collector.addImage(image));
   for (const image of out.tooLarge) collector.addImage(image);
-  if (out.cutHtml !== undefined) collector.addCutHtml(out.cutHtml);
   if (out.json !== undefined) collector.addJson(out.json);
   if (out.text !== undefined) sink.pushBlock(out.text.endsWith('\n') ? out.text : `${out.text}\n`);
   // Where the image was shown (between the prints around it), as a line of the text.
@@ -156,4 +155,6 @@ function onBundle(frame: Extract<Frame, { type: 'display' | 'result' }>, targets
     ...(displayId !== undefined ? { displayId } : {}),
     ...(displayId !== undefined && frame.update === true ? { update: true } : {}),
   });
+  // (Under the output it belongs to; the result's notices say it again for the tool's text.)
+  if (out.cutHtml !== undefined) emit({ kind: 'notice', text: collector.addCutHtml(out.cutHtml) });
 }

@@ -81,19 +81,26 @@ export class ResultCollector {
     return false;
   }
 
-  /** Saves HTML whose text form was cut for display (a large DataFrame) as a file of its own. */
-  addCutHtml(html: string): void {
+  /**
+   * Saves HTML whose text form was cut for display (a large DataFrame) as a file of its own;
+   * returns a line saying where it is (or why it is not), for the front ends to show under it.
+   */
+  addCutHtml(html: string): string {
     const dropped = this.dropped.html;
     dropped.count++;
     const file = ArtifactFile.create('html');
-    if (typeof file === 'string') {
-      dropped.errors.add(file);
-      return;
+    let error = typeof file === 'string' ? file : undefined;
+    if (typeof file !== 'string') {
+      file.write(html);
+      file.close();
+      error = file.error;
+      if (!error) dropped.files.push(file.path);
     }
-    file.write(html);
-    file.close();
-    if (file.error) dropped.errors.add(file.error);
-    else dropped.files.push(file.path);
+    if (error) dropped.errors.add(error);
+    const cut = `HTML over ${Math.round(HTML_LIMIT / 1e3)} kB cut for display`;
+    return error || typeof file === 'string'
+      ? `${cut}; not saved: ${error}`
+      : `${cut}; the whole HTML is in ${file.path}`;
   }
 
   /** Keeps `value` (whose JSON is `serialized`, when known) or writes it to the JSON artifact. */
