@@ -93,7 +93,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   {
     command: 'suspend',
     keys: ['ctrl+z'],
-    description: 'suspend the notebook (`fg` resumes it); its kernels keep their state',
+    description: 'suspend the notebook (fg in the shell resumes it); its kernels keep their state',
   },
 ];
 
