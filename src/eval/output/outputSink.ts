@@ -7,14 +7,7 @@
  */
 import { ArtifactFile } from './artifact.js';
 import { charCodeAt, cutPointOf, OpenLine, sliceOf } from './openLine.js';
-import {
-  cutPoint,
-  isHighSurrogate,
-  isPlainText,
-  PARTIAL_ESCAPE,
-  PARTIAL_ESCAPE_CAP,
-  sanitize,
-} from './text.js';
+import { isPlainText, PARTIAL_ESCAPE, PARTIAL_ESCAPE_CAP, sanitize, tailStart } from './text.js';
 
 export { artifactDir, resolveArtifact } from './artifact.js';
 
@@ -187,11 +180,11 @@ export class OutputSink {
     }
     for (const dropped of this.tail) this.countDropped(dropped.length, dropped.endsWith('\n') ? 1 : 0);
     let keep = Math.max(from, length - this.limits.tailChars);
-    // (The cut goes after a whole character: one more unit when it would split a pair; before a
-    // colour sequence it would split, which the tail keeps whole.)
-    const whole = cutPointOf(parts, keep, length);
-    if (keep > from && whole !== keep)
-      keep = isHighSurrogate(charCodeAt(parts, keep - 1)) ? keep + 1 : Math.max(from, whole);
+    if (keep > from)
+      keep = Math.max(
+        from,
+        tailStart((i) => charCodeAt(parts, i), keep, length),
+      );
     if (keep > from) this.countDropped(keep - from, 0);
     this.tail = [sliceOf(parts, keep, length)];
     this.tailLength = length - keep;
@@ -273,11 +266,7 @@ export class OutputSink {
    */
   private endOf(piece: string, room: number): string | undefined {
     if (piece.length < PARTIAL_MIN_CHARS || room < PARTIAL_MIN_CHARS) return undefined;
-    let cut = piece.length - room;
-    // (after a whole character: one more unit when it would split a pair; before a colour
-    // sequence it would split)
-    const whole = cutPoint(piece, cut);
-    if (whole !== cut) cut = isHighSurrogate(piece.charCodeAt(cut - 1)) ? cut + 1 : whole;
+    const cut = tailStart((i) => piece.charCodeAt(i), piece.length - room, piece.length);
     return cut < piece.length ? piece.slice(cut) : undefined;
   }
 

@@ -69,6 +69,16 @@ export function wholeCutPoint(unitAt: (i: number) => number, at: number, length:
   return isHighSurrogate(unitAt(at - 1)) ? at - 1 : at;
 }
 
+/**
+ * Where a tail that would start at `at` starts with whole characters and sequences: one unit
+ * later when `at` splits a surrogate pair (the tail keeps within its room), before a colour
+ * sequence it would split (the tail keeps it whole).
+ */
+export function tailStart(unitAt: (i: number) => number, at: number, length: number): number {
+  const whole = wholeCutPoint(unitAt, at, length);
+  return whole !== at && isHighSurrogate(unitAt(at - 1)) ? at + 1 : whole;
+}
+
 /** wholeCutPoint of one string. */
 export function cutPoint(text: string, at: number): number {
   return wholeCutPoint((i) => text.charCodeAt(i), at, text.length);
