@@ -86,6 +86,12 @@ class Execution(KernelTestCase):
         self.assertEqual(cell.ename, "BridgeError")
         self.assertFalse(any("omp-prelude" in line or "omp-internal-init" in line for line in cell.error["traceback"]))
 
+    def test_a_traceback_of_a_line_that_is_not_python_prints_no_syntax_warning(self):
+        # Python 3.11+ parses a shown line to place its carets; `1in` is a SyntaxWarning there.
+        cell = self.k.run("%notebook /tmp/omp-1in2/nb.ipynb")
+        self.assertEqual(cell.error["evalue"], "History is empty, cannot export")
+        self.assertEqual(cell.stderr, "")
+
     def test_the_prelude_runs_without_loading_the_magic_transformer(self):
         # The prelude is plain Python: rewriting it cost a start-up more than the runner's imports.
         self.assertEqual(self.k.run("import sys; 'omp_kernel.transform' in sys.modules").plain, "False")

@@ -85,9 +85,14 @@ class Tracebacks(object):
         te = traceback.TracebackException(exc_type, exc, tb, capture_locals=self.mode == "Verbose")
         self._clean(te, set())
         lines = []
-        for chunk in te.format():
-            chunk = chunk.replace('File "<cell In[', "Cell In[").replace(']>", line ', "], line ")
-            lines.extend(chunk.rstrip("\n").split("\n"))
+        warnings = self._import("warnings")
+        with warnings.catch_warnings():
+            # Python 3.11+ parses each shown line to place its carets: a line that is not Python
+            # (`%notebook /tmp/a1in/nb.ipynb`) must not print a SyntaxWarning under the traceback.
+            warnings.simplefilter("ignore", SyntaxWarning)
+            for chunk in te.format():
+                chunk = chunk.replace('File "<cell In[', "Cell In[").replace(']>", line ', "], line ")
+                lines.extend(chunk.rstrip("\n").split("\n"))
         return lines
 
     def frame(self, request_id, exc_type, exc, tb):
