@@ -570,6 +570,38 @@ class CaptureModule(unittest.TestCase):
         os.close(r)
         os.close(w)
 
+    def test_a_burst_of_lines_is_block_buffered_at_once_and_lines_again_when_quiet(self):
+        # A print loop wakes the pump at once: waiting for its 20 ms tick cost the host a read
+        # per line for the loop's first thousand lines.
+        from omp_kernel import capture
+
+        channel = type("Channel", (), {"raw_fds": (None, None)})()
+        cap = capture.Capture(channel, None, os.write)
+        r, w = os.pipe()
+        raw = capture._StdoutRaw(w, "wb", closefd=False)
+        raw.capture = cap
+        cap.stdout = io.TextIOWrapper(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", line_buffering=True)
+        for i in range(capture.BUSY_WRITES):
+            cap.stdout.write("%d\n" % i)
+        self.assertFalse(cap._busy.is_set())
+        cap.stdout.write("%d\n" % capture.BUSY_WRITES)
+        self.assertTrue(cap._busy.is_set())  # the pump's wait ends now, not at the tick
+        cap.tick()
+        self.assertFalse(cap.stdout.line_buffering)
+        writes = cap.stdout_writes
+        for i in range(capture.BUSY_WRITES + 1, 1000):
+            cap.stdout.write("%d\n" % i)
+        self.assertEqual(cap.stdout_writes, writes)  # buffered: no write yet
+        self.assertFalse(cap._busy.is_set())
+        cap.tick()  # the tick writes what waits
+        self.assertEqual(cap.stdout_writes, writes + 1)
+        self.assertFalse(cap.stdout.line_buffering)
+        cap.tick()  # a quiet tick: lines again
+        self.assertTrue(cap.stdout.line_buffering)
+        os.close(w)
+        with os.fdopen(r, "rb") as pipe:
+            self.assertEqual(pipe.read().decode().split(), [str(i) for i in range(1000)])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -14,7 +14,6 @@ import io
 import os
 import sys
 import threading
-import time
 
 BUSY_WRITES = 64  # stdout writes per pump tick above which it is block-buffered
 
@@ -70,6 +69,8 @@ class Capture(object):
         self.main_pid = os.getpid()
         self.stdout = self.stderr = None
         self.stdout_writes = 0  # writes to fd 1 by sys.stdout so far (the pump watches the rate)
+        self._tick_writes = 0  # stdout_writes at the pump's last tick
+        self._busy = threading.Event()  # wakes the pump early: a burst of line-buffered writes
         self._line_buffered = True
         self._stderr_run = False  # stderr was written since the last barrier
 
@@ -128,6 +129,10 @@ class Capture(object):
     def before_stdout(self):
         """sys.stdout is about to write to fd 1 (its buffer's lock is held)."""
         self.stdout_writes += 1
+        if self._line_buffered and self.stdout_writes - self._tick_writes > BUSY_WRITES:
+            # A print loop: block-buffered now, not at the tick (a tick of line-buffered writes
+            # was a thousand writes of a line each, and as many reads for the host).
+            self._busy.set()
         self.order_stdout()
 
     def order_stdout(self):
@@ -200,15 +205,19 @@ class Capture(object):
     def pump(self):
         """Flushes stdout so partial output streams while a cell runs. Output that comes fast is
         block-buffered; once it went quiet for a tick, stdout is line-buffered again."""
-        seen = self.stdout_writes
         while True:
-            time.sleep(0.02 if self.in_cell() else 0.1)
-            self.flush_streams()
-            writes, seen = self.stdout_writes - seen, self.stdout_writes
-            if self._line_buffered and writes > BUSY_WRITES:
-                self._buffer_lines(False)
-            elif not self._line_buffered and writes == 0:
-                self._buffer_lines(True)
+            self._busy.wait(0.02 if self.in_cell() else 0.1)
+            self.tick()
+
+    def tick(self):
+        """One pump tick: what stdout holds goes out; the buffering follows the rate of writes."""
+        self._busy.clear()
+        self.flush_streams()
+        writes, self._tick_writes = self.stdout_writes - self._tick_writes, self.stdout_writes
+        if self._line_buffered and writes > BUSY_WRITES:
+            self._buffer_lines(False)
+        elif not self._line_buffered and writes == 0:
+            self._buffer_lines(True)
 
     def _buffer_lines(self, on):
         if self._line_buffered == on:
