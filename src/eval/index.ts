@@ -60,7 +60,7 @@ export {
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
 export { ArtifactFile } from './output/artifact.js';
-export { ECHO_OPS, type ImageOutput, type StatusEvent, statusLine } from './output/display.js';
+export { type ImageOutput, type StatusEvent, shownStatusLine } from './output/display.js';
 export { OutputSink, resolveArtifact, type Truncation } from './output/outputSink.js';
 export { cutPoint, isPlainText, oneLine, plainText, sanitize } from './output/text.js';
 export type {

@@ -2,7 +2,7 @@
  * Writes executor events as plain text: stdout to stdout, stderr, errors and notices to stderr.
  * Used where there is no notebook screen (pipes, `omp-eval run`, line mode).
  */
-import { ECHO_OPS, type OutputEvent, type Session, statusLine, withoutToolAdvice } from '../eval/index.js';
+import { type OutputEvent, type Session, shownStatusLine, withoutToolAdvice } from '../eval/index.js';
 
 /** set_next_input() and %load put text into a notebook's next prompt; here there is none. */
 export const NEXT_INPUT_NOTICE = 'set_next_input: ignored here (only the notebook has a next prompt)';
@@ -58,8 +58,7 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
     case 'error':
       return err.write(`${event.traceback.join('\n')}\n`);
     case 'status': {
-      // (as the tool's text says it, but not what a magic printed itself)
-      const line = ECHO_OPS.has(event.event.op) ? undefined : statusLine(event.event);
+      const line = shownStatusLine(event.event);
       return line === undefined ? true : err.write(`${line}\n`);
     }
     case 'notice':

@@ -671,6 +671,25 @@ describe('fixes from trying it out', () => {
     await h.waitFor((f) => f.includes('│ /srv/data │'));
   });
 
+  it("shows a cell's status events as the tool's text says them, but not what a magic printed itself", async () => {
+    const { h } = start({
+      st: {
+        events: [
+          { kind: 'status', event: { op: 'log', message: 'loading data' } },
+          { kind: 'status', event: { op: 'read', path: 'f.txt', lines: 2, total: 9 } },
+          { kind: 'status', event: { op: 'timeit', best: 0.5 } },
+          { kind: 'stdout', text: 'done\n' },
+        ],
+      },
+    });
+    await run(h, 'st');
+    const frame = await h.waitFor((f) => f.includes('done'));
+    expect(frame).toContain('[log] loading data');
+    expect(frame).toContain('[read f.txt: 2 of 9 lines]');
+    expect(frame).not.toContain('timeit');
+    expect(frame).not.toContain('message=');
+  });
+
   it('drops a completion that arrives after the text changed', async () => {
     const { h, backend } = start();
     let answer!: (c: { matches: string[]; start: number; end: number }) => void;

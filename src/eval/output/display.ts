@@ -189,6 +189,14 @@ export const BOOKKEEPING_OPS: ReadonlySet<string> = new Set(['timeout-pause', 't
 export const ECHO_OPS: ReadonlySet<string> = new Set(['cd', 'time', 'timeit']);
 
 /**
+ * The line a person's front end (the notebook, `run`) shows for a status event: the short line
+ * of the tool's text, but nothing for a magic that printed what it did itself (ECHO_OPS).
+ */
+export function shownStatusLine(event: StatusEvent): string | undefined {
+  return ECHO_OPS.has(event.op) ? undefined : statusLine(event);
+}
+
+/**
  * A status event as one short line of text (`[log] message`), for readers of the text only (an
  * agent reads the text, not the events); undefined for bookkeeping and for the start of a bridge
  * call (its end has a line).

@@ -3,7 +3,7 @@
  * rendered (asynchronously, loading their libraries on first use), bundles and their metadata
  * kept for saving; clear_output() clears the output at its place in that order.
  */
-import { ECHO_OPS, type ImageOutput, type OutputEvent } from '../../eval/index.js';
+import { type ImageOutput, type OutputEvent, shownStatusLine } from '../../eval/index.js';
 import { OutputBuffer, type RichOutput, type Spill, type Stream } from '../state/output.js';
 import { type ImageMode, imageColumns, placeholder } from './images.js';
 import { notebookNotice, withoutEchoWarning } from './messages.js';
@@ -29,13 +29,6 @@ export interface EventContext {
   onCd: (path: string) => void;
   /** set_next_input() / %load: text for the next prompt. */
   onNextInput: (text: string) => void;
-}
-
-function statusText(event: { op: string; [key: string]: unknown }): string {
-  const fields = Object.entries(event)
-    .filter(([k]) => k !== 'op')
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  return [event.op, ...fields].join(' ');
 }
 
 type RichEvent = Extract<OutputEvent, { kind: 'display' | 'result' }>;
@@ -104,11 +97,12 @@ export class CellEvents {
         this.add(() => this.buffer.addError(event));
         this.text('error', `${event.traceback.join('\n')}\n`);
         break;
-      case 'status':
-        // (not what a magic printed itself: %cd's directory, %time's and %timeit's figures)
-        if (!ECHO_OPS.has(event.event.op)) this.text('status', `${statusText(event.event)}\n`);
+      case 'status': {
+        const line = shownStatusLine(event.event);
+        if (line !== undefined) this.text('status', `${line}\n`);
         if (event.event.op === 'cd' && typeof event.event.path === 'string') this.ctx.onCd(event.event.path);
         break;
+      }
       case 'notice': {
         const text = notebookNotice(event.text, { restarting: this.ctx.restarting() });
         if (text) this.text('notice', `${text}\n`);
