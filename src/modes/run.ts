@@ -76,6 +76,11 @@ function failedExit(result: CellResult): number {
   return 1;
 }
 
+/** Where a cell starts in the script, as the header and the failure line say it: ` (line 12)`. */
+function lineNote(cell: ScriptCell | undefined): string {
+  return cell?.line ? ` (line ${cell.line})` : '';
+}
+
 /** Prints an event, except the traceback of a requested exit (python prints only its message). */
 function writeRunEvent(event: OutputEvent, streams: Streams) {
   if (event.kind === 'error' && requestedExit(event) !== undefined) {
@@ -222,7 +227,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
           if (event.kind === 'started' && headers) {
             const cell = cells[index];
             streams.err.write(
-              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''}${cell?.line ? ` (line ${cell.line})` : ''} ──\x1b[0m\n`,
+              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''}${lineNote(cell)} ──\x1b[0m\n`,
             );
           }
           return writeRunEvent(event, streams);
@@ -239,7 +244,7 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
       const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
       const skipped = results.filter((r) => r.status === 'skipped').length;
       streams.err.write(
-        `omp-eval run: cell ${failed.index + 1} of ${cells.length}${cell?.line ? ` (line ${cell.line})` : ''} ${what}` +
+        `omp-eval run: cell ${failed.index + 1} of ${cells.length}${lineNote(cell)} ${what}` +
           `${skipped ? `; ${skipped} later cell${skipped > 1 ? 's' : ''} not run` : ''}\n`,
       );
       return failedExit(failed);

@@ -32,28 +32,29 @@ export async function runToolCommand(
 ): Promise<number> {
   const out = opts.out ?? process.stdout;
   const print = (value: unknown) => out.write(`${JSON.stringify(value)}\n`);
+  /** Bad input: what is wrong, as the tool's result says it, and exit 2. */
+  const badInput = (problems: string[], error = problems.join('; ')) => {
+    print({ error, problems, isError: true });
+    return 2;
+  };
   const text = await readBounded(opts.stdin ?? process.stdin, MAX_INPUT_BYTES);
   if (text === undefined) {
-    const problem = `the input is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB; the eval tool reads at most that much (cells of code, not data: let a cell read large data from a file)`;
-    print({ error: problem, problems: [problem], isError: true });
-    return 2;
+    return badInput([
+      `the input is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB; the eval tool reads at most that much (cells of code, not data: let a cell read large data from a file)`,
+    ]);
   }
   let input: unknown;
   try {
     // (A byte-order mark, as some Windows editors and PowerShell write one, is no part of the JSON.)
     input = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    const problem = `the input is not valid JSON: ${(err as Error).message}`;
-    print({ error: problem, problems: [problem], isError: true });
-    return 2;
+    return badInput([`the input is not valid JSON: ${(err as Error).message}`]);
   }
   // Nothing can run in a working directory that is not one: bad input, as for run (exit 2).
   try {
     checkCwd(opts.cwd);
   } catch (err) {
-    const problem = (err as Error).message;
-    print({ error: problem, problems: [problem], isError: true });
-    return 2;
+    return badInput([(err as Error).message]);
   }
   // Ctrl-C interrupts the running cell; the cells' results are printed as usual.
   const controller = new AbortController();
@@ -72,10 +73,7 @@ export async function runToolCommand(
     print(result);
     return controller.signal.aborted ? 130 : 0;
   } catch (err) {
-    if (err instanceof ToolInputError) {
-      print({ error: err.message, problems: err.problems, isError: true });
-      return 2;
-    }
+    if (err instanceof ToolInputError) return badInput(err.problems, err.message);
     print({ error: (err as Error).message, isError: true });
     return 1;
   } finally {
