@@ -23,7 +23,34 @@ export function writeEvent(event: OutputEvent, streams: Streams): Promise<unknow
   const ok = writeText(event, streams);
   if (ok) return undefined;
   const full = event.kind === 'stdout' || event.kind === 'result' || event.kind === 'display' ? out : err;
-  return new Promise((resolve) => full.once('drain', resolve));
+  return drained(full);
+}
+
+/** Each full stream's one wait for 'drain' (or its end), however many writes found it full. */
+const drains = new WeakMap<object, Promise<void>>();
+
+/**
+ * When `stream` drains. One listener per stream, not one per write: the events already on their
+ * way when the kernel's output pauses each find the stream full, and a reader that went away
+ * (`| head`) never drains it (a listener per write was node's "possible memory leak" warning on
+ * stderr, before the broken pipe ended the command).
+ */
+function drained(stream: NodeJS.WritableStream): Promise<void> {
+  let wait = drains.get(stream);
+  if (!wait) {
+    wait = new Promise<void>((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        drains.delete(stream);
+        resolve();
+      };
+      stream.on('drain', done);
+      stream.on('close', done);
+    });
+    drains.set(stream, wait);
+  }
+  return wait;
 }
 
 /** The streams whose last text left a line open (no newline at its end). */
