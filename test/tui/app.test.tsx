@@ -296,6 +296,29 @@ describe('notebook screen', () => {
     await h.waitFor((f) => f.includes('who? Ada') && f.includes('✓ [1] ok'));
   });
 
+  it('Ctrl-Z is the suspend key while input() or a Ctrl-R search has the keys', async () => {
+    // (No job control in the test's terminal: the notebook says so instead of stopping.)
+    const noJobControl = 'Ctrl-Z: no job control here to suspend the notebook';
+    const { h, backend } = start({
+      'name = input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },
+    });
+    await run(h, 'name = input()');
+    await h.waitFor((f) => f.includes('who?'));
+    await h.type('Ad');
+    await h.press('\x1a');
+    await h.waitFor((f) => f.includes(noJobControl), 'Ctrl-Z during input()');
+    await h.type('a');
+    await h.press(KEYS.enter);
+    expect(backend.inputs).toEqual(['Ada']);
+    backend.finish();
+    await h.waitFor((f) => f.includes('✓ [1] ok') && !f.includes(noJobControl));
+    await h.press('\x12');
+    await h.type('na');
+    await h.waitFor((f) => f.includes("(reverse-i-search)`na': name = input()"));
+    await h.press('\x1a');
+    await h.waitFor((f) => f.includes(noJobControl), 'Ctrl-Z during a search');
+  });
+
   it('a block pasted into input() answers one call a line, as a terminal keeps what was typed ahead', async () => {
     const code = 'a = input("first: "); b = input("second: "); c = input("third: ")';
     const { h, backend } = start({

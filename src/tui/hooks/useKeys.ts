@@ -216,6 +216,8 @@ class KeyHandlers {
     const o = this.latest.current;
     if (key === 'ctrl+c') return this.ctrlC();
     this.disarm();
+    // (Ctrl-Z suspends whatever has the keys, as a terminal's input() and readline's search do)
+    if (commandOf(key) === 'suspend') return this.command('suspend');
     const running = runningCell(o.state);
     if (running?.input) return this.answerKey(running, key);
     if (o.editing.searchRef.current) return this.searchKey(key);
