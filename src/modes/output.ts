@@ -83,7 +83,7 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
       return lines.length ? writeTracked(out, `${before}${lines.join('\n')}\n`) : true;
     }
     case 'error':
-      return err.write(`${event.traceback.join('\n')}\n`);
+      return event.traceback.length ? err.write(`${event.traceback.join('\n')}\n`) : true;
     case 'status': {
       const line = shownStatusLine(event.event);
       return line === undefined ? true : err.write(`${line}\n`);

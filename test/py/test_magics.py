@@ -234,6 +234,16 @@ class Debugger(MagicsTestCase):
         self.assertEqual(self.k.run("g(0)", allow_stdin=True).prompts, [])
         self.assertEqual(self.k.run("%pdb maybe").ename, "UsageError")
 
+    def test_quitting_a_breakpoint_ends_the_cell_without_pdbs_traceback_as_ipython(self):
+        self.k.run("def h2(v):\n    w = v * 2\n    breakpoint()\n    return w")
+        cell = self.k.run("h2(5)\nprint('after')", allow_stdin=True, answers=["p w", "q"])
+        self.assertEqual(cell.prompts, ["(Pdb) "] * 2)
+        self.assertIn("\n10\n", cell.stdout)
+        self.assertNotIn("after", cell.stdout)  # the cell ends where the user quit
+        self.assertEqual(cell.ename, "BdbQuit")
+        self.assertEqual(cell.error["traceback"], [])
+        self.assertEqual(cell.stderr, "")
+
     def test_debug_without_an_error_says_so_and_with_a_statement_runs_it_under_pdb(self):
         cell = self.k.run("%debug")
         self.assertIsNone(cell.ename)

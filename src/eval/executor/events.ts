@@ -89,7 +89,7 @@ export function frameHandler(targets: FrameTargets): (frame: Frame) => void {
         onBundle(frame, targets);
         break;
       case 'error':
-        sink.pushBlock(`${frame.traceback.join('\n')}\n`);
+        if (frame.traceback.length) sink.pushBlock(`${frame.traceback.join('\n')}\n`);
         emit({
           kind: 'error',
           ename: frame.ename,

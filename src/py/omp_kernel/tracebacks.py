@@ -108,4 +108,8 @@ class Tracebacks(object):
         if isinstance(exc, SystemExit):
             frame.update(exit_status(exc))
             frame["traceback"] = system_exit_lines(self._import("traceback"), exc)
+        elif exc_type.__name__ == "BdbQuit" and exc_type.__module__ == "bdb":
+            # `q` at a breakpoint() or set_trace(): the cell ends where the user quit, and, as in
+            # IPython, no traceback (it would be pdb's own frames).
+            frame["traceback"] = []
         return frame

@@ -95,7 +95,7 @@ export class CellEvents {
         break;
       case 'error':
         this.add(() => this.buffer.addError(event));
-        this.text('error', `${event.traceback.join('\n')}\n`);
+        if (event.traceback.length) this.text('error', `${event.traceback.join('\n')}\n`);
         break;
       case 'status': {
         const line = shownStatusLine(event.event);
