@@ -94,6 +94,13 @@ class Namespace(MagicsTestCase):
         self.assertEqual(self.run_cell("%precision\n1.5").plain, "1.5")
         self.assertEqual(self.run_cell("%precision x").ename, "ValueError")
         self.assertEqual(self.run_cell("%xmode").stdout, "Exception reporting mode: Verbose\n")
+        # Verbose: the values of the names on each shown line, not the whole namespace of the cell.
+        self.run_cell("big = list(range(1000))\ndef f(a):\n    b = a + 1\n    return b / a")
+        lines = self.run_cell("f(0)").error["traceback"]
+        self.assertIn("    a = 0", lines)
+        self.assertIn("    b = 1", lines)
+        self.assertIn("    f = <function f at", "\n".join(lines))
+        self.assertFalse([line for line in lines if "big" in line or "In =" in line])
         self.assertEqual(self.run_cell("%xmode plain").stdout, "Exception reporting mode: Plain\n")
         self.assertEqual(self.run_cell("%xmode nope").ename, "UsageError")
         self.assertEqual(self.run_cell("%nope_magic").ename, "UsageError")

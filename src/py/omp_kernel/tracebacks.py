@@ -1,6 +1,7 @@
 """Tracebacks: the user's frames with their source; none of the runner's, none of the prelude's.
 Importing this module has no side effects."""
 import os
+import re
 
 PRELUDE_FILENAME = "<omp-prelude>"
 MODES = ("Plain", "Context", "Verbose", "Minimal")
@@ -41,6 +42,23 @@ def safe_str(exc):
         return str(exc)
     except Exception:
         return "<unprintable %s>" % type(exc).__name__
+
+
+_NAME = re.compile(r"[^\W\d]\w*")
+
+
+def _only_named(te, seen):
+    """Verbose tracebacks show the values of the names on each frame's shown line, as IPython's:
+    all of a frame's locals would be the whole namespace for a cell's own frame."""
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    for frame in te.stack:
+        if frame.locals:
+            names = set(_NAME.findall(frame.line or ""))
+            frame.locals = {name: value for name, value in frame.locals.items() if name in names}
+    _only_named(te.__cause__, seen)
+    _only_named(te.__context__, seen)
 
 
 class Tracebacks(object):
@@ -84,6 +102,8 @@ class Tracebacks(object):
             return [line.rstrip("\n") for line in traceback.format_exception_only(exc_type, exc)]
         te = traceback.TracebackException(exc_type, exc, tb, capture_locals=self.mode == "Verbose")
         self._clean(te, set())
+        if self.mode == "Verbose":
+            _only_named(te, set())
         lines = []
         warnings = self._import("warnings")
         with warnings.catch_warnings():
