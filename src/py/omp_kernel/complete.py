@@ -27,7 +27,7 @@ def completions(code, cursor, namespace, magics=None):
     if magic and magics is not None:
         return _magic_completions(magic.group(1), magic.group(2), magics), cursor - len(magic.group(0).lstrip())
     word = _path_word(line, command, magics)
-    paths = _paths(word, command.group("magic") if command else None) if word is not None else []
+    paths = _command_paths(word, command) if command is not None else _paths(word) if word is not None else []
     if paths:
         return paths, cursor - len(word)
     if command is not None and command.group("magic") and word is not None:
@@ -54,7 +54,13 @@ def completions(code, cursor, namespace, magics=None):
 
 _MAGIC = re.compile(r"^\s*(%%?)(\w*)$")
 # A magic's or a shell command's argument being typed: `%cd /tm`, `!ls da`, `files = !ls da`.
-_COMMAND_ARG = re.compile(r"^\s*(?:\w+\s*=\s*)?(?:%%?(?P<magic>\w+)|!!?(?!=)\S+)\s(?:.*\s)?(?P<word>\S*)$")
+# (The word may hold spaces and other shell characters escaped with a backslash: `!ls my\ d`.)
+_COMMAND_ARG = re.compile(
+    r"^\s*(?:\w+\s*=\s*)?(?:%%?(?P<magic>\w+)|!!?(?!=)\S+)\s(?:.*(?<!\\)\s)?(?P<word>(?:\\.|[^\s\\])*\\?)$"
+)
+# As IPython's protect_filename: what a shell or a magic's argument parser would split or expand.
+_PROTECTABLES = set(" ()[]{}?=\\|;:'#*\"^&")
+_ESCAPED = re.compile(r"\\(.)")
 
 
 def _scanned(text):
@@ -106,6 +112,15 @@ def _path_word(line, command, magics):
 
 # As IPython's: %cd takes a directory, %run a directory or a script.
 _PATH_KINDS = {"cd": (), "pushd": (), "run": (".py", ".ipy", ".ipynb")}
+
+
+def _command_paths(word, command):
+    """Paths for an argument of a shell command or a magic, written as typed there: a space or
+    another character the shell would take (`my dir` → `my\\ dir/`) with a backslash, as IPython."""
+    if word is None:
+        return []
+    paths = _paths(_ESCAPED.sub(r"\1", word), command.group("magic"))
+    return ["".join("\\" + ch if ch in _PROTECTABLES else ch for ch in path) for path in paths]
 
 
 def _paths(word, magic=None):

@@ -213,9 +213,16 @@ def register(reg):
 
 
 def _unquote(text):
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    return text
+    """A path argument as IPython's string-mode options read it: shell words (quotes, a space
+    escaped with a backslash, as Tab writes it) joined by spaces."""
+    import shlex
+
+    try:
+        return " ".join(shlex.split(text))
+    except ValueError:  # (an unclosed quote: the text as it is, less a pair of quotes)
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+            return text[1:-1]
+        return text
 
 
 def _run(api, UsageError, arg):
