@@ -107,6 +107,14 @@ describe('editing by grapheme', () => {
     expect(wordRight(wordRight(atStart)).col).toBe('total = compute'.length);
     expect(editorText(deleteWord(s))).toBe('total = compute(alpha, ');
     expect(editorText(deleteWordForward(atStart))).toBe(' = compute(alpha, beta)');
+    // As IPython's editor: `.` parts names, `_` belongs to one (Unicode alone joins `foo.bar_baz`).
+    const call = fromText('foo.bar_baz(qux)');
+    expect(wordLeft(call).col).toBe('foo.bar_baz('.length);
+    expect(wordLeft(wordLeft(call)).col).toBe('foo.'.length);
+    expect(wordRight(home(call)).col).toBe('foo'.length);
+    expect(editorText(deleteWord({ ...call, col: 'foo.bar_baz'.length }))).toBe('foo.(qux)');
+    // A word keeps its combining marks.
+    expect(wordLeft(fromText('x = cafe\u0301')).col).toBe('x = '.length);
   });
 
   it('never keeps a lone surrogate, even pasted', () => {

@@ -32,22 +32,33 @@ export function snapToGrapheme(text: string, offset: number): number {
   return graphemes.segment(text).containing(offset)?.index ?? offset;
 }
 
+/** A name's characters: letters, digits, marks and `_` (not `.`, which joins names in code). */
+const NAME_RUN = /[\p{L}\p{N}\p{M}\p{Pc}]+/gu;
+
+/**
+ * The words of `text` as [start, end] offsets: Unicode's word segments (a CJK word, a word with
+ * its combining marks), each cut further at what is not a name's character, as IPython's editor
+ * moves: `foo.bar_baz` is two words (Unicode takes it as one, as it takes `e.g.`).
+ */
+function wordSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const segment of words.segment(text)) {
+    if (!segment.isWordLike) continue;
+    for (const run of segment.segment.matchAll(NAME_RUN))
+      spans.push([segment.index + run.index, segment.index + run.index + run[0].length]);
+  }
+  return spans;
+}
+
 /** The start of the word before `offset` (skipping spaces and punctuation first), as Alt-B. */
 export function previousWord(text: string, offset: number): number {
-  const before = [...words.segment(text.slice(0, offset))];
-  for (let i = before.length - 1; i >= 0; i--) {
-    const segment = before[i];
-    if (segment?.isWordLike) return segment.index;
-  }
-  return 0;
+  return wordSpans(text.slice(0, offset)).at(-1)?.[0] ?? 0;
 }
 
 /** The end of the word after `offset`, as Alt-F. */
 export function nextWord(text: string, offset: number): number {
-  for (const segment of words.segment(text.slice(offset))) {
-    if (segment.isWordLike) return offset + segment.index + segment.segment.length;
-  }
-  return text.length;
+  const first = wordSpans(text.slice(offset))[0];
+  return first ? offset + first[1] : text.length;
 }
 
 /** Text without lone UTF-16 surrogates (a Python kernel cannot encode them). */
