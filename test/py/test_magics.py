@@ -273,6 +273,9 @@ class Timing(MagicsTestCase):
         inside = self.run_cell("def f():\n    x = 3\n    r = %timeit -n1 -r1 -o -q x * 2\n    return r\nf().loops")
         self.assertEqual(inside.plain, "1")
         self.assertEqual(self.run_cell("%timeit return").ename, "SyntaxError")
+        bogus = self.run_cell("%timeit -bogus 1")  # as IPython's getopt says it, no frames of ast
+        self.assertEqual(bogus.ename, "UsageError")
+        self.assertEqual(bogus.error["traceback"], ['UsageError: option -b not recognized ( allowed: "n:r:p:qo" )'])
         self.assertIn("function calls", self.run_cell("%prun sum(range(10))").stdout)
 
 

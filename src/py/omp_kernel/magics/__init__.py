@@ -107,8 +107,10 @@ class Magics(object):
             self.reg.cell[name] = lambda line, body, body_line, frame: fn(line, body)
 
 
-def parse_options(arg, flags, valued=""):
-    """Leading -x options and the rest: flags take no value, `valued` letters take one."""
+def parse_options(arg, flags, valued="", strict=False):
+    """Leading -x options and the rest: flags take no value, `valued` letters take one. `strict`:
+    a leading `-` word that is no option is a UsageError, as IPython's getopt says it (else it is
+    the start of the rest)."""
     opts = {}
     rest = arg.strip()
     while rest.startswith("-") and len(rest) > 1:
@@ -127,6 +129,9 @@ def parse_options(arg, flags, valued=""):
                 opts[letter] = value
                 break
             else:
+                if strict:
+                    allowed = "".join(v + ":" for v in valued) + flags
+                    raise UsageError('option -%s not recognized ( allowed: "%s" )' % (letter, allowed))
                 consumed = False
                 break
         if not consumed:
