@@ -106,6 +106,20 @@ class Namespace(MagicsTestCase):
         self.assertEqual(self.run_cell("%nope_magic").ename, "UsageError")
         self.assertEqual(self.run_cell("%%nope_magic\nx").ename, "UsageError")
 
+    def test_whos_shows_numpy_arrays_as_ipythons_does(self):
+        # IPython is the oracle (Debian's python3-numpy and ipython3, which CI installs).
+        import subprocess
+
+        code = "import numpy as np\na = np.zeros((3, 4))\nb = np.arange(50000)\nc = np.float64(3)"
+        script = (
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "ip = InteractiveShell.instance()\nip.run_cell(%r)\nip.run_line_magic('whos', '')\n" % code
+        )
+        ipython = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        self.run_cell(code)
+        self.assertIn("3x4: 12 elems, type `float64`, 96 bytes", ipython.stdout)
+        self.assertEqual(self.run_cell("%whos").stdout, ipython.stdout)
+
 
 class Help(MagicsTestCase):
     def test_magic_help_shows_help_and_runs_nothing(self):

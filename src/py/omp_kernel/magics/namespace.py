@@ -108,6 +108,8 @@ def register(reg):
 def _info(value, kind):
     if kind in ("dict", "list", "tuple"):
         return "n=%d" % len(value)
+    if kind == "ndarray" and type(value).__module__ == "numpy":
+        return _array_info(value)
     try:
         info = str(value)
     except Exception:
@@ -116,6 +118,19 @@ def _info(value, kind):
     if len(info) >= 50:
         info = info[:25] + "<...>" + info[-25:]
     return info
+
+
+def _array_info(array):
+    """A numpy array as IPython's %whos shows one: its shape, size, dtype and bytes."""
+    shape = str(array.shape).replace(",", "").replace(" ", "x")[1:-1]
+    size = array.size
+    nbytes = size * array.itemsize
+    info = "%s: %s elems, type `%s`, %s bytes" % (shape, size, array.dtype, nbytes)
+    if nbytes < 100000:
+        return info
+    if nbytes < 1024 * 1024:
+        return info + " (%s kb)" % (nbytes / 1024.0)
+    return info + " (%s Mb)" % (nbytes / 1024.0 / 1024.0)
 
 
 def _confirmed(api, UsageError):
