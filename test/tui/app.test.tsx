@@ -296,6 +296,24 @@ describe('notebook screen', () => {
     await h.waitFor((f) => f.includes('who? Ada') && f.includes('✓ [1] ok'));
   });
 
+  it('Up at an input() prompt recalls the answers given at that prompt, as pdb does', async () => {
+    const code = 'import pdb; pdb.set_trace()';
+    const { h, backend } = start({
+      [code]: { events: [{ kind: 'input_request', prompt: '(Pdb) ', password: false }], hold: true },
+    });
+    await run(h, code);
+    await h.waitFor((f) => f.includes('(Pdb)'));
+    await h.type('p a + 1');
+    await h.press(KEYS.enter);
+    backend.emit({ kind: 'input_request', prompt: '(Pdb) ', password: false });
+    await h.waitFor((f) => f.split('(Pdb)').length > 2);
+    await h.press(KEYS.up);
+    await h.waitFor((f) => f.trimEnd().split('\n').some((l) => l.endsWith('(Pdb) p a + 1')) && f.split('p a + 1').length > 2);
+    await h.press(KEYS.enter);
+    expect(backend.inputs).toEqual(['p a + 1', 'p a + 1']);
+    backend.finish();
+  });
+
   it('Ctrl-Z is the suspend key while input() or a Ctrl-R search has the keys', async () => {
     // (No job control in the test's terminal: the notebook says so instead of stopping.)
     const noJobControl = 'Ctrl-Z: no job control here to suspend the notebook';

@@ -8,6 +8,7 @@ import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '.
 import type { NotebookBackend } from '../backend.js';
 import { isCommandLine } from '../commands/index.js';
 import { useStdin } from '../ink.js';
+import { AnswerHistory } from '../keys/answerHistory.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
@@ -78,6 +79,7 @@ class KeyHandlers {
   private deciding = false;
   private held: KeyEvent[] = [];
   private armedAt: number | undefined;
+  private readonly answers = new AnswerHistory();
   private disarmTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly latest: RefObject<KeysOptions>) {}
@@ -188,11 +190,20 @@ class KeyHandlers {
     const answer = ed.editorText(editing.answerRef.current);
     // Ctrl-D on an empty answer ends the input: input() raises EOFError, as in IPython.
     if (key === 'enter' || (key === 'ctrl+d' && !answer)) {
+      if (key === 'enter') this.answers.remember(cell.input?.prompt ?? '', !!cell.input?.password, answer);
+      else this.answers.reset();
       runner.answer(cell, key === 'enter' ? answer : null);
       editing.setAnswer(ed.emptyEditor());
       return;
     }
     const command = commandOf(key);
+    if (command === 'historyPrevious' || command === 'historyNext') {
+      const { prompt = '', password = false } = cell.input ?? {};
+      const step = command === 'historyPrevious' ? -1 : 1;
+      const recalled = this.answers.step(`${cell.id}:${prompt}`, prompt, password, answer, step);
+      if (recalled !== undefined) editing.setAnswer(ed.insert(ed.emptyEditor(), recalled));
+      return;
+    }
     // (Ctrl-D in the middle of an answer deletes forward, as on the prompt)
     const edit =
       command === 'deleteOrExit'

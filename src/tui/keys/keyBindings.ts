@@ -52,7 +52,11 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     keys: ['ctrl+d'],
     description: 'delete forward; exit on an empty prompt when no cell runs; end an empty input()',
   },
-  { command: 'historyPrevious', keys: ['up'], description: 'move up, or the previous history entry' },
+  {
+    command: 'historyPrevious',
+    keys: ['up'],
+    description: 'move up, or the previous history entry (at input(): earlier answers)',
+  },
   { command: 'historyNext', keys: ['down'], description: 'move down, or the next history entry' },
   { command: 'historySearch', keys: ['ctrl+r'], description: 'search the history' },
   { command: 'left', keys: ['left', 'ctrl+b'] },
