@@ -411,6 +411,27 @@ class Files(MagicsTestCase):
         write(5, 400)
         self.assertEqual(self.run_cell("amod.f()").plain, "4")
 
+    def test_rerun_recall_and_load_take_inputs_of_the_history_as_ipython(self):
+        self.run_cell("x = 20")
+        self.run_cell("y = x + 1\ny")
+        cell = self.run_cell("%rerun 2")
+        self.assertEqual(cell.stdout, "=== Executing: ===\ny = x + 1\ny\n=== Output: ===\n")
+        self.assertEqual(cell.plain, "21")
+        self.assertEqual(self.run_cell("%rerun -g x +").plain, "21")
+        self.assertEqual(self.run_cell("%rerun 99").stdout, "No lines in history match specification\n")
+        self.run_cell("%rerun")
+        self.assertEqual(self.run_cell("%rerun -l 2").ename, "UsageError")  # (it would run itself)
+        # %recall and %load put the inputs into the next cell where one can be edited
+        recalled = self.run_cell("%recall 2", allow_stdin=True).statuses
+        self.assertEqual(recalled, [{"op": "set_next_input", "text": "y = x + 1\ny", "replace": False}])
+        self.assertEqual(self.run_cell("%rep x", allow_stdin=True).statuses[0]["text"], "20")
+        loaded = self.run_cell("%load 1", allow_stdin=True).statuses
+        self.assertEqual(loaded, [{"op": "set_next_input", "text": "# %load 1\nx = 20", "replace": True}])
+        # ... and elsewhere %recall prints them and %load runs them.
+        self.assertEqual(self.run_cell("%recall 1").stdout, "x = 20\n")
+        self.assertEqual(self.run_cell("%load 2").plain, "21")
+        self.assertEqual(self.run_cell("%load no_such_file.py").ename, "UsageError")
+
     def test_history_macro_save_notebook(self):
         self.run_cell("a = 10")
         self.run_cell("a += 1")

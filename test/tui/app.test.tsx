@@ -308,7 +308,13 @@ describe('notebook screen', () => {
     backend.emit({ kind: 'input_request', prompt: '(Pdb) ', password: false });
     await h.waitFor((f) => f.split('(Pdb)').length > 2);
     await h.press(KEYS.up);
-    await h.waitFor((f) => f.trimEnd().split('\n').some((l) => l.endsWith('(Pdb) p a + 1')) && f.split('p a + 1').length > 2);
+    await h.waitFor(
+      (f) =>
+        f
+          .trimEnd()
+          .split('\n')
+          .some((l) => l.endsWith('(Pdb) p a + 1')) && f.split('p a + 1').length > 2,
+    );
     await h.press(KEYS.enter);
     expect(backend.inputs).toEqual(['p a + 1', 'p a + 1']);
     backend.finish();

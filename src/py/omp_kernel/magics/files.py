@@ -155,21 +155,25 @@ def register(reg):
 
     @reg.line_magic("load")
     def load(arg, frame):
-        """%load FILE: in a notebook, the file becomes the next cell's input (as IPython); where
-        the cell cannot be edited (the eval tool, `run`), the file runs as a cell."""
-        opts, path = parse_options(arg, "y", "rsn")
-        path = os.path.expanduser(_unquote(path.strip()))
+        """%load FILE | RANGES | NAME: in a notebook, the file (or those inputs of the history, or a
+        string or macro of that name) becomes the next cell's input (as IPython); where the cell
+        cannot be edited (the eval tool, `run`), it runs as a cell."""
+        opts, target = parse_options(arg, "y", "rsn")
+        path = os.path.expanduser(_unquote(target.strip()))
         if not path:
             raise UsageError("%load needs a file name")
         try:
             with open(path, encoding="utf-8") as handle:
                 source = handle.read()
         except OSError as exc:
-            raise UsageError("could not load %s: %s" % (path, exc.strerror or exc)) from None
+            try:  # not a file: inputs of the history (`%load 12`), or a string or a macro
+                source = api.find_user_code(target.strip())
+            except (ValueError, TypeError):
+                raise UsageError("could not load %s: %s" % (path, exc.strerror or exc)) from None
         if api.stdin_allowed:
             api.status("set_next_input", text="# %%load %s\n%s" % (arg.strip(), source), replace=True)
             return None
-        return value_of(api.run_source(source, os.path.abspath(path)), api)
+        return value_of(api.run_source(api.transform(source), os.path.abspath(path) if os.path.isfile(path) else None), api)
 
     @reg.line_magic("run")
     def run(arg, frame):

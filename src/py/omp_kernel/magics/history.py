@@ -33,7 +33,7 @@ def parse_ranges(spec, count):
 
 def register(reg):
     api = reg.api
-    from . import UsageError, parse_options
+    from . import UsageError, parse_options, value_of
 
     def inputs(spec, with_current=False):
         """The inputs of RANGES, by number; a number this kernel never ran (a JavaScript cell's in
@@ -62,6 +62,8 @@ def register(reg):
         if isinstance(value, Macro):
             return value.value
         raise TypeError("%s is neither a string nor a macro." % target)
+
+    api.find_user_code = find_user_code  # (%load reads a history range with it too)
 
     def chosen(opts, spec):
         """The inputs %history shows: RANGES, the last N with -l [N] (10 by default), those that
@@ -131,6 +133,82 @@ def register(reg):
         print("Macro `%s` created. To execute, type its name (without quotes)." % parts[0])
         print("=== Macro contents: ===")
         print(made, end=" ")
+
+    def latest(pattern, skip):
+        """The newest input before this cell that matches `pattern` (a glob) and names no magic of
+        `skip` (a %rerun or a %recall is not itself repeated)."""
+        import fnmatch
+
+        for _, source in reversed(inputs("")):
+            if fnmatch.fnmatch(source, pattern) and not any(word in source for word in skip):
+                return source
+        return None
+
+    reruns = {"depth": 0}
+
+    @reg.line_magic("rerun")
+    def rerun(arg, frame):
+        """%rerun [-l N | -g PATTERN | RANGES]: runs inputs again (the last one by default; -l the
+        last N; -g the newest that contains PATTERN), as IPython: what runs is printed first."""
+        opts, spec = parse_options(arg, "", "lg")
+        if "l" in opts:
+            try:
+                count = int(opts["l"])
+            except ValueError:
+                print("Number of lines must be an integer")
+                return None
+            if count <= 0:
+                print("Requested 0 last lines - nothing to run" if count == 0 else "Number of lines to rerun cannot be negative")
+                return None
+            chosen_inputs = [source for _, source in inputs("")[-count:]]
+        elif "g" in opts:
+            found = latest("*%s*" % opts["g"], ("rerun",))
+            chosen_inputs = [found] if found is not None else []
+        elif spec.strip():
+            chosen_inputs = [source for _, source in inputs(spec)]
+        else:
+            chosen_inputs = [source for _, source in inputs("")[-1:]]
+        if not chosen_inputs:
+            print("No lines in history match specification")
+            return None
+        if reruns["depth"] >= 3:
+            # (`%rerun -l 2` of two %reruns would run itself without end)
+            raise UsageError("%rerun would run a %rerun that runs itself again: stopped")
+        code = "\n".join(chosen_inputs)
+        print("=== Executing: ===")
+        print(code)
+        print("=== Output: ===")
+        reruns["depth"] += 1
+        try:
+            return value_of(api.run_source(api.transform(code), "<rerun>"), api)
+        finally:
+            reruns["depth"] -= 1
+
+    def recall(arg, frame):
+        """%recall [RANGES | EXPRESSION | TEXT] (also %rep): an earlier input (or the last result,
+        or an expression's value, or the newest input containing TEXT) as the next cell's text,
+        to edit before it runs; where no cell can be edited (the eval tool, `run`), it is printed."""
+        arg = arg.strip()
+        if not arg:
+            text = str(api.user_ns.get("_", ""))
+        else:
+            text = "\n".join(source for _, source in inputs(arg)) if any(c.isdigit() for c in arg) else ""
+            if not text:
+                try:
+                    text = str(eval(arg, api.user_ns))
+                except Exception:
+                    text = latest("*%s*" % arg, ("recall", "rep")) or ""
+            if not text:
+                print("Couldn't evaluate or find in history:", arg)
+                return None
+        if api.stdin_allowed:
+            api.status("set_next_input", text=text.rstrip(), replace=False)
+        else:
+            print(text.rstrip())
+        return None
+
+    reg.line_magic("recall")(recall)
+    reg.line_magic("rep")(recall)
 
     @reg.line_magic("save")
     def save(arg, frame):
