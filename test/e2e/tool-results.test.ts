@@ -214,6 +214,17 @@ describe('item 3: a timeout is a timeout, and only the host can pause it', () =>
     expect(r.cells[1].status).toBe('skipped');
   });
 
+  it('a kernel kept busy between cells (a js timer that never returns) times the next cell out', async () => {
+    // The cell's request reaches a kernel that never reads it: the timeout counts from the
+    // request, and the interrupt's escalation stops the kernel.
+    const r = await tool([js('setTimeout(() => { for (;;) {} }, 0); 1'), js('2', { timeout: 1 })]);
+    expect(r.cells[0]).toMatchObject({ status: 'ok' });
+    expect(r.cells[1]).toMatchObject({ timedOut: true, kernelKilled: true });
+    expect(r.cells[1].notices[0]).toMatch(
+      /^eval cell timed out and the kernel was unresponsive to interrupt/,
+    );
+  });
+
   it('a timeout-pause status bundle a cell displays itself pauses nothing (Python and js)', async () => {
     const pyCell = py(
       'import time\ndisplay({"application/x-omp-status": {"op": "timeout-pause"}}, raw=True)\ntime.sleep(3600)',

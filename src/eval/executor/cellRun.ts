@@ -1,6 +1,7 @@
 /**
  * One cell of a run: its kernel (started or replaced as needed), its timeout (the watchdog starts
- * at the cell's `started` frame and is held while the cell's own bridge calls are in flight), one
+ * when the request goes to an idle kernel, or at the cell's `started` frame after a kernel's
+ * start, and is held while the cell's own bridge calls are in flight), one
  * retry in a new kernel when the kernel died under it on its own and a retry can help, and its
  * result.
  */
@@ -202,6 +203,10 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
     const outcome = await kernel.execute(c.code, {
       signal,
       onFrame: frameHandler({ sink: c.sink, collector: c.collector, bridge, emit: c.emit }),
+      // The timeout counts from the request to an idle kernel, not from its `started`: a kernel
+      // kept busy by what an earlier cell left running (a thread holding the GIL, a js timer's
+      // endless loop) never starts the cell, which then times out and the kernel is stopped.
+      onSent: () => watchdog.start(),
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
       ...(c.options.stdinEnds ? { stdinEnds: true } : {}),
       ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),

@@ -71,8 +71,11 @@ export class CellQueue {
     const cell = this.waiting.shift();
     if (!cell) return;
     this.current = cell;
+    // (A kernel still starting runs its init first: that wait is the start-up's, not the cell's.)
+    const idle = this.machine.state === 'idle';
     this.machine.fire('run');
     this.host.write(cell.request);
+    if (idle) cell.options.onSent?.();
   }
 
   /** Gives a frame of the running cell to it (`done` ends it); false when it is no frame of it. */

@@ -71,6 +71,11 @@ export interface ExecuteOptions {
   stdinEnds?: boolean;
   /** Every frame of this cell as it arrives, `done` included. */
   onFrame?: (frame: Frame) => void;
+  /**
+   * The request went to an idle kernel, which should start the cell at once: a kernel that does
+   * not (busy with what an earlier cell left running) makes the cell wait from here.
+   */
+  onSent?: () => void;
   /** Aborting interrupts the running cell, or drops it from the queue. */
   signal?: AbortSignal;
   /** The number the front end shows for the cell: its tracebacks say `Cell In[n]`. */
