@@ -71,7 +71,7 @@ function exitMessage(error: ExitError): string | undefined {
 function failedExit(result: CellResult): number {
   if (result.timedOut || result.kernelKilled) return 1;
   if (result.error?.ename === 'KeyboardInterrupt') return 130;
-  if (result.error?.ename === 'KernelDied' && result.exitCode !== null && result.exitCode > 0)
+  if (result.error?.ename === 'KernelDied' && result.exitCode !== null && result.exitCode >= 0)
     return result.exitCode;
   return 1;
 }
@@ -241,7 +241,13 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
     if (exit !== undefined) return exit;
     if (failed) {
       const cell = cells[failed.index];
-      const what = failed.timedOut ? 'timed out' : failed.status === 'cancelled' ? 'was cancelled' : 'failed';
+      const what = failed.timedOut
+        ? 'timed out'
+        : failed.status === 'cancelled'
+          ? 'was cancelled'
+          : failed.error?.ename === 'KernelDied' && failed.error.exitCode !== undefined
+            ? `ended its kernel (exit code ${failed.error.exitCode})`
+            : 'failed';
       const skipped = results.filter((r) => r.status === 'skipped').length;
       streams.err.write(
         `omp-eval run: cell ${failed.index + 1} of ${cells.length}${lineNote(cell)} ${what}` +

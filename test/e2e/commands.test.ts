@@ -183,6 +183,7 @@ describe('omp-eval run', () => {
       'sys.exit(None)',
       'raise SystemExit(1, 2)',
       'os._exit(7)',
+      'os._exit(0)',
     ];
     const runs = await Promise.all(
       endings.map(async (ending, i) => {
@@ -199,9 +200,10 @@ describe('omp-eval run', () => {
         code: python.status,
         stdout: python.stdout,
       });
-      // (os._exit: omp-eval also says that the kernel died, and which cell failed)
-      if (!ending.startsWith('os.'))
-        expect({ ending, stderr: omp.stderr }).toEqual({ ending, stderr: python.stderr });
+      // (os._exit: omp-eval also says that the kernel ended, and in which cell)
+      if (ending.startsWith('os.'))
+        expect(omp.stderr).toContain(`cell 1 of 1 (line 1) ended its kernel (exit code ${python.status})`);
+      else expect({ ending, stderr: omp.stderr }).toEqual({ ending, stderr: python.stderr });
     }
     // An uncaught KeyboardInterrupt the code raised: its traceback, and python's 130.
     const ki = join(dir, 'ki.py');

@@ -68,13 +68,13 @@ describe('item 1: output written up to the instant a kernel dies or is killed is
       py('print(y)'),
     ]);
     expect(readFileSync(log, 'utf8')).toBe('ran\n');
-    expect(r.cells[1]).toMatchObject({ status: 'error', retried: false });
+    // (its exit code is the kernel's 0, as its notice says, not an error's 1)
+    expect(r.cells[1]).toMatchObject({ status: 'error', retried: false, exitCode: 0 });
     expect(r.text).toContain(
       "[The Python kernel exited while running this cell (exit code 0): the cell's code ended the process",
     );
-    // (the verdict does not say exit code 1, the cell's, beside the kernel's 0)
     expect(r.text).toContain(
-      'Cell 2 failed (the kernel exited). Earlier cells succeeded, but the Python kernel was restarted: the Python state they made is gone. Cell 3 was not run.',
+      'Cell 2 failed (the kernel exited, exit code 0). Earlier cells succeeded, but the Python kernel was restarted: the Python state they made is gone. Cell 3 was not run.',
     );
     expect(r.text).not.toContain('Fix only');
   });

@@ -119,7 +119,7 @@ describe('executor: kernel death', () => {
       const [r] = await s.run([
         py(`open(${JSON.stringify(log)}, "a").write("ran\\n")\nimport os\nos._exit(${code})`),
       ]);
-      expect(r).toMatchObject({ status: 'error', retried: false, exitCode: code || 1 });
+      expect(r).toMatchObject({ status: 'error', retried: false, exitCode: code });
       expect(r?.notices.at(-1)).toBe(
         `The Python kernel exited while running this cell (exit code ${code}): the cell's code ended the process (os._exit(), or exit() in native code), so the cell was not run again. The next cell starts a new kernel: earlier state is gone.`,
       );

@@ -76,12 +76,12 @@ export function crashed(exit: Pick<KernelExit, 'code' | 'signal'>): boolean {
 }
 
 /**
- * A result's exit code: a dead kernel's own (128 + n for signal n, or its non-zero code), else
- * 0 for ok, 130 for cancelled, 1 for an error.
+ * A result's exit code: a dead kernel's own (128 + n for signal n, its non-zero code, or the 0 of
+ * a kernel that ended itself so), else 0 for ok, 130 for cancelled, 1 for an error.
  */
 export function resultExitCode(status: CellStatus, exit: KernelExit | undefined): number {
   const code = exit ? exitCodeOf(exit) : null;
-  if (code !== null && code !== 0) return code;
+  if (code !== null && (code !== 0 || exit?.reason === 'died')) return code;
   return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
 }
 

@@ -62,6 +62,10 @@ export function exitOutcome(
     outcome.killed = true;
   }
   if (ran && cell.error) outcome.error = { ...cell.error };
+  else if (ran && exit.reason === 'died' && exit.signal === null && exit.code !== null && outcome.error)
+    // The cell's code ended the process itself (os._exit(n), process.reallyExit(n)): the status
+    // it asked for, as a script's own end (`omp-eval run` ends with it, 0 too).
+    outcome.error.exitCode = exit.code;
   return outcome;
 }
 

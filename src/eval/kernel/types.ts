@@ -119,7 +119,10 @@ export interface CellError {
   ename: string;
   evalue: string;
   traceback: string[];
-  /** js: the code a cell passed to process.exit(); py: the exit status a SystemExit asks for. */
+  /**
+   * js: the code a cell passed to process.exit(); py: the exit status a SystemExit asks for; a
+   * KernelDied error: the status the cell's code ended its kernel with (os._exit(n)).
+   */
   exitCode?: number;
   /** py: what Python prints as a SystemExit with a code that is not an integer ends it. */
   exitMessage?: string;
