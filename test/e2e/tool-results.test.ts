@@ -3,7 +3,15 @@
  * real CLI, a real kernel, the JSON result an agent gets.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -237,6 +245,33 @@ describe('item 3: a timeout is a timeout, and only the host can pause it', () =>
     const [a, b] = await Promise.all([tool([pyCell]), tool([jsCell])]);
     expect(a.cells[0]).toMatchObject({ timedOut: true, status: 'cancelled' });
     expect(b.cells[0]).toMatchObject({ timedOut: true, status: 'cancelled' });
+  });
+});
+
+describe('item 5: the interpreter a call runs in', () => {
+  it('a ./.venv whose python fails is probed once per call and named in a notice', async () => {
+    const dir = scratch();
+    const log = join(dir, 'probes.log');
+    mkdirSync(join(dir, '.venv', 'bin'), { recursive: true });
+    const python = join(dir, '.venv', 'bin', 'python');
+    writeFileSync(
+      python,
+      `#!/bin/sh\necho probed >> ${JSON.stringify(log)}\necho 'broken venv' >&2\nexit 1\n`,
+    );
+    chmodSync(python, 0o755);
+    const r = await cli(['tool'], {
+      input: JSON.stringify({ cells: [py('1 + 1')] }),
+      cwd: dir,
+      env: { TMPDIR: scratch(), OMP_EVAL_NO_PROBE_CACHE: '1' },
+    });
+    const result = JSON.parse(r.stdout);
+    expect(result.cells[0]).toMatchObject({ status: 'ok', text: '2\n' });
+    expect(result.cells[0].notices).toEqual([
+      expect.stringMatching(
+        /^Skipped .*\.venv\/bin\/python \(\.venv in the working directory\): broken venv\. This kernel runs /,
+      ),
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe('probed\n'); // (it was probed two or three times a call)
   });
 });
 

@@ -194,6 +194,10 @@ export class Executor implements SessionHost {
     if (previous?.state === 'stopping') await previous.shutdown();
     // (A restart takes the kernel out of the set first: a kernel found here ended unasked.)
     if (previous?.exit) notices.push(replacedNotice(previous.label, previous.exit));
+    if (language === 'py' && set.python) {
+      const skipped = skippedNotice(set.python);
+      if (skipped) notices.push(skipped);
+    }
     set.remove(language);
     const factory = this.kernelFactories?.[language];
     if (language === 'py' && !set.python && !factory) {
@@ -294,6 +298,17 @@ function replacedNotice(label: string, exit: KernelExit): string {
           ? 'was shut down'
           : `had exited (${describeExit(exit)})`;
   return `The previous ${label} kernel ${how}; a new kernel was started and earlier state is gone.`;
+}
+
+/**
+ * Interpreters discovery passed over although they exist (a `.venv` whose python hangs or fails):
+ * the caller would expect its venv, and learns which Python runs instead, and why.
+ */
+function skippedNotice(python: ResolvedPython): string | undefined {
+  const skipped = python.tried.filter((t) => t.reason !== 'does not exist');
+  if (!skipped.length) return undefined;
+  const list = skipped.map((t) => `${t.candidate}: ${t.reason}`).join('; ');
+  return `Skipped ${list}. This kernel runs ${python.executable} (Python ${python.version.join('.')}).`;
 }
 
 function realPath(path: string): string {

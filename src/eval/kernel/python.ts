@@ -92,6 +92,8 @@ export function pythonCandidates(opts: {
 const PROBE = 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version_info[:3])';
 export const PROBE_TIMEOUT_MS = 10_000;
 const probes = new Map<string, Promise<Probe>>();
+/** How long this process believes a failed probe. */
+const FAILED_PROBE_MS = 60_000;
 
 export interface GuardedRun {
   stdout: string;
@@ -198,9 +200,12 @@ export async function probePython(
     const cached = cachedProbe(path, env, cwd);
     probe = cached ? Promise.resolve(cached) : probeOnce(path, filterEnv(env), timeoutMs);
     probes.set(key, probe);
+    // A failure is believed for a while (a command asked two or three times, and each probe of a
+    // hung interpreter took its 10 s); then the interpreter is probed again. (Not across runs: a
+    // probe that timed out on a loaded machine would fail the runs after it.)
     probe.then(
       (result) => cached || storeProbe(path, env, cwd, result),
-      () => probes.delete(key),
+      () => setTimeout(() => probes.delete(key), FAILED_PROBE_MS).unref(),
     );
   }
   const result = await probe;
