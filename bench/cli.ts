@@ -44,6 +44,10 @@ export async function cliBench(): Promise<BenchRow[]> {
     'import sys\nline = "z" * (2**20 - 1) + "\\n"\nfor _ in range(256):\n    sys.stdout.write(line)';
   const mega = join(dir, 'mega.py');
   writeFileSync(mega, `${megaLines}\n`);
+  // A script that reads stdin whole, given one line of 16 MB (no newline in it).
+  const reader = join(dir, 'read.py');
+  writeFileSync(reader, 'import sys\nprint(len(sys.stdin.read()))\n');
+  const longLine = 'a'.repeat(16_000_000);
   const tool = (code: string) => JSON.stringify({ cells: [{ language: 'py', code }] });
   const commands: Record<string, () => Promise<number>> = {
     node: () => timed(process.execPath, ['-e', '0']),
@@ -55,6 +59,8 @@ export async function cliBench(): Promise<BenchRow[]> {
     toolLines: () => timed(process.execPath, [BIN, 'tool'], tool(loop)),
     runMega: () => timed(process.execPath, [BIN, 'run', mega]),
     toolMega: () => timed(process.execPath, [BIN, 'tool'], tool(megaLines)),
+    runStdin: () => timed(process.execPath, [BIN, 'run', reader], longLine),
+    pythonStdin: () => timed(python.executable, [reader], longLine),
   };
   await commands.run?.(); // warm: the runner cache, the probe cache, the OS's file cache
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
@@ -92,5 +98,12 @@ export async function cliBench(): Promise<BenchRow[]> {
       'the same under run',
       1.2,
     ),
+    {
+      what: 'omp-eval run reading a 16 MB line from stdin',
+      omp: ms(m.runStdin as number),
+      baseline: `${ms(m.pythonStdin as number)} (python script < file)`,
+      ratio: `${((m.runStdin as number) / (m.pythonStdin as number)).toFixed(2)}×`,
+      target: 'report',
+    },
   ];
 }

@@ -27,7 +27,8 @@ export function lineReader(input: NodeJS.ReadableStream): LineReader {
   const decoder = new StringDecoder('utf8');
   let started = false;
   let ended = false;
-  let partial = '';
+  /** The line being read, in pieces (joined once its `\n` comes: a long line is not rescanned). */
+  let partial: string[] = [];
   const lines: string[] = [];
   const waiting: ((line: string | null) => void)[] = [];
   const deliver = () => {
@@ -36,18 +37,20 @@ export function lineReader(input: NodeJS.ReadableStream): LineReader {
     if (lines.length) input.pause(); // read on when a cell asks again
   };
   const onData = (chunk: Buffer | string) => {
-    const text = partial + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      lines.push(text.slice(start, nl + 1));
+      const end = text.slice(start, nl + 1);
+      lines.push(partial.length ? partial.join('') + end : end);
+      partial = [];
       start = nl + 1;
     }
-    partial = text.slice(start);
+    if (start < text.length) partial.push(text.slice(start));
     deliver();
   };
   const onEnd = () => {
-    const rest = partial + decoder.end();
-    partial = '';
+    const rest = partial.join('') + decoder.end();
+    partial = [];
     if (rest) lines.push(rest);
     ended = true;
     deliver();
