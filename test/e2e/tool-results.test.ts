@@ -355,9 +355,10 @@ describe('item 6: strings from the caller are sanitised like output', () => {
   it('a title with escape sequences and newlines is one plain line in the header', async () => {
     const r = await tool([
       py('1', { title: '\x1b[31mred\x1b[0m\nsecond line\x07\x1b]0;owned\x07' }),
-      py('2', { title: 'plain' }),
+      py('2', { title: 'plain \u202eevil\u202c' }),
     ]);
-    expect(r.text).toBe('[1/2] red second line\n1\n\n[2/2] plain\n2');
+    // (a bidirectional override would reorder the rest of the header line)
+    expect(r.text).toBe('[1/2] red second line\n1\n\n[2/2] plain evil\n2');
     // The result's own title field: what the caller gave, less what a terminal would act on.
     expect(r.cells[0].title).toBe('red\nsecond line');
   });

@@ -35,6 +35,9 @@ export function isPlainText(text: string): boolean {
   return !CONTROL_OR_CR.test(text);
 }
 
+/** The bidirectional overrides and isolates (a caller's title must not reorder what follows it). */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
 /** Caller text as plain text: every escape sequence and control character dropped (colour too). */
 export function plainText(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n');
@@ -86,6 +89,7 @@ export function cutPoint(text: string, at: number): number {
 
 /** Caller text for one line (a header, a title): plain, whitespace runs as one space, at most `max` chars. */
 export function oneLine(text: string, max = 200): string {
-  const flat = plainText(text.replace(/[\r\n\t]+/g, ' ')).trim();
+  // (without the bidirectional overrides and isolates, which would reorder what follows on the line)
+  const flat = plainText(text.replace(/[\r\n\t]+/g, ' ').replace(BIDI_CONTROLS, '')).trim();
   return flat.length > max ? `${flat.slice(0, cutPoint(flat, max - 1))}…` : flat;
 }
