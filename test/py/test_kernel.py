@@ -77,6 +77,11 @@ class Execution(KernelTestCase):
         self.k.run("from __future__ import barry_as_FLUFL")
         self.assertEqual(self.k.run("1 <> 2").plain, "True")
 
+    def test_a_result_is_shown_before_out_holds_it_as_ipythons_display_hook(self):
+        self.k.run("1")
+        self.assertEqual(self.k.run("2, Out").plain, "(2, {1: 1})")  # (IPython: Out[2]: (2, {1: 1}))
+        self.assertEqual(self.k.run("Out[2][0]").plain, "2")
+
     def test_semicolon_hides_the_result_and_await_runs(self):
         self.assertIsNone(self.k.run("1 + 1;").result)
         self.assertEqual(self.k.run("import asyncio\nawait asyncio.sleep(0)\n3").plain, "3")

@@ -199,6 +199,8 @@ class Executor(object):
         import builtins
 
         ns = self.user_ns
+        # Formatted before Out holds it, as IPython's display hook: `_i, Out` shows Out as it was.
+        bundle = self.k.display.formatter.format(value)
         if value is not self.Out:
             names = ("_", "__", "___")
             keep_users = any(n in ns and ns[n] is not self._unders[i] for i, n in enumerate(names))
@@ -208,7 +210,6 @@ class Executor(object):
             if count:
                 ns["_%d" % count] = value
                 self.Out[count] = value
-        bundle = self.k.display.formatter.format(value)
         if bundle:
             self.k.display.publish(bundle, "result")
 
