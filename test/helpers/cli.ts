@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 
@@ -11,6 +12,19 @@ export interface CliRun {
 }
 
 let lastPid = 0;
+
+/**
+ * CLIs still running. A test that failed or timed out while one ran (a call that hangs) does not
+ * leave it behind: it is stopped when its test ends, and when the test process exits. (One left
+ * running kept a kernel spinning on a core through a whole later CI run.)
+ */
+const running = new Set<ChildProcess>();
+const stop = (child: ChildProcess) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+};
+process.on('exit', () => {
+  for (const child of running) stop(child);
+});
 
 /** The pid of the CLI process started last. */
 export function lastChildPid(): number {
@@ -36,6 +50,13 @@ export function cli(
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     lastPid = child.pid ?? 0;
+    running.add(child);
+    child.on('exit', () => running.delete(child));
+    try {
+      onTestFinished(() => stop(child));
+    } catch {
+      // (started outside a test, in a hook: the hook's own cleanup ends it)
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
