@@ -267,7 +267,20 @@ describe('text that waits to be made into rows', () => {
         const { spill: _b, ...want } = lineByLine.snapshot();
         expect(got).toEqual(want);
       }),
-      { numRuns: 60 },
+      {
+        numRuns: 60,
+        // (found under load: an open line that grew to 4,000 characters took the rows past
+        // KEPT_CHARS, and only the batched read left a row out)
+        examples: [
+          [
+            [
+              { stream: 'stdout', lines: 100, rewrite: 0, width: 5000, open: '', style: 'plain' },
+              { stream: 'stdout', lines: 1, rewrite: 0, width: 0, open: 'open', style: 'plain' },
+              { stream: 'stdout', lines: 1, rewrite: 0, width: 5000, open: '', style: 'plain' },
+            ],
+          ],
+        ],
+      },
     );
   });
 

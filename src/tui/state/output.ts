@@ -267,6 +267,8 @@ export class OutputBuffer {
     this.keptChars += rowChars(row);
     if (this.tail.length > this.tailStart) this.tail[this.tail.length - 1] = row;
     else this.head[this.head.length - 1] = row;
+    // (An open line that grew can take the rows past KEPT_CHARS, as a new row can.)
+    this.trim();
   }
 
   private addPiece(stream: Stream, piece: string, closed: boolean, rich?: number): void {
@@ -335,6 +337,11 @@ export class OutputBuffer {
       return;
     }
     this.tail.push(row);
+    this.trim();
+  }
+
+  /** Leaves out the oldest tail rows while there are more than TAIL_ROWS or KEPT_CHARS (never the last). */
+  private trim(): void {
     while (
       this.tail.length - this.tailStart > 1 &&
       (this.tail.length - this.tailStart > TAIL_ROWS || this.keptChars > KEPT_CHARS)
