@@ -288,7 +288,7 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
       status = 'error';
       // A SIGINT that stopped a child process first (execSync) can end the script with the
       // child's error before the watchdog stops the script: the cell was interrupted all the same.
-      cancelled = isInterrupt(err) || sigint.takePending();
+      cancelled = isInterrupt(err) || sigint.takeAfter(err);
       reportError(err, cell.id, { frames, stacks });
       if (!cancelled && !silent) hooks.keepError(membrane.toMain(err));
     }

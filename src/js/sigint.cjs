@@ -12,6 +12,18 @@
  * the runner listens too, and the watchdog is put back before every script.
  */
 const POLL_MS = 5;
+/** How long a cell whose child process SIGINT ended waits for the runner's own SIGINT. */
+const SETTLE_MS = 1000;
+
+/** An error of execSync() and the like whose child SIGINT ended (or a shell that reports so). */
+function childInterrupted(err) {
+  if (err === null || typeof err !== 'object') return false;
+  try {
+    return err.signal === 'SIGINT' || err.status === 130;
+  } catch {
+    return false;
+  }
+}
 
 function createSigint({ proc, timers, membrane, frames, onSigint }) {
   let contextify = null;
@@ -33,6 +45,24 @@ function createSigint({ proc, timers, membrane, frames, onSigint }) {
     if (!contextify) return false;
     contextify.startSigintWatchdog();
     return contextify.stopSigintWatchdog();
+  }
+
+  /**
+   * After a cell's error: whether a SIGINT for it came. The runner gets SIGINT before its child
+   * processes, but the watchdog's thread takes it in a little later: on a loaded machine a child
+   * that the same Ctrl-C ended (execSync) can end the script first. Then the pending signal is
+   * waited for (a child that something else interrupted waits out SETTLE_MS, once).
+   */
+  function takeAfter(err) {
+    if (takePending()) return true;
+    if (!contextify || !childInterrupted(err)) return false;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const until = Date.now() + SETTLE_MS;
+    while (Date.now() < until) {
+      Atomics.wait(pause, 0, 0, 2);
+      if (takePending()) return true;
+    }
+    return false;
   }
 
   /** Runs `fn`, a script with breakOnSigint: SIGINT must reach the watchdog meanwhile. */
@@ -70,7 +100,7 @@ function createSigint({ proc, timers, membrane, frames, onSigint }) {
     return () => timers.clearInterval(timer);
   }
 
-  return { takePending, run, watch };
+  return { takePending, takeAfter, run, watch };
 }
 
 module.exports = { createSigint };
