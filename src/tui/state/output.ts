@@ -7,35 +7,12 @@
  */
 import type { ImageOutput } from '../../eval/index.js';
 import { cutPoint, isPlainText, sanitize } from '../../eval/index.js';
+import type { Row, Stream, TextRow } from './outputRows.js';
+import { KEPT_CHARS, Rows, TAIL_ROWS } from './outputRows.js';
 import { BatchReader, detached, tailCut, textsFrom } from './outputText.js';
 
-export type Stream = 'stdout' | 'stderr' | 'result' | 'display' | 'error' | 'notice' | 'status';
-
-export interface TextRow {
-  kind: 'text';
-  stream: Stream;
-  text: string;
-  /** Characters of this line left out past MAX_LINE_CHARS. */
-  cut?: number;
-  /** The line has no newline yet: more text continues it. */
-  open?: boolean;
-  /** The open line ended with `\r`: the next text replaces it (a newline keeps it). */
-  rewind?: boolean;
-  /** The rich output (display or result) this row shows, by index into Output.rich. */
-  rich?: number;
-}
-
-export interface ImageRow {
-  kind: 'image';
-  image: ImageOutput;
-  /** Half-block rendering, made when the image arrived. */
-  ansi?: string;
-  /** Terminal columns to draw it in, from the display's width metadata. */
-  columns?: number;
-  rich?: number;
-}
-
-export type Row = TextRow | ImageRow;
+export type { ImageRow, Row, Stream, TextRow } from './outputRows.js';
+export { HEAD_ROWS, KEPT_CHARS, TAIL_ROWS } from './outputRows.js';
 
 /** A display or result as the kernel sent it, for saving (.ipynb keeps MIME bundles). */
 export interface RichOutput {
@@ -57,11 +34,7 @@ export interface Output {
   spill?: { path?: string; error?: string };
 }
 
-export const HEAD_ROWS = 200;
-export const TAIL_ROWS = 800;
 export const MAX_LINE_CHARS = 4000;
-/** Characters kept in rows, head and tail together. */
-export const KEPT_CHARS = 400_000;
 /** Rich outputs (bundles) kept for saving. */
 export const RICH_LIMIT = 100;
 /**
@@ -83,15 +56,9 @@ export interface Spill {
   readonly where: { path?: string; error?: string };
 }
 
-const rowChars = (row: Row) => (row.kind === 'text' ? row.text.length : 0);
-
 /** A running cell's output: mutable, fed by the runner, read through snapshot(). */
 export class OutputBuffer {
-  private head: Row[] = [];
-  private tail: Row[] = [];
-  private tailStart = 0;
-  private keptChars = 0;
-  private omitted = 0;
+  private readonly rows = new Rows(() => this.overflow());
   private rich: RichOutput[] = [];
   private errors: { ename: string; evalue: string }[] = [];
   private spill?: Spill;
@@ -187,7 +154,7 @@ export class OutputBuffer {
       let start = 0;
       for (;;) {
         // Not a line's first piece: it may end a row left open before.
-        if (skipping || ((start > 0 || lineStart) && start <= last && this.tail.length > this.tailStart)) {
+        if (skipping || ((start > 0 || lineStart) && start <= last && this.rows.inTail())) {
           skipping = last >= text.length;
           start = this.skipLines(text, start, Math.min(last, text.length - 1));
         }
@@ -207,15 +174,14 @@ export class OutputBuffer {
     let lines = 0;
     for (let nl = text.indexOf('\n', start); nl !== -1 && nl <= last; nl = text.indexOf('\n', nl + 1))
       lines++;
-    this.omitted += lines;
-    this.overflow();
+    this.rows.leaveOut(lines);
     return last + 1;
   }
 
   appendImage(image: ImageOutput, ansi?: string, rich?: number, columns?: number): void {
     this.settle();
     this.version++;
-    this.push({
+    this.rows.push({
       kind: 'image',
       image,
       ...(ansi !== undefined ? { ansi } : {}),
@@ -231,11 +197,7 @@ export class OutputBuffer {
   clear(): void {
     this.settle();
     this.version++;
-    this.head = [];
-    this.tail = [];
-    this.tailStart = 0;
-    this.keptChars = 0;
-    this.omitted = 0;
+    this.rows.clear();
     this.rich = [];
     this.errors = [];
     this.spill?.end();
@@ -255,24 +217,8 @@ export class OutputBuffer {
     return this.rich.length - 1;
   }
 
-  private last(): Row | undefined {
-    return this.tail.length > this.tailStart ? this.tail.at(-1) : this.head.at(-1);
-  }
-
-  // (No eviction for a row grown here, the open line, which a `\r` may shorten again: the next row
-  // pushed evicts, as reading whole lines would. Until then KEPT_CHARS may be one row over.)
-  private replaceLast(row: Row): void {
-    const old = this.last();
-    if (old) this.keptChars -= rowChars(old);
-    this.keptChars += rowChars(row);
-    if (this.tail.length > this.tailStart) this.tail[this.tail.length - 1] = row;
-    else this.head[this.head.length - 1] = row;
-    // (An open line that grew can take the rows past KEPT_CHARS, as a new row can.)
-    this.trim();
-  }
-
   private addPiece(stream: Stream, piece: string, closed: boolean, rich?: number): void {
-    const last = this.last();
+    const last = this.rows.last();
     // A `\r` at the end moves to the line's start, as a terminal's cursor: the line shows as it
     // is until text comes (a progress indicator that ends its updates with `\r`, or a `\r\n`
     // whose two halves came in two reads).
@@ -293,14 +239,14 @@ export class OutputBuffer {
         keep ? (last.cut ?? 0) : 0,
       );
       if (rewind) row.rewind = true;
-      this.replaceLast(row);
+      this.rows.replaceLast(row);
       return;
     }
     if (!visible && !closed) return;
     row = { kind: 'text', stream, text: '', ...(rich !== undefined ? { rich } : {}) };
     if (!closed) row.open = true;
     if (rewind) row.rewind = true;
-    this.push(this.clamped(row, '', visible, 0));
+    this.rows.push(this.clamped(row, '', visible, 0));
   }
 
   /** `row` with `base + more` as its text, cut at MAX_LINE_CHARS. */
@@ -326,37 +272,6 @@ export class OutputBuffer {
     return out;
   }
 
-  private push(row: Row): void {
-    this.keptChars += rowChars(row);
-    if (
-      this.head.length < HEAD_ROWS &&
-      this.tail.length === this.tailStart &&
-      this.keptChars <= KEPT_CHARS / 4
-    ) {
-      this.head.push(row);
-      return;
-    }
-    this.tail.push(row);
-    this.trim();
-  }
-
-  /** Leaves out the oldest tail rows while there are more than TAIL_ROWS or KEPT_CHARS (never the last). */
-  private trim(): void {
-    while (
-      this.tail.length - this.tailStart > 1 &&
-      (this.tail.length - this.tailStart > TAIL_ROWS || this.keptChars > KEPT_CHARS)
-    ) {
-      this.overflow();
-      this.keptChars -= rowChars(this.tail[this.tailStart] as Row);
-      this.tailStart++;
-      this.omitted++;
-    }
-    if (this.tailStart > TAIL_ROWS) {
-      this.tail = this.tail.slice(this.tailStart);
-      this.tailStart = 0;
-    }
-  }
-
   /** Something is left out: from now on the whole text output goes to the spill file too. */
   private overflow(): void {
     if (this.spill) return;
@@ -375,9 +290,7 @@ export class OutputBuffer {
   snapshot(): Output {
     this.settle();
     return {
-      head: this.head.slice(),
-      tail: this.tail.slice(this.tailStart),
-      omitted: this.omitted,
+      ...this.rows.snapshot(),
       rich: this.rich.slice(),
       ...(this.errors.length ? { errors: this.errors.slice() } : {}),
       ...(this.spill ? { spill: this.spill.where } : {}),

@@ -33,6 +33,8 @@ def main():
     cases = harvest.harvest()
     if args.only:
         cases = [c for c in cases if args.only in c["id"]]
+        if not cases:
+            parser.error("--only %r names no case (case ids look like test_magic.py::test_macro)" % args.only)
     if args.ipython_side:
         root, out = args.ipython_side
         theirs = run_ipython(cases, case_dirs(root, cases), python)

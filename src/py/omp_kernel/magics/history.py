@@ -42,6 +42,12 @@ def register(reg):
         numbers = parse_ranges(spec, count) if spec.strip() else list(range(1, count + with_current))
         return [(n, api.In[n]) for n in numbers if 0 < n < len(api.In) and api.In[n]]
 
+    def matching(pattern):
+        """The inputs before this cell that match `pattern`, a glob."""
+        import fnmatch
+
+        return [(n, source) for n, source in inputs("") if fnmatch.fnmatch(source, pattern)]
+
     def find_user_code(target):
         """IPython's find_user_code: history ranges, else a file, else a string or Macro in the
         namespace. Raises ValueError or TypeError with a message to print."""
@@ -73,10 +79,7 @@ def register(reg):
             before = inputs("")  # (not the %history cell itself)
             return before[-limit:] if limit else []
         if opts.get("g"):
-            import fnmatch
-
-            pattern = "*%s*" % spec.strip() if spec.strip() else "*"
-            return [(n, s) for n, s in inputs("") if fnmatch.fnmatch(s, pattern)]
+            return matching("*%s*" % spec.strip() if spec.strip() else "*")
         return inputs(spec, with_current=True)
 
     def history(arg, frame):
@@ -137,10 +140,8 @@ def register(reg):
     def latest(pattern, skip):
         """The newest input before this cell that matches `pattern` (a glob) and names no magic of
         `skip` (a %rerun or a %recall is not itself repeated)."""
-        import fnmatch
-
-        for _, source in reversed(inputs("")):
-            if fnmatch.fnmatch(source, pattern) and not any(word in source for word in skip):
+        for _, source in reversed(matching(pattern)):
+            if not any(word in source for word in skip):
                 return source
         return None
 
@@ -160,14 +161,13 @@ def register(reg):
             if count <= 0:
                 print("Requested 0 last lines - nothing to run" if count == 0 else "Number of lines to rerun cannot be negative")
                 return None
-            chosen_inputs = [source for _, source in inputs("")[-count:]]
+            picked = inputs("")[-count:]
         elif "g" in opts:
             found = latest("*%s*" % opts["g"], ("rerun",))
-            chosen_inputs = [found] if found is not None else []
-        elif spec.strip():
-            chosen_inputs = [source for _, source in inputs(spec)]
+            picked = [(0, found)] if found is not None else []
         else:
-            chosen_inputs = [source for _, source in inputs("")[-1:]]
+            picked = inputs(spec) if spec.strip() else inputs("")[-1:]
+        chosen_inputs = [source for _, source in picked]
         if not chosen_inputs:
             print("No lines in history match specification")
             return None
