@@ -679,6 +679,39 @@ describe('fixes from trying it out', () => {
     expect(backend.ran).toEqual(['x=1']);
   });
 
+  it('Ctrl-Y yanks what the last kills removed: Ctrl-W twice gives both words back, Ctrl-K the line end', async () => {
+    const { h, backend } = start();
+    await h.type('print(alpha beta)');
+    await h.press(KEYS.left);
+    await h.press('\x17\x17'); // Ctrl-W twice: "alpha beta" goes, one kill
+    await h.waitFor((f) => f.includes('In [1]: print()'));
+    await h.press(KEYS.right);
+    await h.press('\x19'); // Ctrl-Y
+    await h.waitFor((f) => f.includes('In [1]: print()alpha beta'));
+    await h.press('\x01'); // Ctrl-A
+    await h.press('\x0b'); // Ctrl-K: a new kill replaces the old one
+    await h.type('x = ');
+    await h.press('\x19\x19');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.ran.length === 1);
+    expect(backend.ran).toEqual(['x = print()alpha betaprint()alpha beta']);
+  });
+
+  it('Ctrl-Y works in an input() answer too', async () => {
+    const { h, backend } = start({
+      'input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },
+    });
+    await run(h, 'input()');
+    await h.waitFor((f) => f.includes('who?'));
+    await h.type('ab cd');
+    await h.press('\x15'); // Ctrl-U
+    await h.type('x ');
+    await h.press('\x19');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.inputs.length === 1);
+    expect(backend.inputs).toEqual(['x ab cd']);
+  });
+
   it('shows output of background threads between cells as a block of its own', async () => {
     const { h, backend } = start();
     await h.waitFor((f) => f.includes('In [1]:'));

@@ -11,6 +11,7 @@ import { useStdin } from '../ink.js';
 import { AnswerHistory } from '../keys/answerHistory.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
+import { KillBuffer, removedText } from '../keys/killBuffer.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
 import {
@@ -58,6 +59,14 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
   killToEnd: ed.killToEnd,
 };
 
+/** The edits that kill text for Ctrl-Y, and whether the text was before the cursor. */
+const KILLS: ReadonlyMap<KeyCommand, boolean> = new Map([
+  ['deleteWordBackward', true],
+  ['killToStart', true],
+  ['deleteWordForward', false],
+  ['killToEnd', false],
+]);
+
 /** What leaves IPython's terminal shell, typed as a cell of its own. */
 const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
 const NODE_COMMANDS: ReadonlyMap<string, string> = new Map([
@@ -78,6 +87,7 @@ class KeyHandlers {
   /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
   private deciding = false;
   private held: KeyEvent[] = [];
+  private readonly kills = new KillBuffer();
   private armedAt: number | undefined;
   private readonly answers = new AnswerHistory();
   private disarmTimer: NodeJS.Timeout | undefined;
@@ -205,13 +215,28 @@ class KeyHandlers {
       return;
     }
     // (Ctrl-D in the middle of an answer deletes forward, as on the prompt)
-    const edit =
+    const next =
       command === 'deleteOrExit'
-        ? ed.deleteForward
-        : command && command !== 'newline'
-          ? EDITS[command]
+        ? ed.deleteForward(editing.answerRef.current)
+        : command !== 'newline'
+          ? this.edit(command, editing.answerRef.current)
           : undefined;
-    if (edit) editing.setAnswer(edit(editing.answerRef.current));
+    if (next) editing.setAnswer(next);
+  }
+
+  /** The edit a key binding names, keeping what kills remove for Ctrl-Y (undefined: no edit). */
+  private edit(command: KeyCommand | undefined, s: ed.EditorState): ed.EditorState | undefined {
+    if (command === 'yank') {
+      this.kills.other();
+      return this.kills.yank ? ed.insert(s, this.kills.yank) : s;
+    }
+    const edit = command && EDITS[command];
+    if (!command || !edit) return undefined;
+    const after = edit(s);
+    const backward = KILLS.get(command);
+    if (backward === undefined) this.kills.other();
+    else this.kills.kill(removedText(ed.editorText(s), ed.editorText(after)), backward);
+    return after;
   }
 
   searchKey(key: string) {
@@ -247,8 +272,9 @@ class KeyHandlers {
     const o = this.latest.current;
     const { editing } = o;
     const editor = editing.editorRef.current;
-    const edit = EDITS[command];
-    if (edit) return editing.setEditor(edit(editor));
+    const next = this.edit(command, editor);
+    if (next) return editing.setEditor(next);
+    this.kills.other();
     switch (command) {
       case 'submit':
         return this.enter(editor);
@@ -327,6 +353,7 @@ class KeyHandlers {
     const o = this.latest.current;
     const { editing } = o;
     this.disarm();
+    this.kills.other();
     const running = runningCell(o.state);
     if (running?.input) return this.answerText(running, text);
     const search = editing.searchRef.current;

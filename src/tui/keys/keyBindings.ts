@@ -23,6 +23,7 @@ export type KeyCommand =
   | 'deleteWordForward'
   | 'killToStart'
   | 'killToEnd'
+  | 'yank'
   | 'complete'
   | 'completePrevious'
   | 'escape'
@@ -79,6 +80,11 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   { command: 'deleteWordForward', keys: ['alt+d'] },
   { command: 'killToStart', keys: ['ctrl+u'], description: 'delete to the start / end of the line (Ctrl-K)' },
   { command: 'killToEnd', keys: ['ctrl+k'] },
+  {
+    command: 'yank',
+    keys: ['ctrl+y'],
+    description: 'insert the text the last deletes of a word or line removed',
+  },
   {
     command: 'complete',
     keys: ['tab'],
