@@ -62,6 +62,20 @@ class Reset(MagicsTestCase):
             "   8: c = 3\n   9:\nfor i in range(2):\n    c += i\n  11: %history -n\n",
         )
 
+    def test_history_t_translates_as_ipython_and_an_unknown_option_is_an_error(self):
+        self.run_cell("x = !echo a")
+        self.run_cell("%%bash\necho b")
+        self.assertEqual(
+            self.run_cell("%history -n -t").stdout,
+            "   1: x = get_ipython().getoutput('echo a')\n"
+            "   2: get_ipython().run_cell_magic('bash', '', 'echo b\\n')\n"
+            "   3: get_ipython().run_line_magic('history', '-n -t')\n",
+        )
+        # (IPython: "UsageError: unrecognized arguments: -z"; silence would read as no history)
+        wrong = self.run_cell("%history -z")
+        self.assertEqual(wrong.ename, "UsageError")
+        self.assertEqual(wrong.error["evalue"], "unrecognized arguments: -z")
+
     def test_reset_keeps_the_input_history_as_ipython_does(self):
         self.run_cell("a = 1")
         self.run_cell("b = 2")
@@ -455,6 +469,31 @@ class Files(MagicsTestCase):
         self.assertEqual(self.run_cell("%macro m nothing_like_this").stdout.strip()[:30], "'nothing_like_this' was not fo")
         self.run_cell("1/0")
         self.assertIn("ZeroDivisionError", self.run_cell("%tb").stderr)
+
+    def test_save_writes_python_as_ipython_and_asks_before_replacing_a_file(self):
+        # (IPython's %save: its history translated, -r as typed into .ipy, -f replaces unasked)
+        self.run_cell("x = !echo a")
+        self.run_cell("%who")
+        self.run_cell("%save s 1-2")
+        self.assertEqual(
+            read(os.path.join(self.dir, "s.py")),
+            "# coding: utf-8\nx = get_ipython().getoutput('echo a')\nget_ipython().run_line_magic('who', '')\n",
+        )
+        self.run_cell("%save -r s 1-2")
+        self.assertEqual(read(os.path.join(self.dir, "s.ipy")), "# coding: utf-8\nx = !echo a\n%who\n")
+        # An existing file: a cell without stdin (the tool) is told about -f, and nothing changes.
+        told = self.run_cell("%save s 1")
+        self.assertEqual(told.stdout, "File `s.py` exists. Use `%save -f s 1` to force overwrite\n")
+        self.assertIn("run_line_magic('who'", read(os.path.join(self.dir, "s.py")))
+        no = self.run_cell("%save s 1", allow_stdin=True, answers=["n"])
+        self.assertEqual(no.prompts, ["File `s.py` exists. Overwrite (y/[N])? "])
+        self.assertEqual(no.stdout, "Operation cancelled.\n")
+        self.assertIn("run_line_magic('who'", read(os.path.join(self.dir, "s.py")))
+        self.run_cell("%save s 1", allow_stdin=True, answers=["y"])
+        self.assertNotIn("who", read(os.path.join(self.dir, "s.py")))
+        self.run_cell("%save -f s 2")
+        self.assertIn("who", read(os.path.join(self.dir, "s.py")))
+        self.assertEqual(self.run_cell("%save").error["evalue"], "Missing filename.")
 
     def test_ranges_leave_out_numbers_never_run_here(self):
         # The notebook's one count: 2 and 4 were JavaScript cells, this kernel never ran them.

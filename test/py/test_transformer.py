@@ -6,7 +6,7 @@ import sysconfig
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "src" / "py"))
-from omp_kernel.transform import transform  # noqa: E402
+from omp_kernel.transform import ipython_form, transform  # noqa: E402
 
 
 class Rewrites(unittest.TestCase):
@@ -59,6 +59,28 @@ class Rewrites(unittest.TestCase):
         out = transform(source)
         tree = ast.parse(out)
         self.assertEqual([node.lineno for node in tree.body], [1, 2, 3, 4])
+
+
+class IPythonSpelling(unittest.TestCase):
+    """ipython_form (In as IPython keeps it, %history -t) against IPython's own transformer."""
+
+    def test_every_rewrite_reads_as_ipython_translates_it(self):
+        try:
+            from IPython.core.inputtransformer2 import TransformerManager
+        except ImportError:
+            self.fail("IPython is the oracle here: run the Python tests with Debian's /usr/bin/python3")
+        manager = TransformerManager()
+        # (Autocall, `,f 1 2`, is IPython's prefilter's, not its transformer's.)
+        sources = [source for source, _ in Rewrites.cases if source[0] not in ",;/"] + [
+            "if x:\n    !echo hi\nelse:\n    y = %pwd",
+            "%%bash\necho b",
+            "%%timeit -n1\nx = 1\ny = 2",
+            "a = 1\n%who\nb = 2",
+            "def f():\n    %cd /tmp\n    return 1",
+        ]
+        for source in sources:
+            with self.subTest(source=source):
+                self.assertEqual(ipython_form(source).rstrip("\n"), manager.transform_cell(source).rstrip("\n"))
 
 
 class LeavesAlone(unittest.TestCase):

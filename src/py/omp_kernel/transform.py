@@ -82,6 +82,24 @@ def _call(name, *args):
     return "%s(%s)" % (name, ", ".join(repr(a) for a in args))
 
 
+# The kernel's helper calls as IPython spells them (what IPython keeps in In and %history -t shows).
+_IPYTHON_FORMS = (
+    (re.compile(r"__omp_cell_magic__\((.*), \d+\)"), r"get_ipython().run_cell_magic(\1)"),
+    (re.compile(r"__omp_magic__\("), "get_ipython().run_line_magic("),
+    (re.compile(r"__omp_system__\("), "get_ipython().system("),
+    (re.compile(r"__omp_getoutput__\("), "get_ipython().getoutput("),
+    (re.compile(r"__omp_show_usage__\(\)"), "get_ipython().show_usage()"),
+)
+
+
+def ipython_form(code):
+    """`code` translated into plain Python as IPython spells it (get_ipython().run_line_magic(...))."""
+    text = transform(code)
+    for pattern, replacement in _IPYTHON_FORMS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def help_call(target, marks):
     method = "pinfo2" if marks == "??" else "psearch" if "*" in target else "pinfo"
     return _call("__omp_magic__", method, target)

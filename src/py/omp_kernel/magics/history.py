@@ -1,6 +1,8 @@
 """The session's inputs: %history (%hist), %macro, %save, %tb."""
 import os
 
+from ..transform import ipython_form
+
 
 class Macro(object):
     """Cells of the history to run again: typing the macro's name runs them."""
@@ -31,6 +33,24 @@ def parse_ranges(spec, count):
     return numbers
 
 
+def _overwrite(api, path, arg):
+    """IPython asks before %save replaces a file; a cell that cannot ask is told about -f."""
+    if not api.stdin_allowed:
+        print("File `%s` exists. Use `%%save -f %s` to force overwrite" % (path, arg))
+        return False
+    answer = None
+    while answer not in ("y", "yes", "n", "no"):
+        try:
+            answer = api.ask("File `%s` exists. Overwrite (y/[N])? " % path).strip().lower() or "n"
+        except EOFError:  # the input ended (omp-eval run): no, the default
+            print()
+            answer = "n"
+    if answer in ("n", "no"):
+        print("Operation cancelled.")
+        return False
+    return True
+
+
 def register(reg):
     api = reg.api
     from . import UsageError, parse_options, value_of
@@ -48,10 +68,12 @@ def register(reg):
 
         return [(n, source) for n, source in inputs("") if fnmatch.fnmatch(source, pattern)]
 
-    def find_user_code(target):
-        """IPython's find_user_code: history ranges, else a file, else a string or Macro in the
-        namespace. Raises ValueError or TypeError with a message to print."""
-        code = "\n".join(source for _, source in inputs(target)) if target.strip() else ""
+    def find_user_code(target, raw=True):
+        """IPython's find_user_code: history ranges (translated into Python unless `raw`), else a
+        file, else a string or Macro in the namespace. Raises ValueError or TypeError with a
+        message to print."""
+        form = (lambda source: source) if raw else ipython_form
+        code = "\n".join(form(source) for _, source in inputs(target)) if target.strip() else ""
         if code:
             return code
         if os.path.isfile(os.path.expanduser(target)):
@@ -83,12 +105,17 @@ def register(reg):
         return inputs(spec, with_current=True)
 
     def history(arg, frame):
-        """%history [-n] [-o] [-p] [-f FILE] [-l [N] | -g [PATTERN] | RANGES]: the session's inputs
-        (-n numbered, -o with outputs, -p with >>> prompts, -f written to FILE, -l the last N,
-        -g those matching PATTERN)."""
-        opts, spec = parse_options(arg, "noplg", "f")
+        """%history [-n] [-o] [-p] [-t] [-f FILE] [-l [N] | -g [PATTERN] | RANGES]: the session's
+        inputs (-n numbered, -o with outputs, -p with >>> prompts, -t translated into Python as
+        IPython spells it, -f written to FILE, -l the last N, -g those matching PATTERN)."""
+        opts, spec = parse_options(arg, "noplgtu", "f")
+        if spec.startswith("-"):
+            # (as IPython's argument parser says it; silence would look like an empty history)
+            raise UsageError("unrecognized arguments: %s" % spec.split()[0])
         lines = []
         for number, source in chosen(opts, spec):
+            if opts.get("t"):
+                source = ipython_form(source)
             # As IPython prints them (tabs as four spaces; a number, then the input on its line, or
             # below it when it has several). An input this kernel never saw (a JavaScript cell's
             # number, a cell before a restart) is no line at all.
@@ -212,18 +239,24 @@ def register(reg):
 
     @reg.line_magic("save")
     def save(arg, frame):
-        """%save [-a] [-f] FILE [RANGES]: writes inputs to a Python file (-a appends)."""
+        """%save [-r] [-f] [-a] FILE [RANGES]: writes inputs to a Python file, translated into
+        Python as IPython spells it (-r: as typed, in FILE.ipy); an existing FILE is replaced only
+        when you say so (-f: without asking), -a appends."""
         opts, rest = parse_options(arg, "fra")
         parts = rest.split(None, 1)
         if not parts:
-            raise UsageError("%save needs a file name")
-        path = parts[0] if parts[0].endswith((".py", ".ipy")) else parts[0] + ".py"
+            raise UsageError("Missing filename.")
+        raw = bool(opts.get("r"))
+        path = parts[0] if parts[0].endswith((".py", ".ipy")) else parts[0] + (".ipy" if raw else ".py")
+        path = os.path.expanduser(path)
+        exists = os.path.isfile(path)
+        if exists and not opts.get("f") and not opts.get("a") and not _overwrite(api, path, arg):
+            return
         try:
-            code = find_user_code(parts[1] if len(parts) > 1 else "")
+            code = find_user_code(parts[1] if len(parts) > 1 else "", raw)
         except (ValueError, TypeError) as exc:
             print(exc.args[0])
             return
-        exists = os.path.isfile(path)
         with open(path, "a" if opts.get("a") else "w", encoding="utf-8") as handle:
             if not exists or not opts.get("a"):
                 handle.write("# coding: utf-8\n")
