@@ -303,8 +303,51 @@ class Timing(MagicsTestCase):
         self.assertEqual(self.run_cell("%timeit return").ename, "SyntaxError")
         bogus = self.run_cell("%timeit -bogus 1")  # as IPython's getopt says it, no frames of ast
         self.assertEqual(bogus.ename, "UsageError")
-        self.assertEqual(bogus.error["traceback"], ['UsageError: option -b not recognized ( allowed: "n:r:p:qo" )'])
+        self.assertEqual(bogus.error["traceback"], ['UsageError: option -b not recognized ( allowed: "n:r:tcp:qo" )'])
         self.assertIn("function calls", self.run_cell("%prun sum(range(10))").stdout)
+
+
+class UnknownOptions(MagicsTestCase):
+    def test_an_unknown_option_is_named_as_ipython_names_it_and_nothing_happens(self):
+        # (Before, `%save -z s 1` wrote -z.py, `%macro -z m 1` made a macro, `%psearch -z a*`
+        # printed nothing.) The messages are IPython 8's, word for word.
+        self.run_cell("a = 1")
+        cases = {
+            "%save -z s 1": '"fra" )',
+            "%macro -z m 1": '"rq" )',
+            "%rerun -z": '"l:g:" )',
+            "%reset -z": '"sf" aggressive)',
+            "%xdel -z a": '"n" )',
+            "%psearch -z a*": '"cias:e:l" )',
+            "%load -z x.py": '"yns:r:" )',
+            "%timeit -z 1": '"n:r:tcp:qo" )',
+        }
+        for line, allowed in cases.items():
+            with self.subTest(line=line):
+                cell = self.run_cell(line)
+                self.assertEqual(cell.ename, "UsageError")
+                self.assertEqual(cell.error["evalue"], "option -z not recognized ( allowed: %s" % allowed)
+        self.assertEqual(os.listdir(self.dir), [])
+        self.assertEqual(self.run_cell("a").plain, "1")
+
+    def test_psearch_i_and_a_and_load_n(self):
+        self.run_cell("Alpha = 1; _hidden = 2")
+        self.assertEqual(self.run_cell("%psearch alp*").stdout, "")
+        self.assertEqual(self.run_cell("%psearch -i alp*").stdout, "Alpha\n")
+        self.assertNotIn("_hidden", self.run_cell("%psearch _h*").stdout)
+        self.assertEqual(self.run_cell("%psearch -a _hid*").stdout, "_hidden\n")
+        with open(os.path.join(self.dir, "x.py"), "w") as handle:
+            handle.write("loaded = 5\n")
+        self.run_cell("%load -n x.py")  # (-n is a flag, not the file's value)
+        self.assertEqual(self.run_cell("loaded").plain, "5")
+
+    def test_reset_aggressive_forgets_modules_imported_since_the_start(self):
+        with open(os.path.join(self.dir, "fresh_mod.py"), "w") as handle:
+            handle.write("value = 1\n")
+        self.run_cell("import fresh_mod")
+        out = self.run_cell("%reset -f --aggressive")
+        self.assertEqual(out.stdout, "culling sys module...\n")
+        self.assertEqual(self.run_cell("import sys; 'fresh_mod' in sys.modules, 'json' in sys.modules").plain, "(False, True)")
 
 
 class Capture(MagicsTestCase):

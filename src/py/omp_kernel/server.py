@@ -22,6 +22,8 @@ from .stdin import Stdin, StdinNotImplementedError
 from .tracebacks import Tracebacks, safe_str
 
 RUNNER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The modules loaded before any cell ran: what %reset --aggressive keeps.
+MODULES_AT_START = frozenset(sys.modules)
 
 
 class Kernel(object):

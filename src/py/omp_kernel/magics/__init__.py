@@ -110,7 +110,8 @@ class Magics(object):
 def parse_options(arg, flags, valued="", strict=False):
     """Leading -x options and the rest: flags take no value, `valued` letters take one. `strict`:
     a leading `-` word that is no option is a UsageError, as IPython's getopt says it (else it is
-    the start of the rest)."""
+    the start of the rest); a string there is the list of options that IPython's message shows
+    for the magic (its getopt string, then its long options after a space)."""
     opts = {}
     rest = arg.strip()
     while rest.startswith("-") and len(rest) > 1:
@@ -130,8 +131,9 @@ def parse_options(arg, flags, valued="", strict=False):
                 break
             else:
                 if strict:
-                    allowed = "".join(v + ":" for v in valued) + flags
-                    raise UsageError('option -%s not recognized ( allowed: "%s" )' % (letter, allowed))
+                    allowed = strict if isinstance(strict, str) else "".join(v + ":" for v in valued) + flags
+                    short, _, long = allowed.partition(" ")
+                    raise UsageError('option -%s not recognized ( allowed: "%s" %s)' % (letter, short, long))
                 consumed = False
                 break
         if not consumed:

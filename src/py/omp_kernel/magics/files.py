@@ -158,7 +158,7 @@ def register(reg):
         """%load FILE | RANGES | NAME: in a notebook, the file (or those inputs of the history, or a
         string or macro of that name) becomes the next cell's input (as IPython); where the cell
         cannot be edited (the eval tool, `run`), it runs as a cell."""
-        opts, target = parse_options(arg, "y", "rsn")
+        opts, target = parse_options(arg, "yn", "rs", strict="yns:r:")
         path = os.path.expanduser(_unquote(target.strip()))
         if not path:
             raise UsageError("%load needs a file name")

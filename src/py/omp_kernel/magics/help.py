@@ -7,6 +7,7 @@ import inspect
 
 def register(reg):
     api = reg.api
+    from . import parse_options
 
     def lookup(expr, frame):
         ns = dict(api.user_ns)
@@ -90,17 +91,24 @@ def register(reg):
 
     @reg.line_magic("psearch", expand=False)
     def psearch(arg, frame):
-        """Names matching a wildcard pattern: dict.fr*? or %psearch a*."""
-        pattern = arg.strip().split()[0] if arg.strip() else "*"
+        """Names matching a wildcard pattern: dict.fr*? or %psearch [-i] [-a] a* (-i: any case,
+        -a: names that start with an underscore too)."""
+        opts, rest = parse_options(arg, "cial", "se", strict="cias:e:l")
+        pattern = rest.split()[0] if rest.strip() else "*"
+        fold = (lambda text: text.lower()) if opts.get("i") else (lambda text: text)
+
+        def match(name, wanted):
+            return fnmatch.fnmatchcase(fold(name), fold(wanted)) and (opts.get("a") or not name.startswith("_"))
+
         head, _, tail = pattern.rpartition(".")
         if head:
             found, obj = lookup(head, frame)
-            names = [head + "." + n for n in dir(obj) if fnmatch.fnmatchcase(n, tail)] if found else []
+            names = [head + "." + n for n in dir(obj) if match(n, tail)] if found else []
         else:
             import builtins
 
             pool = set(api.user_ns) | set(dir(builtins))
-            names = [n for n in pool if fnmatch.fnmatchcase(n, pattern) and not n.startswith("_")]
+            names = [n for n in pool if match(n, pattern)]
         for name in sorted(names):
             print(name)
 

@@ -147,7 +147,7 @@ def register(reg):
     def macro(arg, frame):
         """%macro NAME RANGES: NAME runs those inputs again when it is typed as a cell (RANGES may
         also name a string or another macro)."""
-        opts, rest = parse_options(arg, "rq")
+        opts, rest = parse_options(arg, "rq", strict="rq")
         parts = rest.split(None, 1)
         if not parts:
             return sorted(k for k, v in api.user_ns.items() if isinstance(v, Macro))
@@ -178,7 +178,7 @@ def register(reg):
     def rerun(arg, frame):
         """%rerun [-l N | -g PATTERN | RANGES]: runs inputs again (the last one by default; -l the
         last N; -g the newest that contains PATTERN), as IPython: what runs is printed first."""
-        opts, spec = parse_options(arg, "", "lg")
+        opts, spec = parse_options(arg, "", "lg", strict="l:g:")
         if "l" in opts:
             try:
                 count = int(opts["l"])
@@ -242,7 +242,7 @@ def register(reg):
         """%save [-r] [-f] [-a] FILE [RANGES]: writes inputs to a Python file, translated into
         Python as IPython spells it (-r: as typed, in FILE.ipy); an existing FILE is replaced only
         when you say so (-f: without asking), -a appends."""
-        opts, rest = parse_options(arg, "fra")
+        opts, rest = parse_options(arg, "fra", strict="fra")
         parts = rest.split(None, 1)
         if not parts:
             raise UsageError("Missing filename.")

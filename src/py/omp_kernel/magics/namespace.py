@@ -1,6 +1,7 @@
 """The user's namespace: %who, %whos, %who_ls, %reset, %xdel; how results look: %precision,
 %pprint; how errors look: %xmode."""
 import gc
+import sys
 
 
 def register(reg):
@@ -51,13 +52,20 @@ def register(reg):
 
     @reg.line_magic("reset")
     def reset(arg, frame):
-        """%reset [-f] [-s] [in] [out] [dhist] [array]: deletes the user's variables (asks first
-        unless -f); -s keeps In, Out and the history; the targets flush only what they name."""
-        opts, rest = parse_options(arg, "sf")
+        """%reset [-f] [-s] [--aggressive] [in] [out] [dhist] [array]: deletes the user's variables
+        (asks first unless -f); -s keeps In, Out and the history; the targets flush only what they
+        name; --aggressive also forgets the modules imported since the kernel started."""
+        words = arg.split()
+        aggressive = "--aggressive" in words
+        opts, rest = parse_options(" ".join(w for w in words if w != "--aggressive"), "sf", strict="sf aggressive")
         targets = rest.split()
         if not opts.get("f") and not _confirmed(api, UsageError):
             print("Nothing done.")
             return None
+        if aggressive:
+            from ..server import MODULES_AT_START
+
+            _cull_modules(MODULES_AT_START)
         ns = api.user_ns
         if opts.get("s"):
             for name in api.user_names():
@@ -72,7 +80,7 @@ def register(reg):
     @reg.line_magic("xdel")
     def xdel(arg, frame):
         """Deletes a variable, and the references the kernel holds to its value (Out, _)."""
-        opts, names = parse_options(arg, "n")
+        opts, names = parse_options(arg, "n", strict="n")
         for name in names.split():
             try:
                 _delete_everywhere(api, name, by_name=bool(opts.get("n")))
@@ -131,6 +139,15 @@ def _array_info(array):
     if nbytes < 1024 * 1024:
         return info + " (%s kb)" % (nbytes / 1024.0)
     return info + " (%s Mb)" % (nbytes / 1024.0 / 1024.0)
+
+
+def _cull_modules(kept):
+    """IPython's %reset --aggressive: the modules imported since the start go from sys.modules, so
+    that the next import reads them again (multiprocessing's and the kernel's own stay)."""
+    print("culling sys module...")
+    for name in set(sys.modules) - kept:
+        if not name.startswith(("multiprocessing", "omp_kernel", "_omp")):
+            del sys.modules[name]
 
 
 def _confirmed(api, UsageError):

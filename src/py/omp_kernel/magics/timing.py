@@ -130,7 +130,7 @@ def register(reg):
         return time_code("\n" * (body_line - 1) + body, frame, True)
 
     def timeit(arg, stmt, frame):
-        opts, rest = parse_options(arg, "qo", "nrp", strict=True)
+        opts, rest = parse_options(arg, "qotc", "nrp", strict="n:r:tcp:qo")
         setup = "pass"
         if stmt is None:
             stmt = rest
