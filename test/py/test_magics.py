@@ -330,6 +330,24 @@ class UnknownOptions(MagicsTestCase):
         self.assertEqual(os.listdir(self.dir), [])
         self.assertEqual(self.run_cell("a").plain, "1")
 
+    def test_cell_magics_and_cd_name_an_unknown_option_as_ipython(self):
+        cases = {
+            "%%writefile -z f.txt\nhello\n": "unrecognized arguments: -z",  # (before: wrote "-z f.txt")
+            "%%capture -z\nprint(1)\n": "unrecognized arguments: -z",  # (before: ran, silently)
+            "%%capture a b\nprint(1)\n": "unrecognized arguments: b",
+            "%%time -z\n1\n": "Can't use statement directly after '%%time'!",
+            "%cd -z /tmp": 'option -z not recognized ( allowed: "qb" )',
+            "%bookmark -z": 'option -z not recognized ( allowed: "drl" )',
+        }
+        for code, message in cases.items():
+            with self.subTest(code=code):
+                cell = self.run_cell(code)
+                self.assertEqual((cell.ename, cell.error["evalue"]), ("UsageError", message))
+        self.assertEqual(os.listdir(self.dir), [])
+        self.run_cell("%%writefile --append g.txt\nhello\n")
+        self.assertEqual(self.run_cell("%%writefile -a g.txt\nmore\n").stdout, "Appending to g.txt\n")
+        self.assertEqual(read(os.path.join(self.dir, "g.txt")), "hello\nmore\n")
+
     def test_psearch_i_and_a_and_load_n(self):
         self.run_cell("Alpha = 1; _hidden = 2")
         self.assertEqual(self.run_cell("%psearch alp*").stdout, "")

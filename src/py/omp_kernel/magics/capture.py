@@ -55,13 +55,17 @@ class CapturedIO(object):
 
 def register(reg):
     api = reg.api
+    from . import UsageError
 
     @reg.cell_magic("capture")
     def capture(line, body, body_line, frame):
         """%%capture [--no-stdout] [--no-stderr] [--no-display] [NAME]."""
         args = line.split()
-        flags = {a for a in args if a.startswith("--")}
-        names = [a for a in args if not a.startswith("--")]
+        flags = {a for a in args if a.startswith("-")}
+        names = [a for a in args if not a.startswith("-")]
+        wrong = sorted(flags - {"--no-stdout", "--no-stderr", "--no-display"}) + names[1:]
+        if wrong:
+            raise UsageError("unrecognized arguments: %s" % " ".join(wrong))  # (IPython's argparse)
         out, err, outputs = io.StringIO(), io.StringIO(), []
         saved = sys.stdout, sys.stderr
         if "--no-stdout" not in flags:

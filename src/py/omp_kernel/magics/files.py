@@ -47,7 +47,7 @@ def register(reg):
                 return None
             target = found[0]
         else:
-            opts, target = parse_options(arg, "qb")
+            opts, target = parse_options(arg, "qb", strict="qb")
             target = _unquote(target)
         if target == "-":
             if len(dh) < 2:
@@ -105,7 +105,7 @@ def register(reg):
     def bookmark(arg, frame):
         """%bookmark NAME [DIR] marks a directory for %cd -b NAME; -l lists, -d NAME deletes,
         -r removes all."""
-        opts, rest = parse_options(arg, "lr", "d")
+        opts, rest = parse_options(arg, "lr", "d", strict="drl")
         if opts.get("d"):
             if opts["d"] not in marks:
                 raise UsageError("Can't delete bookmark '%s'" % opts["d"])
@@ -185,10 +185,16 @@ def register(reg):
         _run(api, UsageError, arg)
 
     def writefile(line, body, body_line, frame):
-        opts, path = parse_options(line, "a")
+        words = line.split()
+        append = "--append" in words
+        opts, path = parse_options(" ".join(w for w in words if w != "--append"), "a")
         path = path.strip()
+        if path.startswith("-"):
+            raise UsageError("unrecognized arguments: %s" % path.split()[0])  # (IPython's argparse)
         if not path:
             raise UsageError("%%writefile needs a file name")
+        if append:
+            opts["a"] = True
         if re.match(r"^('.*')|(\".*\")$", path):
             path = path[1:-1]
         path = os.path.expanduser(path)

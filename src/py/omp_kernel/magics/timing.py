@@ -127,6 +127,8 @@ def register(reg):
     @reg.cell_magic("time")
     def time_cell(line, body, body_line, frame):
         """Times the cell's body; returns its last expression's value."""
+        if line.strip():
+            raise UsageError("Can't use statement directly after '%%time'!")
         return time_code("\n" * (body_line - 1) + body, frame, True)
 
     def timeit(arg, stmt, frame):
