@@ -19,4 +19,15 @@ describe('/exit', () => {
     await runCommandLine('/nope', ctx);
     expect(did.printed).toEqual(['Unknown command /nope. Type /help for the list.']);
   });
+
+  it('a command that takes no arguments, given some, does nothing and says so', async () => {
+    const { ctx, did } = commandContext();
+    await runCommandLine('/exit now', ctx);
+    await runCommandLine('/restart py', ctx);
+    await runCommandLine('/clear all', ctx);
+    expect([did.exits, did.restarts, did.clears]).toEqual([0, 0, 0]);
+    expect(did.printed[1]).toBe('/restart takes no arguments: nothing was done (/help lists the commands).');
+    await runCommandLine('/restart  ', ctx); // (spaces are no arguments)
+    expect(did.restarts).toBe(1);
+  });
 });

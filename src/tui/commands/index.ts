@@ -29,5 +29,11 @@ export async function runCommandLine(
     ctx.print(`Unknown command /${name}. Type /help for the list.`);
     return;
   }
-  await command.run({ ...ctx, args: rest.join(' '), commands: COMMANDS });
+  const args = rest.join(' ');
+  // (`/restart py` restarting every kernel, or `/exit now` leaving, would do more than was asked)
+  if (args && !command.usage) {
+    ctx.print(`/${name} takes no arguments: nothing was done (/help lists the commands).`);
+    return;
+  }
+  await command.run({ ...ctx, args, commands: COMMANDS });
 }
