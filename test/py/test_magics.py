@@ -346,9 +346,19 @@ class UnknownOptions(MagicsTestCase):
         self.assertEqual(os.listdir(self.dir), [])
         self.run_cell("%%writefile --append g.txt\nhello\n")
         self.assertEqual(self.run_cell("%%writefile -a g.txt\nmore\n").stdout, "Appending to g.txt\n")
-        self.assertEqual(read(os.path.join(self.dir, "g.txt")), "hello\nmore\n")
+        self.run_cell("%%writefile g.txt -a\nlast\n")  # (an option after the name, as argparse takes it)
+        self.assertEqual(read(os.path.join(self.dir, "g.txt")), "hello\nmore\nlast\n")
+        self.run_cell("%%writefile 'a  b.txt'\nx\n")  # (a quoted name keeps its two spaces)
+        self.assertTrue(os.path.isfile(os.path.join(self.dir, "a  b.txt")))
+        extra = self.run_cell("%%writefile f.txt extra\nx\n")
+        self.assertEqual(extra.error["evalue"], "unrecognized arguments: extra")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["a  b.txt", "g.txt"])
+        # A long option no magic knows is named whole.
+        self.assertEqual(self.run_cell("%reset --foo").error["evalue"], 'option --foo not recognized ( allowed: "sf" aggressive)')
 
     def test_psearch_i_and_a_and_load_n(self):
+        self.assertEqual(self.run_cell("%psearch int.__ad*").stdout, "int.__add__\n")  # (dunders show)
+        self.assertIn("not supported here", self.run_cell("%psearch -l").error["evalue"])
         self.run_cell("Alpha = 1; _hidden = 2")
         self.assertEqual(self.run_cell("%psearch alp*").stdout, "")
         self.assertEqual(self.run_cell("%psearch -i alp*").stdout, "Alpha\n")
@@ -363,9 +373,20 @@ class UnknownOptions(MagicsTestCase):
         with open(os.path.join(self.dir, "fresh_mod.py"), "w") as handle:
             handle.write("value = 1\n")
         self.run_cell("import fresh_mod")
+        self.assertEqual(self.run_cell("%reset -f -s --aggressive").stdout, "")  # (a hard reset only)
         out = self.run_cell("%reset -f --aggressive")
         self.assertEqual(out.stdout, "culling sys module...\n")
         self.assertEqual(self.run_cell("import sys; 'fresh_mod' in sys.modules, 'json' in sys.modules").plain, "(False, True)")
+        # The kernel's own standard modules stay one copy: the source of a new cell's function is found.
+        source = self.run_cell("def f():\n    return 1\nimport inspect\ninspect.getsource(f)")
+        self.assertEqual(source.plain, "'def f():\\n    return 1\\n'")
+
+    def test_history_that_cannot_be_translated_is_saved_as_typed(self):
+        self.run_cell("x = 1")
+        self.run_cell("f(1)?")
+        self.run_cell("%save -f out 1-2")
+        self.assertEqual(read(os.path.join(self.dir, "out.py")), "# coding: utf-8\nx = 1\nf(1)?\n")
+        self.assertEqual(self.run_cell("%history -3").stdout, "")  # (a range to IPython's parser)
 
 
 class Capture(MagicsTestCase):

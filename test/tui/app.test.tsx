@@ -201,6 +201,38 @@ describe('notebook screen', () => {
     expect(backend.ran).toEqual(['toString']);
   });
 
+  it("in JavaScript, .load and .save read and write files as Node's REPL; other keywords are answered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-repl-'));
+    writeFileSync(join(dir, 'l.js'), 'const a = 1\nconsole.log("loaded", a + 1)\n');
+    const backend = new FakeBackend({});
+    backend.language = 'js';
+    (backend as { cwd: string }).cwd = dir;
+    const { h } = start({}, {}, { backend });
+    await run(h, '.load l.js');
+    await h.waitFor(() => backend.ran.length === 1, 'the file to run as a cell');
+    expect(backend.ran).toEqual(['const a = 1\nconsole.log("loaded", a + 1)']);
+    await run(h, '.5 + 1'); // (a number, not a command)
+    await h.waitFor(() => backend.ran.length === 2, '.5 + 1 to run');
+    await h.waitFor((f) => f.includes('In [3]:'));
+    await run(h, '.save s.js');
+    await h.waitFor((f) => f.includes('Session saved to: s.js'));
+    expect(readFileSync(join(dir, 's.js'), 'utf8')).toBe(
+      'const a = 1\nconsole.log("loaded", a + 1)\n.5 + 1\n',
+    );
+    await run(h, '.save s.js');
+    await h.waitFor((f) => f.includes('Not saved: s.js exists'));
+    for (const [typed, said] of [
+      ['.load nope.js', 'Failed to load: nope.js'],
+      ['.load', 'The "file" argument must be specified'],
+      ['.foo', 'Invalid REPL keyword'],
+      ['.editor', 'The prompt is an editor already'],
+    ]) {
+      await run(h, typed as string);
+      await h.waitFor((f) => f.includes(said as string), said);
+    }
+    expect(backend.ran).toHaveLength(2);
+  });
+
   it('clamps a line longer than 4000 characters', async () => {
     const { h } = start({ wide: { events: [{ kind: 'stdout', text: `${'y'.repeat(5000)}\n` }] } });
     await run(h, 'wide');
@@ -695,6 +727,33 @@ describe('fixes from trying it out', () => {
     await h.press(KEYS.enter);
     await h.waitFor(() => backend.ran.length === 1);
     expect(backend.ran).toEqual(['x = print()alpha betaprint()alpha beta']);
+  });
+
+  it('Ctrl-Y gives back the word Ctrl-W took even where its neighbours repeat it; a password is never kept', async () => {
+    const { h, backend } = start({
+      'getpass()': { events: [{ kind: 'input_request', prompt: 'pw: ', password: true }], hold: true },
+    });
+    await h.type('a foo fun');
+    for (let i = 0; i < 3; i++) await h.press(KEYS.left);
+    await h.press('\x17'); // Ctrl-W: "foo "
+    await h.press('\x05'); // Ctrl-E
+    await h.press('\x19');
+    await h.waitFor((f) => f.includes('In [1]: a funfoo'));
+    await h.press('\x15'); // Ctrl-U
+    await run(h, 'getpass()');
+    await h.waitFor((f) => f.includes('pw:'));
+    await h.type('secret');
+    await h.press('\x15'); // Ctrl-U in a password answer: not kept
+    await h.type('ok');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.inputs.length === 1);
+    backend.finish();
+    await h.waitFor((f) => f.includes('In [2]:'));
+    await h.press('\x19');
+    await h.type('!');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.ran.length === 2);
+    expect(backend.ran[1]).toBe('a funfoo !');
   });
 
   it('Ctrl-Y works in an input() answer too', async () => {

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { KillBuffer, removedText } from '../../src/tui/keys/killBuffer.js';
 
 describe('the kill buffer (Ctrl-Y)', () => {
-  it('finds the one piece an edit removed', () => {
-    expect(removedText('print(alpha beta)', 'print(alpha )')).toBe('beta');
-    expect(removedText('aaa', 'aa')).toBe('a');
-    expect(removedText('a\nb', 'ab')).toBe('\n');
-    expect(removedText('same', 'same')).toBe('');
-    expect(removedText('x = 1', '')).toBe('x = 1');
+  it('takes what a kill removed from the cursors, never by comparing the texts', () => {
+    // (the review's cases: a text diff read them as "oo f", "cab" and ", x")
+    expect(removedText('a foo fun', 6, 'a fun', 2, true)).toBe('foo ');
+    expect(removedText('abcabd', 3, 'abd', 0, true)).toBe('abc');
+    expect(removedText('print(x, x)', 9, 'print(x)', 6, true)).toBe('x, ');
+    expect(removedText('a\nb', 2, 'ab', 1, true)).toBe('\n');
+    expect(removedText('x = 1 + 1', 4, 'x = ', 4, false)).toBe('1 + 1');
+    expect(removedText('aab', 1, 'ab', 1, false)).toBe('a');
   });
 
   it('adds kills in a row up in text order; another key starts afresh', () => {

@@ -93,8 +93,12 @@ _IPYTHON_FORMS = (
 
 
 def ipython_form(code):
-    """`code` translated into plain Python as IPython spells it (get_ipython().run_line_magic(...))."""
-    text = transform(code)
+    """`code` translated into plain Python as IPython spells it (get_ipython().run_line_magic(...));
+    code that cannot be translated (`f(1)?`) as it was typed, as IPython keeps it."""
+    try:
+        text = transform(code)
+    except SyntaxError:
+        return code
     for pattern, replacement in _IPYTHON_FORMS:
         text = pattern.sub(replacement, text)
     return text

@@ -12,6 +12,7 @@ import { AnswerHistory } from '../keys/answerHistory.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
 import { KillBuffer, removedText } from '../keys/killBuffer.js';
+import { type NodeReplDeps, nodeReplCommand } from '../keys/nodeRepl.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
 import {
@@ -69,10 +70,6 @@ const KILLS: ReadonlyMap<KeyCommand, boolean> = new Map([
 
 /** What leaves IPython's terminal shell, typed as a cell of its own. */
 const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
-const NODE_COMMANDS: ReadonlyMap<string, string> = new Map([
-  ['.exit', '/exit'],
-  ['.help', '/help'],
-]);
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 
@@ -105,17 +102,29 @@ class KeyHandlers {
       return;
     }
     // IPython's exit and quit (also called): the notebook ends, as /exit. In JavaScript, Node's
-    // REPL commands .exit and .help are the notebook's /exit and /help.
+    // REPL commands (.exit, .help, .load FILE, .save FILE, ...).
     const typed = code.trim();
-    if (backend.language === 'py' ? EXITERS.has(typed) : NODE_COMMANDS.has(typed)) {
-      runCommand(backend.language === 'py' ? '/exit' : (NODE_COMMANDS.get(typed) as string));
-      return;
-    }
+    if (backend.language === 'py' && EXITERS.has(typed)) return runCommand('/exit');
+    if (backend.language === 'js' && nodeReplCommand(typed, this.replDeps())) return;
     // A pasted script with "# %%" markers ("// %%" in JavaScript) runs as one cell per part.
     const cells = hasCellMarkers(code, backend.language) ? splitCells(code, backend.language) : [{ code }];
     runner.submit(
       cells.map((c) => ({ code: c.code, ...('title' in c && c.title ? { title: c.title } : {}) })),
     );
+  }
+
+  private replDeps(): NodeReplDeps {
+    const { state, runCommand, runner, dispatch, backend } = this.latest.current;
+    return {
+      cwd: state.kernel.cwd,
+      jsCells: () =>
+        state.done
+          .filter((c) => c.kind !== 'info' && (c.language ?? backend.language) === 'js')
+          .map((c) => c.code.replace(/^\s*%%(js|javascript)[^\n]*\n/, '')),
+      runCommand,
+      run: (code, title) => runner.submit([{ code, title }]),
+      message: (text) => dispatch({ type: 'message', text }),
+    };
   }
 
   ctrlC() {
@@ -219,13 +228,13 @@ class KeyHandlers {
       command === 'deleteOrExit'
         ? ed.deleteForward(editing.answerRef.current)
         : command !== 'newline'
-          ? this.edit(command, editing.answerRef.current)
+          ? this.edit(command, editing.answerRef.current, !cell.input?.password)
           : undefined;
     if (next) editing.setAnswer(next);
   }
 
   /** The edit a key binding names, keeping what kills remove for Ctrl-Y (undefined: no edit). */
-  private edit(command: KeyCommand | undefined, s: ed.EditorState): ed.EditorState | undefined {
+  private edit(command: KeyCommand | undefined, s: ed.EditorState, keep = true): ed.EditorState | undefined {
     if (command === 'yank') {
       this.kills.other();
       return this.kills.yank ? ed.insert(s, this.kills.yank) : s;
@@ -234,8 +243,12 @@ class KeyHandlers {
     if (!command || !edit) return undefined;
     const after = edit(s);
     const backward = KILLS.get(command);
-    if (backward === undefined) this.kills.other();
-    else this.kills.kill(removedText(ed.editorText(s), ed.editorText(after)), backward);
+    if (backward === undefined || !keep) this.kills.other();
+    else {
+      const text = ed.editorText(s);
+      const [from, to] = [ed.cursorOffset(s), ed.cursorOffset(after)];
+      this.kills.kill(removedText(text, from, ed.editorText(after), to, backward), backward);
+    }
     return after;
   }
 
@@ -250,6 +263,8 @@ class KeyHandlers {
 
   key(key: string) {
     const o = this.latest.current;
+    const named = commandOf(key);
+    if (!named || (!KILLS.has(named) && named !== 'yank')) this.kills.other();
     if (key === 'ctrl+c') return this.ctrlC();
     this.disarm();
     // (Ctrl-Z suspends whatever has the keys, as a terminal's input() and readline's search do)

@@ -4,18 +4,19 @@
  * twice yanks both words back. Any other key ends the row.
  */
 
-/** What an edit removed from `before` to make `after` (one contiguous piece). */
-export function removedText(before: string, after: string): string {
-  let start = 0;
-  const most = Math.min(before.length, after.length);
-  while (start < most && before.charCodeAt(start) === after.charCodeAt(start)) start++;
-  let end = 0;
-  while (
-    end < most - start &&
-    before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)
-  )
-    end++;
-  return before.slice(start, before.length - end);
+/**
+ * What a kill removed from `before` (its text, cursor at `from`) to leave `after` (cursor at
+ * `to`): a backward kill took the text between the two cursors, a forward one what followed the
+ * cursor. (Comparing the two texts alone is ambiguous: `a foo fun` less `foo ` reads as `oo f`.)
+ */
+export function removedText(
+  before: string,
+  from: number,
+  after: string,
+  to: number,
+  backward: boolean,
+): string {
+  return backward ? before.slice(to, from) : before.slice(from, from + before.length - after.length);
 }
 
 export class KillBuffer {

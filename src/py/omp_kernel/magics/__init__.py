@@ -133,7 +133,8 @@ def parse_options(arg, flags, valued="", strict=False):
                 if strict:
                     allowed = strict if isinstance(strict, str) else "".join(v + ":" for v in valued) + flags
                     short, _, long = allowed.partition(" ")
-                    raise UsageError('option -%s not recognized ( allowed: "%s" %s)' % (letter, short, long))
+                    named = head if head.startswith("--") else "-" + letter
+                    raise UsageError('option %s not recognized ( allowed: "%s" %s)' % (named, short, long))
                 consumed = False
                 break
         if not consumed:

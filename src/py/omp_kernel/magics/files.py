@@ -185,16 +185,23 @@ def register(reg):
         _run(api, UsageError, arg)
 
     def writefile(line, body, body_line, frame):
-        words = line.split()
-        append = "--append" in words
-        opts, path = parse_options(" ".join(w for w in words if w != "--append"), "a")
-        path = path.strip()
-        if path.startswith("-"):
-            raise UsageError("unrecognized arguments: %s" % path.split()[0])  # (IPython's argparse)
-        if not path:
-            raise UsageError("%%writefile needs a file name")
-        if append:
-            opts["a"] = True
+        # As IPython's argument parser reads it: words, quotes kept (a quoted name keeps its spaces).
+        import shlex
+
+        lexer = shlex.shlex(line, posix=False)
+        lexer.whitespace_split, lexer.commenters = True, ""
+        try:
+            words = list(lexer)
+        except ValueError as exc:
+            raise UsageError("%%%%writefile: %s" % exc) from None
+        opts = {"a": any(w in ("-a", "--append") for w in words)}
+        names = [w for w in words if not w.startswith("-")]
+        wrong = [w for w in words if w.startswith("-") and w not in ("-a", "--append")] + names[1:]
+        if wrong:
+            raise UsageError("unrecognized arguments: %s" % " ".join(wrong))
+        if not names:
+            raise UsageError("the following arguments are required: filename")
+        path = names[0]
         if re.match(r"^('.*')|(\".*\")$", path):
             path = path[1:-1]
         path = os.path.expanduser(path)

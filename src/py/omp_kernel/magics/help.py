@@ -7,7 +7,7 @@ import inspect
 
 def register(reg):
     api = reg.api
-    from . import parse_options
+    from . import UsageError, parse_options
 
     def lookup(expr, frame):
         ns = dict(api.user_ns)
@@ -94,11 +94,18 @@ def register(reg):
         """Names matching a wildcard pattern: dict.fr*? or %psearch [-i] [-a] a* (-i: any case,
         -a: names that start with an underscore too)."""
         opts, rest = parse_options(arg, "cial", "se", strict="cias:e:l")
+        unsupported = [letter for letter in "les" if letter in opts]
+        if unsupported:
+            raise UsageError(
+                "%%psearch -%s is not supported here: it searches the user's names and the builtins" % unsupported[0]
+            )
         pattern = rest.split()[0] if rest.strip() else "*"
         fold = (lambda text: text.lower()) if opts.get("i") else (lambda text: text)
 
         def match(name, wanted):
-            return fnmatch.fnmatchcase(fold(name), fold(wanted)) and (opts.get("a") or not name.startswith("_"))
+            # (as IPython: a single leading underscore hides a name, a dunder does not)
+            shown = opts.get("a") or name.startswith("__") or not name.startswith("_")
+            return fnmatch.fnmatchcase(fold(name), fold(wanted)) and shown
 
         head, _, tail = pattern.rpartition(".")
         if head:

@@ -109,7 +109,7 @@ def register(reg):
         inputs (-n numbered, -o with outputs, -p with >>> prompts, -t translated into Python as
         IPython spells it, -f written to FILE, -l the last N, -g those matching PATTERN)."""
         opts, spec = parse_options(arg, "noplgtu", "f")
-        if spec.startswith("-"):
+        if spec.startswith("-") and not spec[1:2].isdigit():
             # (as IPython's argument parser says it; silence would look like an empty history)
             raise UsageError("unrecognized arguments: %s" % spec.split()[0])
         lines = []

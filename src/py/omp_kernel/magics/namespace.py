@@ -1,6 +1,7 @@
 """The user's namespace: %who, %whos, %who_ls, %reset, %xdel; how results look: %precision,
 %pprint; how errors look: %xmode."""
 import gc
+import os
 import sys
 
 
@@ -62,7 +63,7 @@ def register(reg):
         if not opts.get("f") and not _confirmed(api, UsageError):
             print("Nothing done.")
             return None
-        if aggressive:
+        if aggressive and not opts.get("s") and not targets:  # (a hard reset only, as IPython)
             from ..server import MODULES_AT_START
 
             _cull_modules(MODULES_AT_START)
@@ -143,9 +144,15 @@ def _array_info(array):
 
 def _cull_modules(kept):
     """IPython's %reset --aggressive: the modules imported since the start go from sys.modules, so
-    that the next import reads them again (multiprocessing's and the kernel's own stay)."""
+    that the next import reads them again. The standard library's stay (the kernel itself uses
+    linecache, ast and others loaded after the start: a second copy would split their state), and
+    so do multiprocessing's and the kernel's own."""
+    stdlib = os.path.realpath(os.path.dirname(os.__file__)) + os.sep
     print("culling sys module...")
     for name in set(sys.modules) - kept:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if not path or os.path.realpath(path).startswith(stdlib):
+            continue
         if not name.startswith(("multiprocessing", "omp_kernel", "_omp")):
             del sys.modules[name]
 
