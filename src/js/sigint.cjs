@@ -15,11 +15,15 @@ const POLL_MS = 5;
 /** How long a cell whose child process SIGINT ended waits for the runner's own SIGINT. */
 const SETTLE_MS = 1000;
 
-/** An error of execSync() and the like whose child SIGINT ended (or a shell that reports so). */
+/**
+ * An error of execSync() and the like whose child SIGINT ended. (Not an exit status of 130: a
+ * command may exit so by itself, and would wait SETTLE_MS for nothing. A shell whose child SIGINT
+ * ended ends by SIGINT too.)
+ */
 function childInterrupted(err) {
   if (err === null || typeof err !== 'object') return false;
   try {
-    return err.signal === 'SIGINT' || err.status === 130;
+    return err.signal === 'SIGINT';
   } catch {
     return false;
   }

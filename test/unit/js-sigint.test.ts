@@ -41,9 +41,10 @@ describe('js runner: a SIGINT the watchdog takes in late', () => {
     expect(sigint.takeAfter(Object.assign(new Error('Command failed'), { signal: 'SIGINT' }))).toBe(true);
   });
 
-  it('a shell that reports 130 is a child SIGINT ended too', () => {
-    const { sigint } = sigintWith(3);
-    expect(sigint.takeAfter({ status: 130, signal: null })).toBe(true);
+  it('a command that exits 130 by itself is not waited for', () => {
+    const { sigint, looks } = sigintWith(3);
+    expect(sigint.takeAfter({ status: 130, signal: null })).toBe(false);
+    expect(looks()).toBe(1);
   });
 
   it('any other error is not waited for: one look', () => {
