@@ -322,13 +322,16 @@ class UnknownOptions(MagicsTestCase):
             "%load -z x.py": '"yns:r:" )',
             "%timeit -z 1": '"n:r:tcp:qo" )',
         }
-        for line, allowed in cases.items():
-            with self.subTest(line=line):
-                cell = self.run_cell(line)
-                self.assertEqual(cell.ename, "UsageError")
-                self.assertEqual(cell.error["evalue"], "option -z not recognized ( allowed: %s" % allowed)
-        self.assertEqual(os.listdir(self.dir), [])
+        self.assert_usage_errors({line: "option -z not recognized ( allowed: %s" % allowed for line, allowed in cases.items()})
         self.assertEqual(self.run_cell("a").plain, "1")
+
+    def assert_usage_errors(self, cases):
+        """Each code fails with its UsageError message, and no file is made."""
+        for code, message in cases.items():
+            with self.subTest(code=code):
+                cell = self.run_cell(code)
+                self.assertEqual((cell.ename, cell.error["evalue"]), ("UsageError", message))
+        self.assertEqual(os.listdir(self.dir), [])
 
     def test_cell_magics_and_cd_name_an_unknown_option_as_ipython(self):
         cases = {
@@ -339,11 +342,7 @@ class UnknownOptions(MagicsTestCase):
             "%cd -z /tmp": 'option -z not recognized ( allowed: "qb" )',
             "%bookmark -z": 'option -z not recognized ( allowed: "drl" )',
         }
-        for code, message in cases.items():
-            with self.subTest(code=code):
-                cell = self.run_cell(code)
-                self.assertEqual((cell.ename, cell.error["evalue"]), ("UsageError", message))
-        self.assertEqual(os.listdir(self.dir), [])
+        self.assert_usage_errors(cases)
         self.run_cell("%%writefile --append g.txt\nhello\n")
         self.assertEqual(self.run_cell("%%writefile -a g.txt\nmore\n").stdout, "Appending to g.txt\n")
         self.run_cell("%%writefile g.txt -a\nlast\n")  # (an option after the name, as argparse takes it)
