@@ -341,8 +341,12 @@ class UnknownOptions(MagicsTestCase):
             "%%time -z\n1\n": "Can't use statement directly after '%%time'!",
             "%cd -z /tmp": 'option -z not recognized ( allowed: "qb" )',
             "%bookmark -z": 'option -z not recognized ( allowed: "drl" )',
+            "%run -z x.py": 'option -z not recognized ( allowed: "nidtN:b:pD:l:rs:T:em:G" )',
+            "%run -t x.py": "%run -t is not supported here (supported: -i, -e, -n, -m)",
         }
         self.assert_usage_errors(cases)
+        self.run_cell("%load_ext storemagic")
+        self.assertEqual(self.run_cell("%store -y").error["evalue"], 'option -y not recognized ( allowed: "drz" )')
         self.run_cell("%%writefile --append g.txt\nhello\n")
         self.assertEqual(self.run_cell("%%writefile -a g.txt\nmore\n").stdout, "Appending to g.txt\n")
         self.run_cell("%%writefile g.txt -a\nlast\n")  # (an option after the name, as argparse takes it)

@@ -266,6 +266,13 @@ def _run(api, UsageError, arg):
         flags.add(argv.pop(0))
     if not argv:
         raise UsageError("%run needs a file name (or -m module)")
+    if argv[0].startswith("-") and len(argv[0]) > 1:
+        # IPython's other options (timing, the debugger, the profiler) are not here: said, not
+        # taken for a file name; anything else as IPython's getopt says it.
+        letter = argv[0][1]
+        if letter in "dtNbpDlrsTG":
+            raise UsageError("%%run -%s is not supported here (supported: -i, -e, -n, -m)" % letter)
+        raise UsageError('option %s not recognized ( allowed: "nidtN:b:pD:l:rs:T:em:G" )' % argv[0][:2])
     path = os.path.expanduser(argv[0])
     if not os.path.exists(path) and os.path.exists(path + ".py"):
         path += ".py"

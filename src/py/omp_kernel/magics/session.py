@@ -159,7 +159,7 @@ def _store(reg):
         forgets one; %store -z forgets all; %store lists them."""
         import pickle
 
-        opts, rest = parse_options(arg, "rz", "d")
+        opts, rest = parse_options(arg, "rz", "d", strict="drz")
         names = rest.split()
         if opts.get("d"):
             try:
