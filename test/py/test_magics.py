@@ -71,6 +71,7 @@ class Reset(MagicsTestCase):
             "   2: get_ipython().run_cell_magic('bash', '', 'echo b\\n')\n"
             "   3: get_ipython().run_line_magic('history', '-n -t')\n",
         )
+        self.assertEqual(self.run_cell("%history -t -g getoutput").stdout, "x = get_ipython().getoutput('echo a')\n")
         # (IPython: "UsageError: unrecognized arguments: -z"; silence would read as no history)
         wrong = self.run_cell("%history -z")
         self.assertEqual(wrong.ename, "UsageError")

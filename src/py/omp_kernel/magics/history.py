@@ -62,11 +62,13 @@ def register(reg):
         numbers = parse_ranges(spec, count) if spec.strip() else list(range(1, count + with_current))
         return [(n, api.In[n]) for n in numbers if 0 < n < len(api.In) and api.In[n]]
 
-    def matching(pattern):
-        """The inputs before this cell that match `pattern`, a glob."""
+    def matching(pattern, translated=False):
+        """The inputs before this cell that match `pattern`, a glob (`translated`: as IPython
+        spells them in Python, which is what IPython's %history -t -g searches)."""
         import fnmatch
 
-        return [(n, source) for n, source in inputs("") if fnmatch.fnmatch(source, pattern)]
+        form = ipython_form if translated else (lambda source: source)
+        return [(n, source) for n, source in inputs("") if fnmatch.fnmatch(form(source), pattern)]
 
     def find_user_code(target, raw=True):
         """IPython's find_user_code: history ranges (translated into Python unless `raw`), else a
@@ -101,7 +103,7 @@ def register(reg):
             before = inputs("")  # (not the %history cell itself)
             return before[-limit:] if limit else []
         if opts.get("g"):
-            return matching("*%s*" % spec.strip() if spec.strip() else "*")
+            return matching("*%s*" % spec.strip() if spec.strip() else "*", bool(opts.get("t")))
         return inputs(spec, with_current=True)
 
     def history(arg, frame):
