@@ -385,6 +385,21 @@ class UnknownOptions(MagicsTestCase):
         source = self.run_cell("def f():\n    return 1\nimport inspect\ninspect.getsource(f)")
         self.assertEqual(source.plain, "'def f():\\n    return 1\\n'")
 
+    def test_history_options_anywhere_and_f_never_replaces_a_file_unasked(self):
+        for code in ("a = 1", "b = 2", "c = 3"):
+            self.run_cell(code)
+        # (-l 2 before another option: the last two, as IPython's parser reads it)
+        self.assertEqual(self.run_cell("%history -l 2 -n").stdout, "   2: b = 2\n   3: c = 3\n")
+        with open(os.path.join(self.dir, "h.py"), "w") as handle:
+            handle.write("keep\n")
+        told = self.run_cell("%history -f h.py 1")
+        self.assertIn("not replaced", told.stdout)
+        no = self.run_cell("%history -f h.py 1", allow_stdin=True, answers=["n"])
+        self.assertEqual((no.prompts, no.stdout), (["File 'h.py' exists. Overwrite? "], "Aborting.\n"))
+        self.assertEqual(read(os.path.join(self.dir, "h.py")), "keep\n")
+        self.run_cell("%history -f h.py 1", allow_stdin=True, answers=["y"])
+        self.assertEqual(read(os.path.join(self.dir, "h.py")), "a = 1\n")
+
     def test_history_that_cannot_be_translated_is_saved_as_typed(self):
         self.run_cell("x = 1")
         self.run_cell("f(1)?")

@@ -33,20 +33,54 @@ def parse_ranges(spec, count):
     return numbers
 
 
-def _overwrite(api, path, arg):
-    """IPython asks before %save replaces a file; a cell that cannot ask is told about -f."""
+def _history_args(arg, UsageError):
+    """%history's options as IPython's argument parser reads them: anywhere on the line (`-l 2 -o`
+    is the last two with outputs), `-f FILE`, a word such as `-3` a range."""
+    words = arg.split()
+    opts, rest = {}, []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-") or len(word) < 2 or word[1].isdigit():
+            rest.append(word)
+        else:
+            for at, letter in enumerate(word[1:]):
+                if letter == "f":
+                    value = word[at + 2 :]
+                    if not value and i + 1 < len(words):
+                        i += 1
+                        value = words[i]
+                    if not value:
+                        raise UsageError("argument -f: expected one argument")
+                    opts["f"] = value
+                    break
+                if letter not in "noplgtu":
+                    raise UsageError("unrecognized arguments: %s" % word)
+                opts[letter] = True
+        i += 1
+    return opts, " ".join(rest)
+
+
+def _overwrite(api, path, arg, magic="save"):
+    """IPython asks before %save (or %history -f) replaces a file; a cell that cannot ask is told
+    what to do instead, and nothing is replaced."""
     if not api.stdin_allowed:
-        print("File `%s` exists. Use `%%save -f %s` to force overwrite" % (path, arg))
+        if magic == "save":
+            print("File `%s` exists. Use `%%save -f %s` to force overwrite" % (path, arg))
+        else:
+            print("File `%s` exists: not replaced (this cell cannot ask). Remove it, or name another file." % path)
         return False
+    # (IPython's own words for each)
+    prompt = "File `%s` exists. Overwrite (y/[N])? " if magic == "save" else "File %r exists. Overwrite? "
     answer = None
     while answer not in ("y", "yes", "n", "no"):
         try:
-            answer = api.ask("File `%s` exists. Overwrite (y/[N])? " % path).strip().lower() or "n"
+            answer = api.ask(prompt % path).strip().lower() or "n"
         except EOFError:  # the input ended (omp-eval run): no, the default
             print()
             answer = "n"
     if answer in ("n", "no"):
-        print("Operation cancelled.")
+        print("Operation cancelled." if magic == "save" else "Aborting.")
         return False
     return True
 
@@ -110,10 +144,7 @@ def register(reg):
         """%history [-n] [-o] [-p] [-t] [-f FILE] [-l [N] | -g [PATTERN] | RANGES]: the session's
         inputs (-n numbered, -o with outputs, -p with >>> prompts, -t translated into Python as
         IPython spells it, -f written to FILE, -l the last N, -g those matching PATTERN)."""
-        opts, spec = parse_options(arg, "noplgtu", "f")
-        if spec.startswith("-") and not spec[1:2].isdigit():
-            # (as IPython's argument parser says it; silence would look like an empty history)
-            raise UsageError("unrecognized arguments: %s" % spec.split()[0])
+        opts, spec = _history_args(arg, UsageError)
         lines = []
         for number, source in chosen(opts, spec):
             if opts.get("t"):
@@ -135,6 +166,8 @@ def register(reg):
         text = "\n".join(lines)
         if opts.get("f"):
             path = os.path.expanduser(opts["f"])
+            if os.path.exists(path) and not _overwrite(api, path, arg, "history"):
+                return None
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(text + ("\n" if text else ""))
             return None
