@@ -230,6 +230,12 @@ describe('notebook screen', () => {
       await run(h, typed as string);
       await h.waitFor((f) => f.includes(said as string), said);
     }
+    // .break on the last line of a cell being typed drops the cell, as Node's REPL drops its input.
+    await h.type('function h() {');
+    await h.press('\x1b\r'); // Alt-Enter: a new line
+    await run(h, '.break');
+    await h.waitFor((f) => f.includes('.break: the cell being typed was dropped'));
+    await h.waitFor((f) => !f.includes('function h'));
     expect(backend.ran).toHaveLength(2);
   });
 
@@ -533,7 +539,7 @@ describe('notebook screen', () => {
     const help = await h.waitFor((f) => f.includes('Keys:'));
     expect(help).toMatch(/\/restart\s+restart the kernels/);
     expect(help).toMatch(/\/save FILE\s+save the session/);
-    expect(help).toMatch(/Ctrl-W, Alt-Backspace\s+delete the word before the cursor/);
+    expect(help).toMatch(/Ctrl-W\s+delete back to the previous space/);
     expect(help).toMatch(/Ctrl-O\s+print the whole output/);
     await run(h, '/nope');
     await h.waitFor((f) => f.includes('Unknown command /nope. Type /help for the list.'));
@@ -711,22 +717,35 @@ describe('fixes from trying it out', () => {
     expect(backend.ran).toEqual(['x=1']);
   });
 
-  it('Ctrl-Y yanks what the last kills removed: Ctrl-W twice gives both words back, Ctrl-K the line end', async () => {
+  it('Ctrl-Y yanks what the last kills removed: Ctrl-W twice gives both back, Ctrl-K the line end', async () => {
     const { h, backend } = start();
     await h.type('print(alpha beta)');
     await h.press(KEYS.left);
-    await h.press('\x17\x17'); // Ctrl-W twice: "alpha beta" goes, one kill
-    await h.waitFor((f) => f.includes('In [1]: print()'));
+    // Ctrl-W deletes back to a space, as IPython's: "beta", then "print(alpha ", one kill
+    await h.press('\x17\x17');
+    await h.waitFor((f) => /In \[1\]: \)$/m.test(f));
     await h.press(KEYS.right);
     await h.press('\x19'); // Ctrl-Y
-    await h.waitFor((f) => f.includes('In [1]: print()alpha beta'));
+    await h.waitFor((f) => f.includes('In [1]: )print(alpha beta'));
     await h.press('\x01'); // Ctrl-A
     await h.press('\x0b'); // Ctrl-K: a new kill replaces the old one
     await h.type('x = ');
     await h.press('\x19\x19');
+    await h.waitFor((f) => f.includes('In [1]: x = )print(alpha beta)print(alpha beta'));
+    expect(backend.ran).toEqual([]);
+  });
+
+  it('Ctrl-K at the end of a line and Ctrl-U at its start join the lines, as IPython', async () => {
+    const { h, backend } = start();
+    await h.type('a = [1,');
+    await h.press('\x1b\r'); // Alt-Enter
+    await h.type('2]');
+    await h.press('\x01'); // Ctrl-A: the start of "2]"
+    await h.press('\x15'); // Ctrl-U at the start: the line break goes
+    await h.waitFor((f) => f.includes('In [1]: a = [1,2]'));
     await h.press(KEYS.enter);
     await h.waitFor(() => backend.ran.length === 1);
-    expect(backend.ran).toEqual(['x = print()alpha betaprint()alpha beta']);
+    expect(backend.ran).toEqual(['a = [1,2]']);
   });
 
   it('Ctrl-Y gives back the word Ctrl-W took even where its neighbours repeat it; a password is never kept', async () => {

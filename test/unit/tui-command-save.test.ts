@@ -75,6 +75,16 @@ describe('/save', () => {
     ctx.args = '/nonexistent-dir/x.py';
     await saveCommand.run(ctx);
     expect(did.printed[0]).toBe('usage: /save FILE.py or /save FILE.ipynb');
-    expect(did.printed[1]).toMatch(/^Could not save \/nonexistent-dir\/x.py: ENOENT/);
+    expect(did.printed[1]).toBe(
+      'Could not save /nonexistent-dir/x.py: the folder /nonexistent-dir does not exist',
+    );
+  });
+
+  it('takes a name in quotes as a shell does: "my nb.ipynb" is a notebook of that name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-save-'));
+    const { ctx, did } = commandContext(`"${join(dir, 'my nb.ipynb')}"`, [cell]);
+    await saveCommand.run(ctx);
+    expect(did.printed).toEqual([`Saved the session as a notebook: ${join(dir, 'my nb.ipynb')}`]);
+    expect(JSON.parse(readFileSync(join(dir, 'my nb.ipynb'), 'utf8')).nbformat).toBe(4);
   });
 });

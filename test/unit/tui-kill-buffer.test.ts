@@ -12,18 +12,23 @@ describe('the kill buffer (Ctrl-Y)', () => {
     expect(removedText('aab', 1, 'ab', 1, false)).toBe('a');
   });
 
-  it('adds kills in a row up in text order; another key starts afresh', () => {
+  it('adds up a word kill made again, as IPython; line kills and a different kill start afresh', () => {
     const k = new KillBuffer();
     expect(k.yank).toBe('');
-    k.kill('beta', true);
-    k.kill('alpha ', true);
+    k.kill('beta', true, 'deleteToSpace');
+    k.kill('alpha ', true, 'deleteToSpace');
     expect(k.yank).toBe('alpha beta');
-    k.kill(' gamma', false);
-    expect(k.yank).toBe('alpha beta gamma');
+    k.kill(' gamma', false, 'deleteWordForward'); // another kill: afresh
+    expect(k.yank).toBe(' gamma');
+    k.kill('ab', true, 'killToStart');
+    k.kill('cd', false, 'killToEnd');
+    expect(k.yank).toBe('cd'); // (IPython: Ctrl-U then Ctrl-K yanks only the last)
+    k.kill('x', false, 'killToEnd');
+    expect(k.yank).toBe('x'); // (Ctrl-K twice: the last line's end only)
     k.other();
-    k.kill('new', false);
+    k.kill('new', false, 'deleteWordForward');
     expect(k.yank).toBe('new');
-    k.kill('', true); // nothing removed (Ctrl-W at the very start): the buffer stays
+    k.kill('', true, 'deleteToSpace'); // nothing removed (Ctrl-W at the very start): the buffer stays
     expect(k.yank).toBe('new');
   });
 });

@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { saveSession } from '../lib/save.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
 /** Saves the session; an existing file is replaced only when `replace` (`/save!`). */
 function save(ctx: CommandContext, replace: boolean): void {
-  const typed = ctx.args.trim();
+  // (a name in quotes, as a shell would take it: `/save "my nb.ipynb"`)
+  const typed = ctx.args.trim().replace(/^(["'])(.*)\1$/, '$2');
   // `~/x.py` is in the home directory, as a shell (and IPython's %save) reads it.
   const file = typed === '~' || typed.startsWith('~/') ? join(homedir(), typed.slice(1)) : typed;
   const name = replace ? 'save!' : 'save';
@@ -25,7 +26,16 @@ function save(ctx: CommandContext, replace: boolean): void {
       ctx.print(`${path} exists and was left as it is; /save! ${typed} replaces it`);
       return;
     }
-    ctx.print(`Could not save ${path}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? `the folder ${dirname(path)} does not exist`
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (err as Error).message;
+    ctx.print(`Could not save ${path}: ${why}`);
   }
 }
 

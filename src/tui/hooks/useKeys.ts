@@ -54,6 +54,7 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
   end: ed.end,
   backspace: ed.backspace,
   deleteForward: ed.deleteForward,
+  deleteToSpace: ed.deleteToSpace,
   deleteWordBackward: ed.deleteWord,
   deleteWordForward: ed.deleteWordForward,
   killToStart: ed.killToStart,
@@ -62,6 +63,7 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
 
 /** The edits that kill text for Ctrl-Y, and whether the text was before the cursor. */
 const KILLS: ReadonlyMap<KeyCommand, boolean> = new Map([
+  ['deleteToSpace', true],
   ['deleteWordBackward', true],
   ['killToStart', true],
   ['deleteWordForward', false],
@@ -247,7 +249,7 @@ class KeyHandlers {
     else {
       const text = ed.editorText(s);
       const [from, to] = [ed.cursorOffset(s), ed.cursorOffset(after)];
-      this.kills.kill(removedText(text, from, ed.editorText(after), to, backward), backward);
+      this.kills.kill(removedText(text, from, ed.editorText(after), to, backward), backward, command);
     }
     return after;
   }
@@ -340,6 +342,15 @@ class KeyHandlers {
     const text = ed.editorText(editor);
     if (editor.row !== editor.lines.length - 1) return editing.setEditor(ed.newline(editor));
     if (!text.trim() || isCommandLine(text)) return this.submit(text);
+    // Node's .break (and .clear) on the last line of a cell being typed: the input is dropped.
+    const last = (editor.lines.at(-1) ?? '').trim();
+    if (backend.language === 'js' && editor.lines.length > 1 && (last === '.break' || last === '.clear')) {
+      editing.setEditor(ed.emptyEditor());
+      return this.latest.current.dispatch({
+        type: 'message',
+        text: `${last}: the cell being typed was dropped`,
+      });
+    }
     this.deciding = true;
     void backend
       .isComplete(text)

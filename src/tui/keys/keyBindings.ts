@@ -19,6 +19,7 @@ export type KeyCommand =
   | 'end'
   | 'backspace'
   | 'deleteForward'
+  | 'deleteToSpace'
   | 'deleteWordBackward'
   | 'deleteWordForward'
   | 'killToStart'
@@ -73,10 +74,12 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   { command: 'backspace', keys: ['backspace'] },
   { command: 'deleteForward', keys: ['delete'], description: 'delete the character under the cursor' },
   {
-    command: 'deleteWordBackward',
-    keys: ['ctrl+w', 'alt+backspace'],
-    description: 'delete the word before the cursor (Alt-D: after it)',
+    command: 'deleteToSpace',
+    keys: ['ctrl+w'],
+    description:
+      'delete back to the previous space (Alt-Backspace: the word before the cursor; Alt-D: after it)',
   },
+  { command: 'deleteWordBackward', keys: ['alt+backspace'] },
   { command: 'deleteWordForward', keys: ['alt+d'] },
   { command: 'killToStart', keys: ['ctrl+u'], description: 'delete to the start / end of the line (Ctrl-K)' },
   { command: 'killToEnd', keys: ['ctrl+k'] },

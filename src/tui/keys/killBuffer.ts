@@ -1,7 +1,8 @@
 /**
  * Ctrl-Y: the text the last kill removed (Ctrl-K, Ctrl-U, Ctrl-W, Alt-Backspace, Alt-D), as
- * readline and IPython's prompt keep it. Kills in a row add up, in the order the text had: Ctrl-W
- * twice yanks both words back. Any other key ends the row.
+ * IPython's prompt keeps it: the same word kill again adds up, in the order the text had (Ctrl-W
+ * twice yanks both words back); Ctrl-K and Ctrl-U, and a different kill, start afresh. Any other
+ * key ends the row.
  */
 
 /**
@@ -19,21 +20,28 @@ export function removedText(
   return backward ? before.slice(to, from) : before.slice(from, from + before.length - after.length);
 }
 
+const LINE_KILLS: ReadonlySet<string> = new Set(['killToStart', 'killToEnd']);
+
 export class KillBuffer {
   private text = '';
-  private inRow = false;
+  /** The kill just made, while no other key came after it. */
+  private last: string | undefined;
 
-  /** A kill removed `removed`; `backward`: it was before the cursor (Ctrl-U, Ctrl-W). */
-  kill(removed: string, backward: boolean): void {
+  /**
+   * A kill (`command`) removed `removed`; `backward`: it was before the cursor (Ctrl-U, Ctrl-W).
+   * Line kills never add up, as prompt_toolkit's kill-line and unix-line-discard.
+   */
+  kill(removed: string, backward: boolean, command: string): void {
     if (!removed) return;
-    if (!this.inRow) this.text = removed;
+    const again = this.last === command && !LINE_KILLS.has(command);
+    if (!again) this.text = removed;
     else this.text = backward ? removed + this.text : this.text + removed;
-    this.inRow = true;
+    this.last = command;
   }
 
   /** Any key but a kill. */
   other(): void {
-    this.inRow = false;
+    this.last = undefined;
   }
 
   /** What Ctrl-Y inserts ('' before any kill). */

@@ -134,14 +134,26 @@ export function wordRight(s: EditorState): EditorState {
   return { ...s, col: nextWord(line, s.col) };
 }
 
-/** Ctrl-U: delete from the start of the line to the cursor. */
+/** Ctrl-U: delete from the start of the line to the cursor (at the start, the line break before it). */
 export function killToStart(s: EditorState): EditorState {
+  if (s.col === 0) return backspace(s);
   return replaceLine(s, lineOf(s).slice(s.col), 0);
 }
 
-/** Ctrl-K: delete from the cursor to the end of the line. */
+/** Ctrl-K: delete from the cursor to the end of the line (at the end, the line break after it). */
 export function killToEnd(s: EditorState): EditorState {
+  if (s.col === lineOf(s).length) return deleteForward(s);
   return replaceLine(s, lineOf(s).slice(0, s.col), s.col);
+}
+
+/** Ctrl-W: delete back to the previous whitespace, as readline's unix-word-rubout (and IPython's). */
+export function deleteToSpace(s: EditorState): EditorState {
+  if (s.col === 0) return backspace(s);
+  const line = lineOf(s);
+  let from = s.col;
+  while (from > 0 && /\s/.test(line[from - 1] as string)) from--;
+  while (from > 0 && !/\s/.test(line[from - 1] as string)) from--;
+  return replaceLine(s, line.slice(0, from) + line.slice(s.col), from);
 }
 
 /** Ctrl-W, Alt-Backspace: delete the word before the cursor (a line break at the line start). */
