@@ -775,6 +775,18 @@ describe('fixes from trying it out', () => {
     expect(backend.ran[1]).toBe('a funfoo !');
   });
 
+  it("shows a long input() prompt whole while it is answered (%reset's, at 80 columns)", async () => {
+    const prompt = 'Once deleted, variables cannot be recovered. Proceed (y/[n])? ';
+    const { h } = start(
+      { '%reset': { events: [{ kind: 'input_request', prompt, password: false }], hold: true } },
+      { columns: 80 },
+    );
+    await run(h, '%reset');
+    await h.type('y');
+    // (before: "… deleted, variables cannot be recovered. Proceed (y/[n])? y", its start cut off)
+    await h.waitFor((f) => f.includes(`${prompt}y`));
+  });
+
   it('Ctrl-Y works in an input() answer too', async () => {
     const { h, backend } = start({
       'input()': { events: [{ kind: 'input_request', prompt: 'who? ', password: false }], hold: true },

@@ -148,6 +148,9 @@ export function promptTail(prompt: string, width: number): string {
     .join('')}`;
 }
 
+/** Columns an input() answer keeps beside a long prompt. */
+const ANSWER_COLUMNS = 12;
+
 /** input() waiting in the running cell: its prompt and what is typed (hidden for getpass). */
 export function InputLine({
   prompt,
@@ -168,8 +171,9 @@ export function InputLine({
         .join('')
     : line;
   const col = password ? graphemeCells(line.slice(0, value.col)).length : value.col;
-  // A prompt as wide as the window keeps only its end: half the line is left for the answer.
-  const shown = promptTail(prompt, Math.max(4, columns - Math.max(10, Math.floor(columns / 2)) - 1));
+  // The prompt whole, as a terminal shows it, with at least ANSWER_COLUMNS left for the answer
+  // (which scrolls there); only a prompt wider than that keeps just its end.
+  const shown = promptTail(prompt, Math.max(4, columns - ANSWER_COLUMNS - 1));
   const view = cursorWindow(masked, col, Math.max(4, columns - columnsOf(shown) - 1));
   return (
     <Text wrap="truncate-end">
