@@ -15,6 +15,14 @@ describe('/help', () => {
     for (const binding of KEY_BINDINGS) if (binding.description) expect(text).toContain(binding.description);
   });
 
+  it("in a JavaScript notebook, names Node's REPL commands too; not in a Python one", async () => {
+    const { ctx, did } = commandContext();
+    ctx.session = { ...ctx.session, language: 'js' };
+    await helpCommand.run(ctx);
+    expect(did.printed[0]?.replace(/\s+/g, ' ')).toContain('.load FILE (runs it), .save FILE');
+    expect(helpText(COMMANDS, 80)).not.toContain('.load');
+  });
+
   it('fits its width, with each description wrapped under its own start (a hanging indent)', () => {
     for (const columns of [60, 80, 120]) {
       const lines = helpText(COMMANDS, columns).split('\n');

@@ -17,8 +17,18 @@ function table(entries: readonly [string, string][], columns: number): string[] 
 }
 
 /** The help text: every command and every described key binding, from their definitions. */
-export function helpText(all: readonly SlashCommand[], columns = 80): string {
+export function helpText(all: readonly SlashCommand[], columns = 80, language = 'py'): string {
   const commands = all.filter((c) => !c.inHelpOf);
+  const node =
+    language === 'js'
+      ? [
+          wrapAnsi(
+            "Node's REPL commands work as cells too: .exit, .help, .load FILE (runs it), .save FILE (the session's cells), .break (drops the cell being typed).",
+            columns,
+            { hard: true },
+          ),
+        ]
+      : [];
   return [
     'Commands (type them at the prompt):',
     ...table(
@@ -28,6 +38,7 @@ export function helpText(all: readonly SlashCommand[], columns = 80): string {
     'Keys:',
     ...table(keysHelp(), columns),
     wrapAnsi('Pasting a script with "# %%" lines runs each part as its own cell.', columns, { hard: true }),
+    ...node,
   ].join('\n');
 }
 
@@ -35,5 +46,5 @@ export const helpCommand: SlashCommand = {
   name: 'help',
   aliases: ['?'],
   description: 'this help',
-  run: (ctx: CommandContext) => ctx.print(helpText(ctx.commands, ctx.columns)),
+  run: (ctx: CommandContext) => ctx.print(helpText(ctx.commands, ctx.columns, ctx.session.language)),
 };
