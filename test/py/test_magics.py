@@ -217,7 +217,10 @@ class Shell(MagicsTestCase):
 class Directories(MagicsTestCase):
     def test_cd_errors_go_on_and_the_stack_works(self):
         cell = self.run_cell("%cd /missing-dir-x\nprint('after')")
-        self.assertEqual(cell.stdout, "[Errno 2] No such file or directory: '/missing-dir-x'\nafter\n")
+        # (as IPython: the error, then the directory it is still in; -q leaves that out)
+        missing = "[Errno 2] No such file or directory: '/missing-dir-x'\n"
+        self.assertEqual(cell.stdout, missing + "%s\nafter\n" % os.path.realpath(self.dir))
+        self.assertEqual(self.run_cell("%cd -q /missing-dir-x").stdout, missing)
         self.assertEqual(self.run_cell("%pushd /").stdout, "/\n")
         self.assertEqual(self.run_cell("%popd").stdout, "popd -> %s\n" % self.dir)
         self.assertIn("Directory history", self.run_cell("%dhist").stdout)

@@ -19,7 +19,9 @@ def register(reg):
         try:
             os.chdir(os.path.expanduser(target))
         except OSError as exc:
-            print(exc)  # IPython prints the error and the cell goes on
+            print(exc)  # IPython prints the error and the cell goes on, and where it still is
+            if not quiet and dh:
+                print(dh[-1])
             return False
         cwd = os.getcwd()
         dh.append(cwd)
