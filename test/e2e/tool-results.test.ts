@@ -109,12 +109,15 @@ describe('item 1: output written up to the instant a kernel dies or is killed is
     for (const r of [exited, aborted, killed, really]) expect(r.isError).toBe(true);
   });
 
-  it('a line printed just before a C loop that holds the GIL, killed by the escalation', async () => {
-    // any() over an endless C iterator: one call that never lets SIGINT in.
-    const code = "import itertools\nprint('before the loop', flush=True)\nany(itertools.repeat(0))";
+  it('a line printed just before a C call that holds the GIL, killed by the escalation', async () => {
+    // libc's pause() called through PyDLL keeps the GIL, and with SIGINT blocked in the main thread
+    // nothing ends it: the kernel's other threads cannot run Python until it is killed. (As a C
+    // loop such as any(itertools.repeat(0)) would, without spending a core for 10 s.)
+    const code =
+      "import ctypes, signal\nprint('before the call', flush=True)\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\nctypes.PyDLL(None).pause()";
     const r = await tool([py(code, { timeout: 5 })]);
     expect(r.isError).toBe(true);
-    expect(r.text).toMatch(/^before the loop$/m);
+    expect(r.text).toMatch(/^before the call$/m);
     expect(r.cells[0]).toMatchObject({ timedOut: true, kernelKilled: true });
   });
 });
@@ -224,8 +227,12 @@ describe('item 3: a timeout is a timeout, and only the host can pause it', () =>
 
   it('a kernel kept busy between cells (a js timer that never returns) times the next cell out', async () => {
     // The cell's request reaches a kernel that never reads it: the timeout counts from the
-    // request, and the interrupt's escalation stops the kernel.
-    const r = await tool([js('setTimeout(() => { for (;;) {} }, 0); 1'), js('2', { timeout: 1 })]);
+    // request, and the interrupt's escalation stops the kernel. (The timer blocks in Atomics.wait
+    // as an endless loop would, without spending a core until the kill.)
+    const r = await tool([
+      js('setTimeout(() => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) }, 0); 1'),
+      js('2', { timeout: 1 }),
+    ]);
     expect(r.cells[0]).toMatchObject({ status: 'ok' });
     expect(r.cells[1]).toMatchObject({ timedOut: true, kernelKilled: true });
     expect(r.cells[1].notices[0]).toMatch(

@@ -177,9 +177,12 @@ describe('executor: timeouts and cancellation', () => {
     const ex = makeExecutor({ interruptEscalationMs: 800, shutdownGraceMs: 300 });
     const s = await ex.session();
     const [r] = await s.run([
-      py('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', {
-        timeout: 5,
-      }),
+      py(
+        'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)',
+        {
+          timeout: 5,
+        },
+      ),
     ]);
     expect(r).toMatchObject({ status: 'cancelled', timedOut: true, kernelKilled: true, retried: false });
     expect(r?.notices).toEqual([TIMEOUT_KILLED_NOTICE]);

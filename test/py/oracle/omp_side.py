@@ -135,3 +135,14 @@ def run_case(case, casedir, python):
         return {"cells": cells, "namespace": kernel.namespace()}
     finally:
         kernel.close()
+
+
+def is_complete_cases(cases, casedir, python):
+    """The is_complete cases, asked of one kernel in turn (a query changes nothing in it)."""
+    if not cases:
+        return []
+    kernel = Kernel(python, casedir)
+    try:
+        return [{"reply": kernel.is_complete(case["code"])} for case in cases]
+    finally:
+        kernel.close()
