@@ -230,6 +230,11 @@ describe('notebook screen', () => {
       await run(h, typed as string);
       await h.waitFor((f) => f.includes(said as string), said);
     }
+    // The answers stay in the session, as `node` prints them: the next keys do not wipe them.
+    await h.type('x');
+    await h.press(KEYS.backspace);
+    expect(h.frame()).toContain('Invalid REPL keyword');
+    expect(h.frame()).toContain('Failed to load: nope.js');
     // .break on the last line of a cell being typed drops the cell, as Node's REPL drops its input.
     await h.type('function h() {');
     await h.press('\x1b\r'); // Alt-Enter: a new line

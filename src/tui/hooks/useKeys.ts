@@ -11,8 +11,8 @@ import { useStdin } from '../ink.js';
 import { AnswerHistory } from '../keys/answerHistory.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
-import { KillBuffer, removedText } from '../keys/killBuffer.js';
-import { type NodeReplDeps, nodeReplCommand } from '../keys/nodeRepl.js';
+import { isKill, KillBuffer } from '../keys/killBuffer.js';
+import { droppingCommand, type NodeReplDeps, nodeReplCommand } from '../keys/nodeRepl.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
 import {
@@ -60,15 +60,6 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
   killToStart: ed.killToStart,
   killToEnd: ed.killToEnd,
 };
-
-/** The edits that kill text for Ctrl-Y, and whether the text was before the cursor. */
-const KILLS: ReadonlyMap<KeyCommand, boolean> = new Map([
-  ['deleteToSpace', true],
-  ['deleteWordBackward', true],
-  ['killToStart', true],
-  ['deleteWordForward', false],
-  ['killToEnd', false],
-]);
 
 /** What leaves IPython's terminal shell, typed as a cell of its own. */
 const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
@@ -125,7 +116,9 @@ class KeyHandlers {
           .map((c) => c.code.replace(/^\s*%%(js|javascript)[^\n]*\n/, '')),
       runCommand,
       run: (code, title) => runner.submit([{ code, title }]),
-      message: (text) => dispatch({ type: 'message', text }),
+      // (Printed into the session, as `node` prints them: a status-line message would vanish at
+      // the next key.)
+      message: (text) => dispatch({ type: 'info', text }),
     };
   }
 
@@ -244,13 +237,8 @@ class KeyHandlers {
     const edit = command && EDITS[command];
     if (!command || !edit) return undefined;
     const after = edit(s);
-    const backward = KILLS.get(command);
-    if (backward === undefined || !keep) this.kills.other();
-    else {
-      const text = ed.editorText(s);
-      const [from, to] = [ed.cursorOffset(s), ed.cursorOffset(after)];
-      this.kills.kill(removedText(text, from, ed.editorText(after), to, backward), backward, command);
-    }
+    const [from, to] = [ed.cursorOffset(s), ed.cursorOffset(after)];
+    this.kills.edited(command, ed.editorText(s), from, ed.editorText(after), to, keep);
     return after;
   }
 
@@ -266,7 +254,7 @@ class KeyHandlers {
   key(key: string) {
     const o = this.latest.current;
     const named = commandOf(key);
-    if (!named || (!KILLS.has(named) && named !== 'yank')) this.kills.other();
+    if (!isKill(named) && named !== 'yank') this.kills.other();
     if (key === 'ctrl+c') return this.ctrlC();
     this.disarm();
     // (Ctrl-Z suspends whatever has the keys, as a terminal's input() and readline's search do)
@@ -342,13 +330,12 @@ class KeyHandlers {
     const text = ed.editorText(editor);
     if (editor.row !== editor.lines.length - 1) return editing.setEditor(ed.newline(editor));
     if (!text.trim() || isCommandLine(text)) return this.submit(text);
-    // Node's .break (and .clear) on the last line of a cell being typed: the input is dropped.
-    const last = (editor.lines.at(-1) ?? '').trim();
-    if (backend.language === 'js' && editor.lines.length > 1 && (last === '.break' || last === '.clear')) {
+    const dropped = backend.language === 'js' ? droppingCommand(editor.lines) : undefined;
+    if (dropped) {
       editing.setEditor(ed.emptyEditor());
       return this.latest.current.dispatch({
         type: 'message',
-        text: `${last}: the cell being typed was dropped`,
+        text: `${dropped}: the cell being typed was dropped`,
       });
     }
     this.deciding = true;

@@ -22,6 +22,18 @@ export function removedText(
 
 const LINE_KILLS: ReadonlySet<string> = new Set(['killToStart', 'killToEnd']);
 
+/** The edits (key commands) that kill text for Ctrl-Y, and whether the text was before the cursor. */
+const KILLS: ReadonlyMap<string, boolean> = new Map([
+  ['deleteToSpace', true],
+  ['deleteWordBackward', true],
+  ['killToStart', true],
+  ['deleteWordForward', false],
+  ['killToEnd', false],
+]);
+
+/** Whether a key command kills text (Ctrl-Y can paste it back). */
+export const isKill = (command: string | undefined): boolean => command !== undefined && KILLS.has(command);
+
 export class KillBuffer {
   private text = '';
   /** The kill just made, while no other key came after it. */
@@ -37,6 +49,16 @@ export class KillBuffer {
     if (!again) this.text = removed;
     else this.text = backward ? removed + this.text : this.text + removed;
     this.last = command;
+  }
+
+  /**
+   * The edit `command` turned `before` (cursor at offset `from`) into `after` (cursor at `to`):
+   * keeps what it removed when it is a kill (`keep`: not in a password's answer), else ends the row.
+   */
+  edited(command: string, before: string, from: number, after: string, to: number, keep: boolean): void {
+    const backward = KILLS.get(command);
+    if (backward === undefined || !keep) this.other();
+    else this.kill(removedText(before, from, after, to, backward), backward, command);
   }
 
   /** Any key but a kill. */

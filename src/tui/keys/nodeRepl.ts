@@ -16,6 +16,7 @@ export interface NodeReplDeps {
   jsCells: () => string[];
   runCommand: (line: string) => void;
   run: (code: string, title: string) => void;
+  /** Prints an answer into the session. */
   message: (text: string) => void;
 }
 
@@ -52,6 +53,15 @@ export function nodeReplCommand(typed: string, deps: NodeReplDeps): boolean {
       deps.message('Invalid REPL keyword');
       return true;
   }
+}
+
+/**
+ * Node's `.break` (or `.clear`) typed on the last line of a cell of several lines abandons the
+ * input, as in `node`'s multi-line mode: the command, when it does.
+ */
+export function droppingCommand(lines: readonly string[]): string | undefined {
+  const last = (lines.at(-1) ?? '').trim();
+  return lines.length > 1 && (last === '.break' || last === '.clear') ? last : undefined;
 }
 
 function load(file: string, deps: NodeReplDeps) {
