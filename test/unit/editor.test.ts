@@ -99,22 +99,27 @@ describe('editing by grapheme', () => {
   });
 
   it('moves and deletes by word (Alt-B/F, Ctrl-Left/Right, Alt-Backspace, Ctrl-W, Alt-D)', () => {
+    // As IPython's editor (editor-words-ipython.test.ts has it as the oracle): punctuation is a
+    // word of its own, `_` belongs to a name, and the keys go over line breaks.
     const s = fromText('total = compute(alpha, beta)');
-    expect(wordLeft(s).col).toBe('total = compute(alpha, '.length);
-    expect(wordLeft(wordLeft(s)).col).toBe('total = compute('.length);
+    expect(wordLeft(s).col).toBe('total = compute(alpha, beta'.length);
+    expect(wordLeft(wordLeft(s)).col).toBe('total = compute(alpha, '.length);
     const atStart = home(s);
     expect(wordRight(atStart).col).toBe('total'.length);
-    expect(wordRight(wordRight(atStart)).col).toBe('total = compute'.length);
-    expect(editorText(deleteWord(s))).toBe('total = compute(alpha, ');
+    expect(wordRight(wordRight(atStart)).col).toBe('total ='.length);
+    expect(editorText(deleteWord(s))).toBe('total = compute(alpha, beta');
     expect(editorText(deleteWordForward(atStart))).toBe(' = compute(alpha, beta)');
-    // As IPython's editor: `.` parts names, `_` belongs to one (Unicode alone joins `foo.bar_baz`).
     const call = fromText('foo.bar_baz(qux)');
-    expect(wordLeft(call).col).toBe('foo.bar_baz('.length);
-    expect(wordLeft(wordLeft(call)).col).toBe('foo.'.length);
-    expect(wordRight(home(call)).col).toBe('foo'.length);
+    expect(wordLeft({ ...call, col: 'foo.bar_baz'.length }).col).toBe('foo.'.length);
     expect(editorText(deleteWord({ ...call, col: 'foo.bar_baz'.length }))).toBe('foo.(qux)');
-    // A word keeps its combining marks.
+    expect(editorText(deleteWordForward({ ...fromText('x = "hello" + y'), col: 4 }))).toBe('x = " + y');
+    expect(editorText(deleteWord({ ...fromText('ab\ncd'), row: 1, col: 0 }))).toBe('cd');
+    // A departure, for Python's Unicode names: a word is of any letters (IPython's are ASCII
+    // only, so `café` is two words there), and keeps its combining marks and emoji whole.
     expect(wordLeft(fromText('x = cafe\u0301')).col).toBe('x = '.length);
+    expect(wordLeft(fromText('x = café')).col).toBe('x = '.length);
+    expect(editorText(deleteWord(fromText('a = "👩‍👩‍👧🇫🇷')))).toBe('a = ');
+    expect(wordRight({ ...fromText('名前 = 1'), col: 0 }).col).toBe('名前'.length);
   });
 
   it('never keeps a lone surrogate, even pasted', () => {

@@ -6,9 +6,9 @@
 import { autoIndent, type CellLanguage, cellLanguage } from '../../eval/index.js';
 import {
   nextGrapheme,
-  nextWord,
+  nextWordEnd,
   previousGrapheme,
-  previousWord,
+  previousWordStart,
   snapToGrapheme,
   wellFormed,
 } from './graphemes.js';
@@ -121,17 +121,34 @@ export function move(s: EditorState, dRow: number, dCol: number): EditorState {
 export const home = (s: EditorState): EditorState => ({ ...s, col: 0 });
 export const end = (s: EditorState): EditorState => ({ ...s, col: lineOf(s).length });
 
+/** The state of `text` with the cursor at offset `offset` of it. */
+function atOffset(text: string, offset: number): EditorState {
+  const lines = text.split('\n');
+  const before = text.slice(0, offset).split('\n');
+  return { lines, row: before.length - 1, col: (before.at(-1) ?? '').length };
+}
+
+/** The text with what lies between offsets `from` and `to` deleted, the cursor at `from`. */
+const cut = (s: EditorState, from: number, to: number): EditorState => {
+  const text = editorText(s);
+  return atOffset(text.slice(0, from) + text.slice(to), from);
+};
+
+/*
+ * Word motions and deletions as IPython's (prompt_toolkit's): a word is a run of a name's
+ * characters or a run of other characters but space, found over the whole cell (see graphemes.ts).
+ */
+
 /** Alt-B, Ctrl-Left: to the start of the word before the cursor (across lines). */
 export function wordLeft(s: EditorState): EditorState {
-  if (s.col === 0 && s.row > 0) return { ...s, row: s.row - 1, col: (s.lines[s.row - 1] ?? '').length };
-  return { ...s, col: previousWord(lineOf(s), s.col) };
+  const to = previousWordStart(editorText(s), cursorOffset(s));
+  return to === undefined ? s : atOffset(editorText(s), to);
 }
 
 /** Alt-F, Ctrl-Right: to the end of the word after the cursor (across lines). */
 export function wordRight(s: EditorState): EditorState {
-  const line = lineOf(s);
-  if (s.col === line.length && s.row < s.lines.length - 1) return { ...s, row: s.row + 1, col: 0 };
-  return { ...s, col: nextWord(line, s.col) };
+  const to = nextWordEnd(editorText(s), cursorOffset(s));
+  return to === undefined ? s : atOffset(editorText(s), to);
 }
 
 /** Ctrl-U: delete from the start of the line to the cursor (at the start, the line break before it). */
@@ -146,29 +163,26 @@ export function killToEnd(s: EditorState): EditorState {
   return replaceLine(s, lineOf(s).slice(0, s.col), s.col);
 }
 
-/** Ctrl-W: delete back to the previous whitespace, as readline's unix-word-rubout (and IPython's). */
+/**
+ * Ctrl-W: delete back to the previous space, as readline's unix-word-rubout and IPython's (over a
+ * line break too); with only space before the cursor, all of it.
+ */
 export function deleteToSpace(s: EditorState): EditorState {
-  if (s.col === 0) return backspace(s);
-  const line = lineOf(s);
-  let from = s.col;
-  while (from > 0 && /\s/.test(line[from - 1] as string)) from--;
-  while (from > 0 && !/\s/.test(line[from - 1] as string)) from--;
-  return replaceLine(s, line.slice(0, from) + line.slice(s.col), from);
+  const at = cursorOffset(s);
+  return cut(s, previousWordStart(editorText(s), at, true) ?? 0, at);
 }
 
-/** Ctrl-W, Alt-Backspace: delete the word before the cursor (a line break at the line start). */
+/** Alt-Backspace: delete the word before the cursor (with only space before it, all of it). */
 export function deleteWord(s: EditorState): EditorState {
-  if (s.col === 0) return backspace(s);
-  const line = lineOf(s);
-  const from = previousWord(line, s.col);
-  return replaceLine(s, line.slice(0, from) + line.slice(s.col), from);
+  const at = cursorOffset(s);
+  return cut(s, previousWordStart(editorText(s), at) ?? 0, at);
 }
 
-/** Alt-D: delete the word after the cursor. */
+/** Alt-D: delete to the end of the word after the cursor (as Alt-F moves). */
 export function deleteWordForward(s: EditorState): EditorState {
-  const line = lineOf(s);
-  if (s.col === line.length) return deleteForward(s);
-  return replaceLine(s, line.slice(0, s.col) + line.slice(nextWord(line, s.col)), s.col);
+  const at = cursorOffset(s);
+  const to = nextWordEnd(editorText(s), at);
+  return to === undefined ? s : cut(s, at, to);
 }
 
 /** Replaces the text between two offsets of the cursor's line (a completion), cursor after it. */

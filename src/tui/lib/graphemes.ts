@@ -5,7 +5,6 @@
 import { columnsOf } from './textWidth.js';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-const words = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 /** The offset of the grapheme boundary before `offset` (0 at the start). */
 export function previousGrapheme(text: string, offset: number): number {
@@ -32,33 +31,55 @@ export function snapToGrapheme(text: string, offset: number): number {
   return graphemes.segment(text).containing(offset)?.index ?? offset;
 }
 
-/** A name's characters: letters, digits, marks and `_` (not `.`, which joins names in code). */
-const NAME_RUN = /[\p{L}\p{N}\p{M}\p{Pc}]+/gu;
+/** A name's characters: letters, digits, marks and `_` (Python's names may be Unicode). */
+const NAME = /^[\p{L}\p{N}\p{M}\p{Pc}]/u;
+const SPACE = /^\s/;
 
 /**
- * The words of `text` as [start, end] offsets: Unicode's word segments (a CJK word, a word with
- * its combining marks), each cut further at what is not a name's character, as IPython's editor
- * moves: `foo.bar_baz` is two words (Unicode takes it as one, as it takes `e.g.`).
+ * What a grapheme is to a word motion: white space (0), a name's character (1), anything else
+ * (2). `bigWord`: only space and the rest, as Ctrl-W sees it.
  */
-function wordSpans(text: string): [number, number][] {
-  const spans: [number, number][] = [];
-  for (const segment of words.segment(text)) {
-    if (!segment.isWordLike) continue;
-    for (const run of segment.segment.matchAll(NAME_RUN))
-      spans.push([segment.index + run.index, segment.index + run.index + run[0].length]);
-  }
-  return spans;
+const kindOf = (g: string, bigWord: boolean) => (SPACE.test(g) ? 0 : bigWord || NAME.test(g) ? 1 : 2);
+
+/**
+ * The words of the text as IPython's editor (prompt_toolkit's Document) finds them: a run of a
+ * name's characters, or a run of anything else but space (`(`, `"`, `+=`), over any number of
+ * lines. Runs are of graphemes, so a motion never parts an emoji or a letter from its marks.
+ */
+function graphemeKinds(text: string, bigWord: boolean): { index: number; end: number; kind: number }[] {
+  const out: { index: number; end: number; kind: number }[] = [];
+  for (const { segment, index } of graphemes.segment(text))
+    out.push({ index, end: index + segment.length, kind: kindOf(segment, bigWord) });
+  return out;
 }
 
-/** The start of the word before `offset` (skipping spaces and punctuation first), as Alt-B. */
-export function previousWord(text: string, offset: number): number {
-  return wordSpans(text.slice(0, offset)).at(-1)?.[0] ?? 0;
+/**
+ * The start of the word before `offset`, as prompt_toolkit's find_previous_word_beginning (Alt-B,
+ * Alt-Backspace; Ctrl-W with `bigWord`): undefined when only space is before it.
+ */
+export function previousWordStart(text: string, offset: number, bigWord = false): number | undefined {
+  const cells = graphemeKinds(text.slice(0, offset), bigWord);
+  let i = cells.length - 1;
+  while (i >= 0 && cells[i]?.kind === 0) i--;
+  const kind = cells[i]?.kind;
+  if (kind === undefined) return undefined;
+  while (i > 0 && cells[i - 1]?.kind === kind) i--;
+  return cells[i]?.index;
 }
 
-/** The end of the word after `offset`, as Alt-F. */
-export function nextWord(text: string, offset: number): number {
-  const first = wordSpans(text.slice(offset))[0];
-  return first ? offset + first[1] : text.length;
+/**
+ * The end of the word after `offset`, as prompt_toolkit's find_next_word_ending (Alt-F, Alt-D):
+ * the search starts one character on, so `"x` and `a.` are one step from their start. Undefined
+ * when no word starts after the character at `offset` (IPython then leaves the cursor).
+ */
+export function nextWordEnd(text: string, offset: number): number | undefined {
+  const cells = graphemeKinds(text.slice(offset), false);
+  let i = 1;
+  while (i < cells.length && cells[i]?.kind === 0) i++;
+  const kind = cells[i]?.kind;
+  if (kind === undefined) return undefined;
+  while (i + 1 < cells.length && cells[i + 1]?.kind === kind) i++;
+  return offset + (cells[i]?.end ?? 0);
 }
 
 /** Text without lone UTF-16 surrogates (a Python kernel cannot encode them). */
