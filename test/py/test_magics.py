@@ -346,7 +346,7 @@ class UnknownOptions(MagicsTestCase):
             "%cd -z /tmp": 'option -z not recognized ( allowed: "qb" )',
             "%bookmark -z": 'option -z not recognized ( allowed: "drl" )',
             "%run -z x.py": 'option -z not recognized ( allowed: "nidtN:b:pD:l:rs:T:em:G" )',
-            "%run -t x.py": "%run -t is not supported here (supported: -i, -e, -n, -m)",
+            "%run -q x.py": 'option -q not recognized ( allowed: "nidtN:b:pD:l:rs:T:em:G" )',
         }
         self.assert_usage_errors(cases)
         self.run_cell("%load_ext storemagic")
@@ -480,6 +480,43 @@ class Files(MagicsTestCase):
         self.assertFalse(self.run_cell("import sys; any(p.endswith('sub') for p in sys.path)").plain == "True")
         write("bad.ipynb", "{not json")
         self.assertIn("is not a notebook", self.run_cell("%run bad.ipynb").error["evalue"])
+
+    def test_run_times_profiles_and_debugs_a_script_as_ipython(self):
+        with open(os.path.join(self.dir, "s.py"), "w") as handle:
+            handle.write("import sys\nprint('hi', sys.argv[1:])\ntotal = sum(range(1000))\n")
+        # -t: IPython's report after the script's output; -N: that many runs
+        timed = self.run_cell("%run -t s.py a")
+        self.assertRegex(
+            timed.stdout,
+            r"^hi \['a'\]\n\nIPython CPU timings \(estimated\):\n  User   : +\d+\.\d\d s\.\n"
+            r"  System : +\d+\.\d\d s\.\nWall time: +\d+\.\d\d s\.\n$",
+        )
+        many = self.run_cell("%run -tN3 s.py")
+        self.assertEqual(many.stdout.count("hi []"), 3)
+        self.assertIn("Total runs performed: 3\n  Times  :      Total      Per run\n", many.stdout)
+        self.assertEqual(self.run_cell("%run -t -N0 s.py").stderr, "ERROR:root:Number of runs must be >=1\n")
+        self.assertEqual(self.run_cell("total").plain, "499500")
+        # -p: the profile, as %prun prints it; -r: the stats are the value; -D: the stats in a file
+        profiled = self.run_cell("%run -p -s cumulative -l 4 s.py")
+        self.assertIn("function calls", profiled.stdout)
+        self.assertIn("Ordered by: cumulative time", profiled.stdout)
+        self.assertIn("due to restriction <4>", profiled.stdout)
+        self.run_cell("st = %run -p -r s.py")
+        self.assertEqual(self.run_cell("type(st).__name__").plain, "'Stats'")
+        dumped = self.run_cell("%run -p -D s.prof s.py")
+        self.assertIn("*** Profile stats marshalled to file 's.prof'.", dumped.stdout)
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "s.prof")) > 0)
+        # -d: pdb from the script's first line (not the kernel's), then on to the -b breakpoint
+        debugged = self.run_cell("%run -d -b 3 s.py", allow_stdin=True, answers=["c", "c"])
+        self.assertIn("Breakpoint 1 at %s:3\n" % os.path.join(os.path.realpath(self.dir), "s.py"), debugged.stdout)
+        self.assertRegex(debugged.stdout, r"s\.py\(1\)<module>\(\)\n-> import sys\n")
+        self.assertRegex(debugged.stdout, r"hi \[\]\n> .*s\.py\(3\)<module>\(\)")
+        self.assertEqual(self.run_cell("%run -d -b x s.py").ename, "UsageError")
+        # -m MODULE: the words after it are the module's, options too; its exit(0) says nothing
+        helped = self.run_cell("%run -m json.tool -h")
+        self.assertIn("usage:", helped.stdout)
+        self.assertIsNone(helped.error)
+        self.assertEqual(helped.stderr, "")
 
     def test_autoreload_takes_a_changed_module_and_old_objects_see_it(self):
         path = os.path.join(self.dir, "amod.py")

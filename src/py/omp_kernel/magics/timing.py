@@ -1,6 +1,7 @@
 """Timing and profiling: %time / %%time, %timeit / %%timeit, %prun / %%prun, with IPython's
 output. Their arguments are code, so they are not expanded; IPython syntax inside them works."""
 import math
+import sys
 import time
 
 
@@ -35,6 +36,46 @@ def _cpu():
 
         times = os.times()
         return times.user, times.system
+
+
+def profile_call(api, run, opts):
+    """%run -p: `run()` under cProfile, its stats printed as IPython prints them (sorted by -s KEY,
+    internal time unless given; cut to -l LIMIT; file paths stripped), -D FILE keeping the raw
+    stats and -T FILE the printout. Returns the stats (the cell's value with -r)."""
+    import io
+
+    cProfile = api.private_import("cProfile")
+    pstats = api.private_import("pstats")
+    profile = cProfile.Profile()
+    caught = ""
+    try:
+        profile.runcall(run)
+    except SystemExit:
+        caught = "*** SystemExit exception caught in code being profiled."
+    printout = io.StringIO()
+    stats = pstats.Stats(profile, stream=printout).strip_dirs().sort_stats(opts.get("s", "time"))
+    limit = opts.get("l")
+    if limit:
+        try:
+            limit = int(limit)
+        except ValueError:
+            try:
+                limit = float(limit)
+            except ValueError:
+                pass
+    stats.print_stats(*([limit] if limit else []))
+    stats.stream = sys.stdout
+    text = printout.getvalue().rstrip()
+    print(text)
+    print(caught, end=" ")
+    if opts.get("D"):
+        profile.dump_stats(opts["D"])
+        print("\n*** Profile stats marshalled to file %r.%s" % (opts["D"], caught))
+    if opts.get("T"):
+        with open(opts["T"], "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print("\n*** Profile printout saved to text file %r.%s" % (opts["T"], caught))
+    return stats
 
 
 class TimeitResult(object):
