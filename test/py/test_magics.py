@@ -511,7 +511,11 @@ class Files(MagicsTestCase):
         self.assertIn("Breakpoint 1 at %s:3\n" % os.path.join(os.path.realpath(self.dir), "s.py"), debugged.stdout)
         self.assertRegex(debugged.stdout, r"s\.py\(1\)<module>\(\)\n-> import sys\n")
         self.assertRegex(debugged.stdout, r"hi \[\]\n> .*s\.py\(3\)<module>\(\)")
-        self.assertEqual(self.run_cell("%run -d -b x s.py").ename, "UsageError")
+        self.assertEqual(self.run_cell("%run -d -b x s.py", allow_stdin=True).ename, "UsageError")
+        # (where a cell cannot ask for input, as in the eval tool, it says so instead of a traceback)
+        asked = self.run_cell("%run -d s.py")
+        self.assertEqual(asked.ename, "UsageError")
+        self.assertIn("cannot ask for input", asked.error["evalue"])
         # -m MODULE: the words after it are the module's, options too; its exit(0) says nothing
         helped = self.run_cell("%run -m json.tool -h")
         self.assertIn("usage:", helped.stdout)

@@ -356,6 +356,8 @@ def _timed(run, runs):
 def _debug(api, UsageError, run, path, where):
     """%run -d: the script under pdb (the standard library's, as %debug), stopping at its first
     line, with a breakpoint at -b LINE (IPython's `[FILE:]LINE`)."""
+    if not api.stdin_allowed:
+        raise UsageError("%run -d needs its prompts answered, and this cell cannot ask for input (run it in the notebook)")
     pdb = api.private_import("pdb")
     file, _, line = where.rpartition(":")
     file = file or path
