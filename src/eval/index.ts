@@ -62,7 +62,15 @@ export { type Logger, silentLogger, streamLogger } from './logger.js';
 export { ArtifactFile } from './output/artifact.js';
 export { type ImageOutput, type StatusEvent, shownStatusLine } from './output/display.js';
 export { OutputSink, resolveArtifact, type Truncation } from './output/outputSink.js';
-export { cutPoint, isPlainText, oneLine, plainText, sanitize } from './output/text.js';
+export {
+  applyBackspaces,
+  cutPoint,
+  dropLastChars,
+  isPlainText,
+  oneLine,
+  plainText,
+  sanitize,
+} from './output/text.js';
 export type {
   BridgeHandler,
   BridgeRequest,

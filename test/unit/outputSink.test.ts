@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OutputSink, resolveArtifact } from '../../src/eval/output/outputSink.js';
-import { sanitize } from '../../src/eval/output/text.js';
+import { applyBackspaces, sanitize } from '../../src/eval/output/text.js';
 
 function sinkOf(chunks: string[], limits = {}) {
   const sink = new OutputSink(limits);
@@ -52,6 +52,21 @@ describe('sanitize: every kind of escape sequence', () => {
 });
 
 describe('OutputSink', () => {
+  it('takes a character off the line for each backspace, as Jupyter does, across reads', () => {
+    // A spinner's reads; an emoji goes whole; a backspace at a line's start or after a \r takes nothing.
+    const sink = sinkOf([
+      'working |',
+      '\b/',
+      '\b-',
+      '\b\\',
+      '\b|',
+      '\b\b\b\b\b\b\b\b\bdone 😀\b!\n\bnext',
+      '\r\bx\n',
+    ]);
+    expect(sink.text).toBe('done !\nx\n');
+    expect(applyBackspaces('\b\bab\bc\n\bd')).toEqual({ text: 'ac\nd', before: 2 });
+  });
+
   it('keeps small output whole', () => {
     const sink = sinkOf(['a\n', 'b', 'c\n', 'open']);
     expect(sink.text).toBe('a\nbc\nopen');

@@ -73,6 +73,20 @@ describe("a cell's output in the notebook", () => {
     expect(keptChars(buffer)).toBeLessThanOrEqual(KEPT_CHARS);
   });
 
+  it('takes a character off the line for each backspace, as Jupyter does, across reads', () => {
+    const buffer = new OutputBuffer(nothingToSpill);
+    // A spinner: one character, then `\b` and the next one, each in a read of its own.
+    buffer.appendText('stdout', 'working |');
+    for (const c of '/-\\|') {
+      buffer.snapshot();
+      buffer.appendText('stdout', `\b${c}`);
+    }
+    expect(buffer.snapshot().head).toMatchObject([{ text: 'working |' }]);
+    buffer.appendText('stdout', '\b\b\b\b\b\b\b\b\bdone 😀\b!\n\bnext\n');
+    buffer.end();
+    expect(rowsOf(buffer.snapshot()).map((r) => r.kind === 'text' && r.text)).toEqual(['done !', 'next']);
+  });
+
   it('shows a line that ends in \\r until text replaces it, as a terminal does', () => {
     const buffer = new OutputBuffer(nothingToSpill);
     // A progress indicator that ends each update with \r: each read shows the latest.

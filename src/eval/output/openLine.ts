@@ -5,7 +5,7 @@
  * some 3 ms a megabyte here, most of it in fresh pages, which is what a tool call that printed
  * lines of a megabyte spent most of its time on. Only short ranges are ever joined.
  */
-import { wholeCutPoint } from './text.js';
+import { dropLastChars, wholeCutPoint } from './text.js';
 
 /** The UTF-16 unit at `at` of the pieces joined (NaN past the end). */
 export function charCodeAt(parts: readonly string[], at: number): number {
@@ -58,6 +58,19 @@ export class OpenLine {
     if (!rest) return;
     this.parts.push(rest);
     this.length += rest.length;
+  }
+
+  /** Takes the last `n` characters off the line (backspaces, see applyBackspaces). */
+  dropLast(n: number): void {
+    let left = n;
+    while (left > 0 && this.parts.length) {
+      const part = this.parts.at(-1) as string;
+      const kept = dropLastChars(part, left);
+      left -= [...part.slice(kept.length)].length;
+      this.length -= part.length - kept.length;
+      if (kept) this.parts[this.parts.length - 1] = kept;
+      else this.parts.pop();
+    }
   }
 
   /** Where a cut at `at` would leave whole characters (see cutPointOf). */

@@ -7,7 +7,14 @@
  */
 import { ArtifactFile } from './artifact.js';
 import { charCodeAt, cutPointOf, OpenLine, sliceOf } from './openLine.js';
-import { isPlainText, PARTIAL_ESCAPE, PARTIAL_ESCAPE_CAP, sanitize, tailStart } from './text.js';
+import {
+  applyBackspaces,
+  isPlainText,
+  PARTIAL_ESCAPE,
+  PARTIAL_ESCAPE_CAP,
+  sanitize,
+  tailStart,
+} from './text.js';
 
 export { artifactDir, resolveArtifact } from './artifact.js';
 
@@ -90,6 +97,11 @@ export class OutputSink {
     }
     let text = this.carry + chunk;
     this.carry = '';
+    if (text.includes('\b')) {
+      const erased = applyBackspaces(text);
+      text = erased.text;
+      if (erased.before) this.line.dropLast(erased.before);
+    }
     // Most output has neither a control character nor a `\r`: one scan says so, and then there is
     // nothing to clean up, nor any `\r` to look for again.
     const plain = isPlainText(text);

@@ -35,6 +35,46 @@ export function isPlainText(text: string): boolean {
   return !CONTROL_OR_CR.test(text);
 }
 
+/**
+ * Backspaces as Jupyter applies them: each `\b` takes away the character before it on its line
+ * (a character outside the BMP whole), none at a line's start or after a `\r`. Returns the text
+ * without them, and how many came before any character of the text's first line: those take
+ * characters from the line printed before (a spinner writes `\b|`, `\b/`, ... one at a time).
+ */
+export function applyBackspaces(text: string): { text: string; before: number } {
+  if (!text.includes('\b')) return { text, before: 0 };
+  const out: string[] = [];
+  let line: string[] = [];
+  let before = 0;
+  let first = true;
+  let restarted = false;
+  for (const char of text) {
+    if (char === '\b') {
+      const last = line.at(-1);
+      if (last !== undefined && last !== '\r') line.pop();
+      else if (last === undefined && first && !restarted) before++;
+    } else if (char === '\n') {
+      out.push(line.join(''), '\n');
+      line = [];
+      first = false;
+    } else {
+      if (char === '\r') restarted = true;
+      line.push(char);
+    }
+  }
+  out.push(line.join(''));
+  return { text: out.join(''), before };
+}
+
+/** `text` less its last `n` characters (a character outside the BMP whole). */
+export function dropLastChars(text: string, n: number): string {
+  let end = text.length;
+  for (let i = 0; i < n && end > 0; i++)
+    end -=
+      end >= 2 && isHighSurrogate(text.charCodeAt(end - 2)) && text.charCodeAt(end - 1) >= 0xdc00 ? 2 : 1;
+  return text.slice(0, end);
+}
+
 /** The bidirectional overrides and isolates (a caller's title must not reorder what follows it). */
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
 

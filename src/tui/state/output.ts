@@ -6,7 +6,7 @@
  * terminal would.
  */
 import type { ImageOutput } from '../../eval/index.js';
-import { cutPoint, isPlainText, sanitize } from '../../eval/index.js';
+import { applyBackspaces, cutPoint, dropLastChars, isPlainText, sanitize } from '../../eval/index.js';
 import type { Row, Stream, TextRow } from './outputRows.js';
 import { KEPT_CHARS, Rows, TAIL_ROWS } from './outputRows.js';
 import { BatchReader, detached, tailCut, textsFrom } from './outputText.js';
@@ -161,7 +161,10 @@ export class OutputBuffer {
         const nl = text.indexOf('\n', start);
         // (A line's `\r\n` ends it as `\n` does.)
         const piece = nl === -1 ? text.slice(start) : text.slice(start, text[nl - 1] === '\r' ? nl - 1 : nl);
-        if (nl !== -1 || piece) this.addPiece(stream, sanitize(piece), nl !== -1, rich);
+        if (nl !== -1 || piece) {
+          const { text: shown, before } = applyBackspaces(piece);
+          this.addPiece(stream, sanitize(shown), nl !== -1, rich, before);
+        }
         if (nl === -1) break;
         start = nl + 1;
       }
@@ -217,7 +220,8 @@ export class OutputBuffer {
     return this.rich.length - 1;
   }
 
-  private addPiece(stream: Stream, piece: string, closed: boolean, rich?: number): void {
+  /** `erase`: backspaces before the piece's first character, taking characters off the open line. */
+  private addPiece(stream: Stream, piece: string, closed: boolean, rich?: number, erase = 0): void {
     const last = this.rows.last();
     // A `\r` at the end moves to the line's start, as a terminal's cursor: the line shows as it
     // is until text comes (a progress indicator that ends its updates with `\r`, or a `\r\n`
@@ -232,12 +236,14 @@ export class OutputBuffer {
     if (last?.kind === 'text' && last.open && last.stream === stream && last.rich === rich) {
       const keep = cr === -1 && (!last.rewind || !body);
       const { open: _, rewind: _r, ...rest } = last;
-      row = this.clamped(
-        closed ? rest : { ...rest, open: true },
-        keep ? last.text : '',
-        visible,
-        keep ? (last.cut ?? 0) : 0,
-      );
+      let [base, cut] = keep ? [last.text, last.cut ?? 0] : ['', 0];
+      if (erase && keep && !last.rewind) {
+        // (Characters past MAX_LINE_CHARS go first: they are the line's last.)
+        const uncut = Math.min(cut, erase);
+        cut -= uncut;
+        base = dropLastChars(base, erase - uncut);
+      }
+      row = this.clamped(closed ? rest : { ...rest, open: true }, base, visible, cut);
       if (rewind) row.rewind = true;
       this.rows.replaceLast(row);
       return;
