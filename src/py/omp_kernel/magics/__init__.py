@@ -49,12 +49,12 @@ class Registry(object):
 
 class Magics(object):
     def __init__(self, api):
-        from . import capture, debug, files, help, history, namespace, script, session, system, timing
+        from . import capture, debug, files, help, history, namespace, runscript, script, session, system, timing
 
         self.api = api
         self.reg = Registry(api)
         self.reg.magics = self
-        for module in (namespace, files, system, script, timing, capture, history, session, debug, help):
+        for module in (namespace, files, runscript, system, script, timing, capture, history, session, debug, help):
             module.register(self.reg)
         import builtins
 
