@@ -160,12 +160,16 @@ def _run_script(api, UsageError, path, argv, opts, saved_argv, saved_main):
     else:
         ns = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
 
+    quit_debugger = api.private_import("bdb").BdbQuit if "d" in opts else ()
+
     def run():
         try:
             exec(code, ns)
         except SystemExit as exc:
             if exc.code not in (None, 0) and "e" not in opts:
                 _show_exit(api, exc)
+        except quit_debugger:
+            raise  # (pdb's `q`: the debugger ends the run, quietly)
         except Exception:
             api.show_traceback()  # as IPython: the script's error is shown and the cell goes on
 
