@@ -65,6 +65,9 @@ describe('OutputSink', () => {
     ]);
     expect(sink.text).toBe('done !\nx\n');
     expect(applyBackspaces('\b\bab\bc\n\bd')).toEqual({ text: 'ac\nd', before: 2 });
+    // Colour is no character: a backspace after it takes the character before it, the colour stays.
+    const red = '\x1b[31mabc\x1b[0m';
+    expect(sinkOf([`${red}\bX\n`, red, '\bX\n']).text).toBe('\x1b[31mab\x1b[0mX\n'.repeat(2));
   });
 
   it('keeps small output whole', () => {

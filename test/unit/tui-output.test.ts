@@ -85,6 +85,15 @@ describe("a cell's output in the notebook", () => {
     buffer.appendText('stdout', '\b\b\b\b\b\b\b\b\bdone 😀\b!\n\bnext\n');
     buffer.end();
     expect(rowsOf(buffer.snapshot()).map((r) => r.kind === 'text' && r.text)).toEqual(['done !', 'next']);
+    // Colour is no character: the backspace takes the `c` before it, in one read or across two.
+    const coloured = new OutputBuffer(nothingToSpill);
+    coloured.appendText('stdout', '\x1b[31mabc\x1b[0m\bX\n\x1b[31mabc\x1b[0m');
+    coloured.snapshot();
+    coloured.appendText('stdout', '\bX\n');
+    expect(rowsOf(coloured.snapshot()).map((r) => r.kind === 'text' && r.text)).toEqual([
+      '\x1b[31mab\x1b[0mX',
+      '\x1b[31mab\x1b[0mX',
+    ]);
   });
 
   it('shows a line that ends in \\r until text replaces it, as a terminal does', () => {

@@ -62,15 +62,9 @@ export class OpenLine {
 
   /** Takes the last `n` characters off the line (backspaces, see applyBackspaces). */
   dropLast(n: number): void {
-    let left = n;
-    while (left > 0 && this.parts.length) {
-      const part = this.parts.at(-1) as string;
-      const kept = dropLastChars(part, left);
-      left -= [...part.slice(kept.length)].length;
-      this.length -= part.length - kept.length;
-      if (kept) this.parts[this.parts.length - 1] = kept;
-      else this.parts.pop();
-    }
+    const kept = dropLastChars(this.toString(), n);
+    this.parts = kept ? [kept] : [];
+    this.length = kept.length;
   }
 
   /** Where a cut at `at` would leave whole characters (see cutPointOf). */

@@ -35,11 +35,18 @@ export function isPlainText(text: string): boolean {
   return !CONTROL_OR_CR.test(text);
 }
 
+/* A character (a pair of surrogates whole) or an escape sequence, for applyBackspaces. */
+const CHARACTER_OR_ESCAPE = new RegExp(`${ESCAPES.source}|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[^]`, 'g');
+/* A colour sequence at the end of a text (rows keep colour, see sanitize). */
+const TRAILING_SGR = /\x1b\[[0-9;:]*m$/;
+const isEscape = (token: string) => token.charCodeAt(0) === 0x1b || token.charCodeAt(0) === 0x9b;
+
 /**
  * Backspaces as Jupyter applies them: each `\b` takes away the character before it on its line
- * (a character outside the BMP whole), none at a line's start or after a `\r`. Returns the text
- * without them, and how many came before any character of the text's first line: those take
- * characters from the line printed before (a spinner writes `\b|`, `\b/`, ... one at a time).
+ * (a character outside the BMP whole; an escape sequence, colour, is no character and stays),
+ * none at a line's start or after a `\r`. Returns the text without them, and how many came before
+ * any character of the text's first line: those take characters from the line printed before (a
+ * spinner writes `\b|`, `\b/`, ... one at a time).
  */
 export function applyBackspaces(text: string): { text: string; before: number } {
   if (!text.includes('\b')) return { text, before: 0 };
@@ -48,31 +55,41 @@ export function applyBackspaces(text: string): { text: string; before: number } 
   let before = 0;
   let first = true;
   let restarted = false;
-  for (const char of text) {
-    if (char === '\b') {
-      const last = line.at(-1);
-      if (last !== undefined && last !== '\r') line.pop();
-      else if (last === undefined && first && !restarted) before++;
-    } else if (char === '\n') {
+  for (const [token] of text.matchAll(CHARACTER_OR_ESCAPE)) {
+    if (token === '\b') {
+      let at = line.length - 1;
+      while (at >= 0 && isEscape(line[at] as string)) at--;
+      if (at >= 0 && line[at] !== '\r') line.splice(at, 1);
+      else if (at < 0 && first && !restarted) before++;
+    } else if (token === '\n') {
       out.push(line.join(''), '\n');
       line = [];
       first = false;
     } else {
-      if (char === '\r') restarted = true;
-      line.push(char);
+      if (token === '\r') restarted = true;
+      line.push(token);
     }
   }
   out.push(line.join(''));
   return { text: out.join(''), before };
 }
 
-/** `text` less its last `n` characters (a character outside the BMP whole). */
+/** `text` less its last `n` characters (a character outside the BMP whole; colour kept). */
 export function dropLastChars(text: string, n: number): string {
   let end = text.length;
-  for (let i = 0; i < n && end > 0; i++)
+  let colour = '';
+  for (let i = 0; i < n && end > 0; ) {
+    const sgr = TRAILING_SGR.exec(text.slice(Math.max(0, end - 64), end));
+    if (sgr) {
+      colour = sgr[0] + colour;
+      end -= sgr[0].length;
+      continue;
+    }
     end -=
       end >= 2 && isHighSurrogate(text.charCodeAt(end - 2)) && text.charCodeAt(end - 1) >= 0xdc00 ? 2 : 1;
-  return text.slice(0, end);
+    i++;
+  }
+  return text.slice(0, end) + colour;
 }
 
 /** The bidirectional overrides and isolates (a caller's title must not reorder what follows it). */
