@@ -242,6 +242,13 @@ describe('notebook screen', () => {
     await h.waitFor((f) => f.includes('.break: the cell being typed was dropped'));
     await h.waitFor((f) => !f.includes('function h'));
     expect(backend.ran).toHaveLength(2);
+    // The answer stays printed after the next cell; Up brings the dropped cell back.
+    await run(h, '.5 + 2');
+    await h.waitFor(() => backend.ran.length === 3, 'the next cell to run');
+    expect(h.frame()).toContain('.break: the cell being typed was dropped');
+    await h.press(KEYS.up);
+    await h.press(KEYS.up);
+    await h.waitFor((f) => f.includes('function h() {'), 'the dropped cell from the history');
   });
 
   it('clamps a line longer than 4000 characters', async () => {

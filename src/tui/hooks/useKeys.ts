@@ -332,10 +332,12 @@ class KeyHandlers {
     if (!text.trim() || isCommandLine(text)) return this.submit(text);
     const dropped = backend.language === 'js' ? droppingCommand(editor.lines) : undefined;
     if (dropped) {
+      // (Printed, as the other dot-commands' answers; Up brings the cell back, as node's history.)
+      editing.remember(editor.lines.slice(0, -1).join('\n'));
       editing.setEditor(ed.emptyEditor());
       return this.latest.current.dispatch({
-        type: 'message',
-        text: `${dropped}: the cell being typed was dropped`,
+        type: 'info',
+        text: `${dropped}: the cell being typed was dropped (Up brings it back)`,
       });
     }
     this.deciding = true;
