@@ -16,7 +16,7 @@ import threading
 # same name in a directory the user put on sys.path (the cwd) would be imported instead: those
 # are imported from the start-up paths first (a test keeps this list in step with the code).
 RUNNER_STDLIB = frozenset(
-    """__future__ abc ast asyncio atexit base64 bisect builtins cProfile codecs codeop collections
+    """__future__ abc ast asyncio atexit base64 bdb bisect builtins cProfile codecs codeop collections
     concurrent contextlib contextvars copy copyreg datetime difflib dis enum errno faulthandler fcntl
     fnmatch functools gc genericpath glob hashlib heapq importlib inspect io json keyword linecache
     locale math numbers opcode operator pathlib pdb pickle platform posixpath pprint pstats queue random
