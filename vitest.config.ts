@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Test files that need a process of their own: they mock modules (vi.mock), spy on or stub what
@@ -24,6 +25,44 @@ const ISOLATED = [
 ];
 const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 
+/**
+ * The files that run longest, started first. Without the durations of an earlier run (a fresh
+ * clone, as CI's) vitest starts the largest files first, which left the IPython oracle, a small
+ * file that runs for 80 s, to the end, alone on one core.
+ */
+const LONGEST = [
+  'integration/ipython-oracle',
+  'e2e/tool-results',
+  'e2e/commands',
+  'integration/remote-kernel',
+  'e2e/remote-cli',
+  'e2e/remote-notebook',
+  'integration/bridge.test',
+  'e2e/mcp-clients',
+  'integration/executor.test',
+  'integration/sandbox-limits',
+  'unit/tui-output',
+  'integration/mcp-parts',
+  'integration/load',
+];
+
+/** Vitest's order (projects one after the other), with each project's longest files first. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST.findIndex((name) => file.moduleId.includes(`/test/${name}`));
+      return at < 0 ? LONGEST.length : at;
+    };
+    const projects = new Map<string, TestSpecification[]>();
+    for (const file of await super.sort(files)) {
+      const name = file.project.name;
+      projects.set(name, [...(projects.get(name) ?? []), file]);
+    }
+    // (Array.prototype.sort is stable: the other files keep vitest's order.)
+    return [...projects.values()].flatMap((group) => group.sort((a, b) => rank(a) - rank(b)));
+  }
+}
+
 export default defineConfig({
   test: {
     // Above the product's own limits (a kernel's 20 s start-up, 5 s interrupt escalation, cell
@@ -36,6 +75,7 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 3,
     setupFiles: ['test/setup.ts'],
+    sequence: { sequencer: LongestFirst },
     // The other files share their workers' module graphs (no new process and no new imports per
     // file): the suite spent a seventh of its CPU starting workers and importing anew.
     projects: [
