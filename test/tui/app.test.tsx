@@ -794,6 +794,8 @@ describe('fixes from trying it out', () => {
       { columns: 80 },
     );
     await run(h, '%reset');
+    // (The answer is typed once the cell asks: typed before, it would go to the prompt.)
+    await h.waitFor((f) => f.includes('Proceed (y/[n])?'), 'the question');
     await h.type('y');
     // (before: "… deleted, variables cannot be recovered. Proceed (y/[n])? y", its start cut off)
     await h.waitFor((f) => f.includes(`${prompt}y`));
