@@ -141,14 +141,16 @@ const cut = (s: EditorState, from: number, to: number): EditorState => {
 
 /** Alt-B, Ctrl-Left: to the start of the word before the cursor (across lines). */
 export function wordLeft(s: EditorState): EditorState {
-  const to = previousWordStart(editorText(s), cursorOffset(s));
-  return to === undefined ? s : atOffset(editorText(s), to);
+  const text = editorText(s);
+  const to = previousWordStart(text, cursorOffset(s));
+  return to === undefined ? s : atOffset(text, to);
 }
 
 /** Alt-F, Ctrl-Right: to the end of the word after the cursor (across lines). */
 export function wordRight(s: EditorState): EditorState {
-  const to = nextWordEnd(editorText(s), cursorOffset(s));
-  return to === undefined ? s : atOffset(editorText(s), to);
+  const text = editorText(s);
+  const to = nextWordEnd(text, cursorOffset(s));
+  return to === undefined ? s : atOffset(text, to);
 }
 
 /** Ctrl-U: delete from the start of the line to the cursor (at the start, the line break before it). */
