@@ -75,6 +75,7 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 3,
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/globalSetup.ts'],
     sequence: { sequencer: LongestFirst },
     // The other files share their workers' module graphs (no new process and no new imports per
     // file): the suite spent a seventh of its CPU starting workers and importing anew.

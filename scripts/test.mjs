@@ -4,6 +4,9 @@
 // theirs after it. Their output is printed after vitest's, each under its name; the command fails
 // if any part fails.
 import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 for (const script of ['lint', 'lint:py', 'build']) {
   const { status } = spawnSync('npm', ['run', script], { stdio: 'inherit' });
@@ -25,6 +28,15 @@ function quietly(script) {
   });
 }
 
+// The tests' temp files (a run writes half a gigabyte: artifacts, spills, scratch folders) go to
+// a folder of this run's, removed at its end, so that runs do not pile them up on the disk. It is
+// as /tmp is (other users' tests write to it) and its name is short (Unix socket paths under it);
+// vitest's global setup (test/globalSetup.ts) finds it and makes none of its own.
+const runTmp = mkdtempSync(join(tmpdir(), 'omp-test-'));
+chmodSync(runTmp, 0o1777);
+process.env.TMPDIR = runTmp;
+process.env.OMP_EVAL_TEST_TMP = runTmp;
+
 const beside = [quietly('typecheck'), quietly('test:py')];
 const vitest = await new Promise((resolve) => {
   spawn('npx', ['vitest', 'run', '--coverage'], { stdio: 'inherit' }).on('close', (code) =>
@@ -38,4 +50,5 @@ for (const { script, code, output } of await Promise.all(beside)) {
   );
   failed ||= code !== 0;
 }
+rmSync(runTmp, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -9,12 +9,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cli } from '../helpers/cli.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
 
@@ -26,8 +27,19 @@ interface Cell {
   reset?: boolean;
 }
 
-/** A private temp folder per test: the artifacts written there are the test's own. */
-const scratch = () => mkdtempSync(join(tmpdir(), 'omp-results-'));
+/**
+ * A private temp folder per test: the artifacts written there are the test's own, and removed
+ * once it is over (a 200 MB artifact need not wait for the end of the run).
+ */
+const scratches: string[] = [];
+const scratch = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'omp-results-'));
+  scratches.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of scratches.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 async function tool(cells: Cell[], opts: { args?: string[]; env?: NodeJS.ProcessEnv; tmp?: string } = {}) {
   const r = await cli([...(opts.args ?? []), 'tool'], {

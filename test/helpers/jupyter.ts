@@ -47,7 +47,8 @@ export function freePort(): Promise<number> {
 export type KernelSpecs = Record<string, Record<string, unknown>>;
 
 export async function startJupyterServer(opts: { kernelspecs?: KernelSpecs } = {}): Promise<JupyterServer> {
-  const home = mkdtempSync(join(tmpdir(), 'omp-jupyter-'));
+  // Short names: the kernels' Unix sockets are in runtime/, and a socket's path has at most 107 bytes.
+  const home = mkdtempSync(join(tmpdir(), 'oj-'));
   const root = join(home, 'root');
   const data = join(home, 'data');
   mkdirSync(root);
@@ -81,7 +82,7 @@ export async function startJupyterServer(opts: { kernelspecs?: KernelSpecs } = {
       stdio: ['ignore', out, out],
       env: {
         ...process.env,
-        JUPYTER_RUNTIME_DIR: join(home, 'runtime'),
+        JUPYTER_RUNTIME_DIR: join(home, 'rt'),
         JUPYTER_DATA_DIR: data,
         JUPYTER_CONFIG_DIR: join(home, 'config'),
         IPYTHONDIR: join(home, 'ipython'),
