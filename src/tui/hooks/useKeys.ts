@@ -8,10 +8,11 @@ import { type Completeness, hasCellMarkers, needsMoreLines, splitCells } from '.
 import type { NotebookBackend } from '../backend.js';
 import { isCommandLine } from '../commands/index.js';
 import { useStdin } from '../ink.js';
-import { AnswerHistory } from '../keys/answerHistory.js';
+import { AnswerKeys } from '../keys/answerKeys.js';
 import { ARMED_MS, ctrlC } from '../keys/ctrlC.js';
 import { commandOf, type KeyCommand } from '../keys/keyBindings.js';
-import { isKill, KillBuffer } from '../keys/killBuffer.js';
+import { KeyEdits } from '../keys/keyEdits.js';
+import { isKill } from '../keys/killBuffer.js';
 import { droppingCommand, type NodeReplDeps, nodeReplCommand } from '../keys/nodeRepl.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
@@ -43,24 +44,6 @@ export interface KeysOptions {
   runCommand: (line: string) => void;
 }
 
-/** Edits of the editor that a key binding names directly. */
-const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> = {
-  newline: ed.newline,
-  left: (s) => ed.move(s, 0, -1),
-  right: (s) => ed.move(s, 0, 1),
-  wordLeft: ed.wordLeft,
-  wordRight: ed.wordRight,
-  home: ed.home,
-  end: ed.end,
-  backspace: ed.backspace,
-  deleteForward: ed.deleteForward,
-  deleteToSpace: ed.deleteToSpace,
-  deleteWordBackward: ed.deleteWord,
-  deleteWordForward: ed.deleteWordForward,
-  killToStart: ed.killToStart,
-  killToEnd: ed.killToEnd,
-};
-
 /** What leaves IPython's terminal shell, typed as a cell of its own. */
 const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
 const PASTE_START = '\x1b[200~';
@@ -72,17 +55,19 @@ const PASTE_END = '\x1b[201~';
  */
 class KeyHandlers {
   private pasting = false;
-  /** Lines given to an input() answer after its own, for the input() calls after it. */
-  private typedAhead?: { cell: number; lines: string[] };
   /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
   private deciding = false;
   private held: KeyEvent[] = [];
-  private readonly kills = new KillBuffer();
+  private readonly edits = new KeyEdits();
+  private readonly kills = this.edits.kills;
   private armedAt: number | undefined;
-  private readonly answers = new AnswerHistory();
+  /** input() in the running cell has the keys. */
+  readonly answering: AnswerKeys;
   private disarmTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly latest: RefObject<KeysOptions>) {}
+  constructor(private readonly latest: RefObject<KeysOptions>) {
+    this.answering = new AnswerKeys(latest, this.edits);
+  }
 
   submit(text: string) {
     const { editing, runCommand, runner, backend } = this.latest.current;
@@ -174,74 +159,6 @@ class KeyHandlers {
     this.latest.current.dispatch({ type: 'armExit', armed: false });
   }
 
-  /**
-   * Text for input(): a newline in it answers, and the lines after it wait for the input() calls
-   * that follow, as a terminal keeps what was typed ahead (a pasted block answers one call a line).
-   */
-  answerText(cell: CellView, text: string) {
-    const { editing } = this.latest.current;
-    const [first = '', ...rest] = text.split('\n');
-    editing.setAnswer(ed.insert(editing.answerRef.current, first));
-    if (!rest.length) return;
-    this.typedAhead = { cell: cell.id, lines: rest }; // (the last is the start of a line not ended yet)
-    this.answerKey(cell, 'enter');
-  }
-
-  /** A new input() request: a line typed ahead answers it; the start of one waits in the answer. */
-  inputRequested(cell: CellView) {
-    const ahead = this.typedAhead;
-    // (what a cell typed ahead is not answered to the next cell)
-    const line = ahead?.cell === cell.id ? ahead.lines.shift() : undefined;
-    if (line === undefined) return;
-    const { editing } = this.latest.current;
-    editing.setAnswer(ed.insert(ed.emptyEditor(), line));
-    if (ahead?.lines.length) this.answerKey(cell, 'enter');
-  }
-
-  /** input() in the running cell takes the keys. */
-  answerKey(cell: CellView, key: string) {
-    const { editing, runner } = this.latest.current;
-    const answer = ed.editorText(editing.answerRef.current);
-    // Ctrl-D on an empty answer ends the input: input() raises EOFError, as in IPython.
-    if (key === 'enter' || (key === 'ctrl+d' && !answer)) {
-      if (key === 'enter') this.answers.remember(cell.input?.prompt ?? '', !!cell.input?.password, answer);
-      else this.answers.reset();
-      runner.answer(cell, key === 'enter' ? answer : null);
-      editing.setAnswer(ed.emptyEditor());
-      return;
-    }
-    const command = commandOf(key);
-    if (command === 'historyPrevious' || command === 'historyNext') {
-      const { prompt = '', password = false } = cell.input ?? {};
-      const step = command === 'historyPrevious' ? -1 : 1;
-      const recalled = this.answers.step(`${cell.id}:${prompt}`, prompt, password, answer, step);
-      if (recalled !== undefined) editing.setAnswer(ed.insert(ed.emptyEditor(), recalled));
-      return;
-    }
-    // (Ctrl-D in the middle of an answer deletes forward, as on the prompt)
-    const next =
-      command === 'deleteOrExit'
-        ? ed.deleteForward(editing.answerRef.current)
-        : command !== 'newline'
-          ? this.edit(command, editing.answerRef.current, !cell.input?.password)
-          : undefined;
-    if (next) editing.setAnswer(next);
-  }
-
-  /** The edit a key binding names, keeping what kills remove for Ctrl-Y (undefined: no edit). */
-  private edit(command: KeyCommand | undefined, s: ed.EditorState, keep = true): ed.EditorState | undefined {
-    if (command === 'yank') {
-      this.kills.other();
-      return this.kills.yank ? ed.insert(s, this.kills.yank) : s;
-    }
-    const edit = command && EDITS[command];
-    if (!command || !edit) return undefined;
-    const after = edit(s);
-    const [from, to] = [ed.cursorOffset(s), ed.cursorOffset(after)];
-    this.kills.edited(command, ed.editorText(s), from, ed.editorText(after), to, keep);
-    return after;
-  }
-
   searchKey(key: string) {
     const { editing } = this.latest.current;
     const search = editing.searchRef.current;
@@ -260,7 +177,7 @@ class KeyHandlers {
     // (Ctrl-Z suspends whatever has the keys, as a terminal's input() and readline's search do)
     if (commandOf(key) === 'suspend') return this.command('suspend');
     const running = runningCell(o.state);
-    if (running?.input) return this.answerKey(running, key);
+    if (running?.input) return this.answering.key(running, key);
     if (o.editing.searchRef.current) return this.searchKey(key);
     const command = commandOf(key);
     if (o.completion.menuRef.current) {
@@ -277,7 +194,7 @@ class KeyHandlers {
     const o = this.latest.current;
     const { editing } = o;
     const editor = editing.editorRef.current;
-    const next = this.edit(command, editor);
+    const next = this.edits.edit(command, editor);
     if (next) return editing.setEditor(next);
     this.kills.other();
     switch (command) {
@@ -370,7 +287,7 @@ class KeyHandlers {
     this.disarm();
     this.kills.other();
     const running = runningCell(o.state);
-    if (running?.input) return this.answerText(running, text);
+    if (running?.input) return this.answering.text(running, text);
     const search = editing.searchRef.current;
     if (search) return editing.searchFor(search.query + text);
     o.completion.close(true);
@@ -410,7 +327,7 @@ export function useKeys(opts: KeysOptions): void {
   const asked = asking?.input;
   // biome-ignore lint/correctness/useExhaustiveDependencies: each new request (its prompt shown) counts once
   useEffect(() => {
-    if (asking && asked) handlers.inputRequested(asking);
+    if (asking && asked) handlers.answering.requested(asking);
   }, [asked, handlers]);
 
   const { internal_eventEmitter: input, setRawMode, isRawModeSupported } = useStdin();
