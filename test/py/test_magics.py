@@ -309,6 +309,19 @@ class Timing(MagicsTestCase):
         self.assertEqual(bogus.ename, "UsageError")
         self.assertEqual(bogus.error["traceback"], ['UsageError: option -b not recognized ( allowed: "n:r:tcp:qo" )'])
         self.assertIn("function calls", self.run_cell("%prun sum(range(10))").stdout)
+        # %prun is %run -p's profiler, as in IPython: -q prints no stats, -T and -D keep them in
+        # files (-D takes its file: it was a flag, and the file became the statement), paths stripped
+        quiet = self.run_cell("%prun -q -T prun.txt -D prun.prof sum(range(10))")
+        self.assertEqual(
+            quiet.stdout,
+            " \n*** Profile stats marshalled to file 'prun.prof'.\n\n*** Profile printout saved to text file 'prun.txt'.\n",
+        )
+        with open(os.path.join(self.dir, "prun.txt"), encoding="utf-8") as printout:
+            self.assertIn("4 function calls", printout.read())
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "prun.prof")) > 0)
+        cut = self.run_cell("%prun -l 2 -s calls sum(range(10))").stdout
+        self.assertIn("List reduced from 4 to 2 due to restriction <2>", cut)
+        self.assertNotIn("/", cut)
 
 
 class UnknownOptions(MagicsTestCase):

@@ -86,7 +86,7 @@ def _run_as_asked(api, UsageError, opts, run, path):
     if "p" in opts:
         from .timing import profile_call
 
-        return profile_call(api, run, opts)
+        return profile_call(api, lambda profile: profile.runcall(run), opts)
     if "d" in opts:
         if path is None:
             raise UsageError("%run -d needs a file (not -m)")

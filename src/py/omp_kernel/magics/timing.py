@@ -38,10 +38,11 @@ def _cpu():
         return times.user, times.system
 
 
-def profile_call(api, run, opts):
-    """%run -p: `run()` under cProfile, its stats printed as IPython prints them (sorted by -s KEY,
-    internal time unless given; cut to -l LIMIT; file paths stripped), -D FILE keeping the raw
-    stats and -T FILE the printout. Returns the stats (the cell's value with -r)."""
+def profile_call(api, start, opts):
+    """%prun and %run -p, as IPython's one profiler for both: `start(profile)` runs the code under
+    a cProfile profile, whose stats are printed as IPython prints them (sorted by -s KEY, internal
+    time unless given; cut to -l LIMIT; file paths stripped; not at all with -q), -D FILE keeping
+    the raw stats and -T FILE the printout. Returns the stats (the cell's value with -r)."""
     import io
 
     cProfile = api.private_import("cProfile")
@@ -49,7 +50,7 @@ def profile_call(api, run, opts):
     profile = cProfile.Profile()
     caught = ""
     try:
-        profile.runcall(run)
+        start(profile)
     except SystemExit:
         caught = "*** SystemExit exception caught in code being profiled."
     printout = io.StringIO()
@@ -66,7 +67,8 @@ def profile_call(api, run, opts):
     stats.print_stats(*([limit] if limit else []))
     stats.stream = sys.stdout
     text = printout.getvalue().rstrip()
-    print(text)
+    if not opts.get("q"):
+        print(text)
     print(caught, end=" ")
     if opts.get("D"):
         profile.dump_stats(opts["D"])
@@ -215,25 +217,15 @@ def register(reg):
         return timeit(line, body, frame)
 
     def prun(arg, code, frame):
-        opts, rest = parse_options(arg, "qrD", "slTD")
-        cProfile = api.private_import("cProfile")
-        pstats = api.private_import("pstats")
-        profile = cProfile.Profile()
+        opts, rest = parse_options(arg, "qr", "slTD")
         source = api.transform(code if code is not None else rest)
-        try:
-            profile.runctx(source, namespace(frame), namespace(frame))
-        except SystemExit:
-            pass
-        stats = pstats.Stats(profile)
-        stats.sort_stats(opts.get("s", "time"))
-        if not opts.get("q"):
-            limit = opts.get("l")
-            stats.print_stats(*([int(limit) if limit.isdigit() else limit] if limit else []))
+        ns = namespace(frame)
+        stats = profile_call(api, lambda profile: profile.runctx(source, ns, ns), opts)
         return stats if opts.get("r") else None
 
     @reg.line_magic("prun", expand=False)
     def prun_line(arg, frame):
-        """%prun [-q] [-r] [-s KEY] [-l LIMIT] statement: profiles the statement."""
+        """%prun [-q] [-r] [-s KEY] [-l LIMIT] [-D FILE] [-T FILE] statement: profiles the statement."""
         return prun(arg, None, frame)
 
     @reg.cell_magic("prun")
