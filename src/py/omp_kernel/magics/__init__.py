@@ -107,11 +107,12 @@ class Magics(object):
             self.reg.cell[name] = lambda line, body, body_line, frame: fn(line, body)
 
 
-def parse_options(arg, flags, valued="", strict=False):
+def parse_options(arg, flags, valued="", strict=False, multi=""):
     """Leading -x options and the rest: flags take no value, `valued` letters take one. `strict`:
     a leading `-` word that is no option is a UsageError, as IPython's getopt says it (else it is
     the start of the rest); a string there is the list of options that IPython's message shows
-    for the magic (its getopt string, then its long options after a space)."""
+    for the magic (its getopt string, then its long options after a space). `multi`: valued
+    letters that may come more than once, whose values are kept as a list (%prun -s calls -s time)."""
     opts = {}
     rest = arg.strip()
     while rest.startswith("-") and len(rest) > 1:
@@ -127,7 +128,10 @@ def parse_options(arg, flags, valued="", strict=False):
                     value, _, tail = tail.strip().partition(" ")
                 if not value:
                     raise UsageError("Option -%s requires an argument." % letter)
-                opts[letter] = value
+                if letter in multi:
+                    opts.setdefault(letter, []).append(value)
+                else:
+                    opts[letter] = value
                 break
             else:
                 if strict:

@@ -36,7 +36,7 @@ def _run(api, UsageError, arg):
         if word == "-m":
             arg, module_args = " ".join(shlex.quote(w) for w in words[: index + 2]), words[index + 2 :]
             break
-    opts, rest = parse_options(arg, "nidtprGe", "NbDlsTm", strict=RUN_OPTIONS)
+    opts, rest = parse_options(arg, "nidtprGe", "NbDlsTm", strict=RUN_OPTIONS, multi="sl")
     argv = shlex.split(rest) + module_args
     saved_argv, saved_main = sys.argv, sys.modules.get("__main__")
     if "m" in opts:

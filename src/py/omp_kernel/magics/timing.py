@@ -1,6 +1,7 @@
 """Timing and profiling: %time / %%time, %timeit / %%timeit, %prun / %%prun, with IPython's
 output. Their arguments are code, so they are not expanded; IPython syntax inside them works."""
 import math
+import os
 import sys
 import time
 
@@ -54,17 +55,10 @@ def profile_call(api, start, opts):
     except SystemExit:
         caught = "*** SystemExit exception caught in code being profiled."
     printout = io.StringIO()
-    stats = pstats.Stats(profile, stream=printout).strip_dirs().sort_stats(opts.get("s", "time"))
-    limit = opts.get("l")
-    if limit:
-        try:
-            limit = int(limit)
-        except ValueError:
-            try:
-                limit = float(limit)
-            except ValueError:
-                pass
-    stats.print_stats(*([limit] if limit else []))
+    stats = pstats.Stats(profile, stream=printout)
+    _leave_out_kernel(stats)
+    stats.strip_dirs().sort_stats(*opts.get("s", ["time"]))
+    stats.print_stats(*[_limit(limit) for limit in opts.get("l", [])])
     stats.stream = sys.stdout
     text = printout.getvalue().rstrip()
     if not opts.get("q"):
@@ -78,6 +72,40 @@ def profile_call(api, start, opts):
             handle.write(text)
         print("\n*** Profile printout saved to text file %r.%s" % (opts["T"], caught))
     return stats
+
+
+def _limit(text):
+    """A -l LIMIT as pstats takes it: a count, a fraction, or a regular expression."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _leave_out_kernel(stats):
+    """Takes the kernel's own functions out of the stats (writing a cell's output goes through
+    them), and the built-ins only they called that call none of the code's (not the `exec` that
+    runs a %run script), as IPython's profile shows only the code's: the totals are counted again
+    without them."""
+    kernel = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    table = stats.stats
+    gone = set(key for key in table if key[0].startswith(kernel))
+    while gone:
+        for key in gone:
+            del table[key]
+        orphans = set()
+        for key, (_, _, _, _, callers) in table.items():
+            if key[0] == "~" and callers and all(caller in gone for caller in callers):
+                orphans.add(key)  # (called by the kernel alone: a built-in it used)
+            for caller in gone:
+                callers.pop(caller, None)
+        calling = set(caller for _, _, _, _, callers in table.values() for caller in callers)
+        gone = orphans - calling
+    stats.total_calls = sum(nc for _, nc, _, _, _ in table.values())
+    stats.prim_calls = sum(cc for cc, _, _, _, _ in table.values())
+    stats.total_tt = sum(tt for _, _, tt, _, _ in table.values())
 
 
 class TimeitResult(object):
@@ -217,7 +245,7 @@ def register(reg):
         return timeit(line, body, frame)
 
     def prun(arg, code, frame):
-        opts, rest = parse_options(arg, "qr", "slTD")
+        opts, rest = parse_options(arg, "qr", "slTD", multi="sl")
         source = api.transform(code if code is not None else rest)
         ns = namespace(frame)
         stats = profile_call(api, lambda profile: profile.runctx(source, ns, ns), opts)
