@@ -414,6 +414,22 @@ describe('notebook screen', () => {
     backend.finish();
   });
 
+  it('lines pasted into input() that no call takes wait at the prompt once the cell is over', async () => {
+    const code = 'a = input("first: "); b = input("second: ")';
+    const { h, backend } = start({
+      [code]: { events: [{ kind: 'input_request', prompt: 'first: ', password: false }], hold: true },
+    });
+    await run(h, code);
+    await h.waitFor((f) => f.includes('first:'));
+    await h.press(`${KEYS.pasteStart}one\ntwo\nthree\npar${KEYS.pasteEnd}`);
+    backend.emit({ kind: 'input_request', prompt: 'second: ', password: false });
+    await h.waitFor((f) => f.includes('second: two'));
+    expect(backend.inputs).toEqual(['one', 'two']);
+    backend.finish();
+    await h.waitFor((f) => f.includes('✓ [1] ok'));
+    await h.waitFor((f) => /In \[2\]: three\n\s*\.\.\.: par/.test(f), 'the lines left over, at the prompt');
+  });
+
   it('keeps what is typed visible when the input() prompt is wider than the window', async () => {
     const prompt = 'Please enter the threshold value for filtering: ';
     const { h, backend } = start(

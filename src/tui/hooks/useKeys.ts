@@ -329,6 +329,12 @@ export function useKeys(opts: KeysOptions): void {
   useEffect(() => {
     if (asking && asked) handlers.answering.requested(asking);
   }, [asked, handlers]);
+  const runningId = asking?.id;
+  useEffect(() => {
+    const rest = handlers.answering.leftover(runningId);
+    const { editing } = latest.current;
+    if (rest) editing.setEditor(ed.insert(editing.editorRef.current, rest));
+  }, [runningId, handlers]);
 
   const { internal_eventEmitter: input, setRawMode, isRawModeSupported } = useStdin();
   useEffect(() => {

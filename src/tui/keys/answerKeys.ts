@@ -52,6 +52,18 @@ export class AnswerKeys {
     if (ahead?.lines.length) this.key(cell, 'enter');
   }
 
+  /**
+   * Lines typed ahead that no input() call took, once their cell is over (`running` is the cell
+   * running now, if any): for the prompt, as a terminal leaves them for the shell. Never lost.
+   */
+  leftover(running: number | undefined): string | undefined {
+    const ahead = this.typedAhead;
+    if (!ahead || ahead.cell === running) return undefined;
+    this.typedAhead = undefined;
+    const text = ahead.lines.join('\n').replace(/\n$/, '');
+    return text || undefined;
+  }
+
   /** A key while input() in `cell` has the keys. */
   key(cell: CellView, key: string) {
     const { editing, runner } = this.latest.current;
