@@ -1,8 +1,8 @@
 /**
  * IPython's editor as the oracle of the word keys: for every cursor position of each sample, the
- * notebook's Alt-B, Alt-F, Alt-D, Alt-Backspace and Ctrl-W do what prompt_toolkit's Document does
- * for IPython's bindings (backward-word, forward-word, kill-word, backward-kill-word,
- * unix-word-rubout). Needs Debian's /usr/bin/python3 with prompt_toolkit (`ipython3`), which CI
+ * notebook's Alt-B, Alt-F, Alt-D, Alt-Backspace, Ctrl-W and Ctrl-T do what prompt_toolkit does for
+ * IPython's bindings (backward-word, forward-word, kill-word, backward-kill-word,
+ * unix-word-rubout, transpose-chars). Needs Debian's /usr/bin/python3 with prompt_toolkit (`ipython3`), which CI
  * installs: without it this test fails, it does not skip.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import {
   deleteWordForward,
   type EditorState,
   editorText,
+  transpose,
   wordLeft,
   wordRight,
 } from '../../src/tui/lib/editor.js';
@@ -37,10 +38,11 @@ const SAMPLES = [
 ];
 
 /** Each key's result at each offset, as [text, cursor] (motions keep the text). */
-type Results = Record<'B' | 'F' | 'D' | 'BK' | 'W', [string, number][]>;
+type Results = Record<'B' | 'F' | 'D' | 'BK' | 'W' | 'T', [string, number][]>;
 
 const ORACLE = String.raw`
 import json, sys
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 
 def keys(text, c):
@@ -53,11 +55,20 @@ def keys(text, c):
         p = d.find_start_of_previous_word(WORD=big)
         p = -c if p is None else p
         out[key] = [text[:c + p] + text[c:], c + p]
+    b = Buffer()
+    b.set_document(d, bypass_readonly=True)
+    # prompt_toolkit's transpose-chars (named_commands.py), which IPython binds to Ctrl-T
+    if c == len(text) or text[c] == "\n":
+        b.swap_characters_before_cursor()
+    elif c > 0:
+        b.cursor_position += b.document.get_cursor_right_position()
+        b.swap_characters_before_cursor()
+    out["T"] = [b.text, b.cursor_position]
     return out
 
 result = []
 for text in json.load(sys.stdin):
-    per = {k: [] for k in ("B", "F", "D", "BK", "W")}
+    per = {k: [] for k in ("B", "F", "D", "BK", "W", "T")}
     for c in range(len(text) + 1):
         for k, v in keys(text, c).items():
             per[k].append(v)
@@ -91,8 +102,9 @@ describe("the word keys, against IPython's editor", () => {
           D: [ours(deleteWordForward, text, c)],
           BK: [ours(deleteWord, text, c)],
           W: [ours(deleteToSpace, text, c)],
+          T: [ours(transpose, text, c)],
         };
-        for (const key of ['B', 'F', 'D', 'BK', 'W'] as const) {
+        for (const key of ['B', 'F', 'D', 'BK', 'W', 'T'] as const) {
           const [want, got] = [expected[key][c], mine[key][0]];
           if (JSON.stringify(want) !== JSON.stringify(got))
             differences.push(

@@ -13,6 +13,7 @@ import {
   killToStart,
   move,
   newline,
+  transpose,
   type,
   wordLeft,
   wordRight,
@@ -88,6 +89,10 @@ describe('editing by grapheme', () => {
       expect(editorText(backspace(move(s, 0, -1)))).toBe('xy');
       expect(move(move(s, 0, -1), 0, -1).col).toBe(1);
       expect(editorText(deleteForward(move(move(s, 0, -1), 0, -1)))).toBe('xy');
+      // Ctrl-T swaps it whole with its neighbour, before it (mid-line) and after it (at the end)
+      expect(editorText(transpose(move(s, 0, -1)))).toBe(`xy${cluster}`);
+      expect(editorText(transpose(s))).toBe(`xy${cluster}`);
+      expect(editorText(transpose(move(move(s, 0, -1), 0, -1)))).toBe(`${cluster}xy`);
     });
   }
 

@@ -24,6 +24,7 @@ export type KeyCommand =
   | 'deleteWordForward'
   | 'killToStart'
   | 'killToEnd'
+  | 'transpose'
   | 'yank'
   | 'complete'
   | 'completePrevious'
@@ -83,6 +84,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   { command: 'deleteWordForward', keys: ['alt+d'] },
   { command: 'killToStart', keys: ['ctrl+u'], description: 'delete to the start / end of the line (Ctrl-K)' },
   { command: 'killToEnd', keys: ['ctrl+k'] },
+  { command: 'transpose', keys: ['ctrl+t'], description: 'swap the characters before and under the cursor' },
   {
     command: 'yank',
     keys: ['ctrl+y'],

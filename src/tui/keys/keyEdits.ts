@@ -22,6 +22,7 @@ const EDITS: Partial<Record<KeyCommand, (s: ed.EditorState) => ed.EditorState>> 
   deleteWordForward: ed.deleteWordForward,
   killToStart: ed.killToStart,
   killToEnd: ed.killToEnd,
+  transpose: ed.transpose,
 };
 
 export class KeyEdits {

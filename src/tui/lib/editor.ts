@@ -187,6 +187,25 @@ export function deleteWordForward(s: EditorState): EditorState {
   return to === undefined ? s : cut(s, at, to);
 }
 
+/**
+ * Ctrl-T: as prompt_toolkit's transpose-chars (IPython's), by grapheme: at the end of a line the
+ * two characters before the cursor swap; elsewhere the cursor moves right and the two characters
+ * before it swap (the one before the cursor goes after the one under it). At the start, nothing.
+ */
+export function transpose(s: EditorState): EditorState {
+  const text = editorText(s);
+  let at = cursorOffset(s);
+  if (at === 0) return s;
+  if (at < text.length && text[at] !== '\n') at = nextGrapheme(text, at);
+  const second = previousGrapheme(text, at);
+  const first = previousGrapheme(text, second);
+  if (first === second) return atOffset(text, at);
+  return atOffset(
+    text.slice(0, first) + text.slice(second, at) + text.slice(first, second) + text.slice(at),
+    at,
+  );
+}
+
 /** Replaces the text between two offsets of the cursor's line (a completion), cursor after it. */
 export function replaceRange(s: EditorState, from: number, to: number, text: string): EditorState {
   const line = lineOf(s);
