@@ -67,6 +67,7 @@ export {
   cutPoint,
   dropLastChars,
   isPlainText,
+  lastIndexOfChar,
   oneLine,
   plainText,
   sanitize,

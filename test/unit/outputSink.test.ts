@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OutputSink, resolveArtifact } from '../../src/eval/output/outputSink.js';
-import { applyBackspaces, sanitize } from '../../src/eval/output/text.js';
+import { applyBackspaces, lastIndexOfChar, sanitize } from '../../src/eval/output/text.js';
 
 function sinkOf(chunks: string[], limits = {}) {
   const sink = new OutputSink(limits);
@@ -308,6 +308,22 @@ describe('OutputSink: any chunking, the same result', () => {
           expect(feed(text, [text.length || 1], cr).saved).toBe(reference.saved);
       }),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe('lastIndexOfChar', () => {
+  it('finds what lastIndexOf finds, for any text, character and place to look before', () => {
+    const unit = fc.constantFrom('a', 'a'.repeat(300), '\n', '\r', '\x1b', 'é', '😀');
+    fc.assert(
+      fc.property(fc.string({ unit }), fc.constantFrom('\n', '\r', '\x1b'), fc.nat(), (text, char, n) => {
+        const before = n % (text.length + 2);
+        expect(lastIndexOfChar(text, char, before)).toBe(
+          before > 0 ? text.lastIndexOf(char, before - 1) : -1,
+        );
+        expect(lastIndexOfChar(text, char)).toBe(text.lastIndexOf(char));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

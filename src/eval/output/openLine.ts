@@ -5,7 +5,7 @@
  * some 3 ms a megabyte here, most of it in fresh pages, which is what a tool call that printed
  * lines of a megabyte spent most of its time on. Only short ranges are ever joined.
  */
-import { dropLastChars, wholeCutPoint } from './text.js';
+import { dropLastChars, lastIndexOfChar, wholeCutPoint } from './text.js';
 
 /** The UTF-16 unit at `at` of the pieces joined (NaN past the end). */
 export function charCodeAt(parts: readonly string[], at: number): number {
@@ -49,7 +49,7 @@ export class OpenLine {
    * false: the caller knows there is none, and the piece is not looked through for one).
    */
   append(piece: string, mayHaveCr = true): void {
-    const cr = mayHaveCr ? piece.lastIndexOf('\r') : -1;
+    const cr = mayHaveCr ? lastIndexOfChar(piece, '\r') : -1;
     if (cr !== -1) {
       this.parts = [];
       this.length = 0;

@@ -11,6 +11,7 @@ import { DEFAULT_SINK_LIMITS, type SinkLimits, type Truncation } from './sinkLim
 import {
   applyBackspaces,
   isPlainText,
+  lastIndexOfChar,
   PARTIAL_ESCAPE,
   PARTIAL_ESCAPE_CAP,
   sanitize,
@@ -79,7 +80,7 @@ export class OutputSink {
     if (!plain) text = this.cleanUp(text);
     let start = 0;
     // Whole lines without `\r` go in one block (a print loop's output); the rest line by line.
-    const last = text.lastIndexOf('\n');
+    const last = lastIndexOfChar(text, '\n');
     if (last !== -1 && (plain || !text.includes('\r'))) {
       const first = text.indexOf('\n');
       if (!this.line.empty) {
@@ -104,7 +105,7 @@ export class OutputSink {
   private cleanUp(chunk: string): string {
     let text = chunk;
     // Only the text after the last ESC can hold an unfinished sequence.
-    const esc = text.lastIndexOf('\x1b');
+    const esc = lastIndexOfChar(text, '\x1b');
     const partial = esc === -1 ? null : PARTIAL_ESCAPE.exec(text.slice(esc));
     if (partial) {
       // Wait for the rest of the sequence; one that never ends is dropped, never shown as text.

@@ -6,7 +6,14 @@
  * terminal would.
  */
 import type { ImageOutput } from '../../eval/index.js';
-import { applyBackspaces, cutPoint, dropLastChars, isPlainText, sanitize } from '../../eval/index.js';
+import {
+  applyBackspaces,
+  cutPoint,
+  dropLastChars,
+  isPlainText,
+  lastIndexOfChar,
+  sanitize,
+} from '../../eval/index.js';
 import type { Row, Stream, TextRow } from './outputRows.js';
 import { KEPT_CHARS, Rows, TAIL_ROWS } from './outputRows.js';
 import { BatchReader, detached, tailCut, textsFrom } from './outputText.js';
@@ -229,7 +236,7 @@ export class OutputBuffer {
     let end = piece.length;
     while (end > 0 && piece.charCodeAt(end - 1) === 13) end--;
     const body = end === piece.length ? piece : piece.slice(0, end);
-    const cr = body.lastIndexOf('\r');
+    const cr = lastIndexOfChar(body, '\r');
     const visible = cr === -1 ? body : body.slice(cr + 1);
     const rewind = end < piece.length && !closed;
     let row: TextRow;

@@ -3,6 +3,7 @@
  * never joined into one long string (a string over 128 KB is a large object in V8, costly to make
  * and to collect), and the rows made of it are copies of their own.
  */
+import { lastIndexOfChar } from '../../eval/index.js';
 
 /**
  * `text` as a string of its own. A slice of a longer string (a line of a batch) keeps the whole
@@ -44,7 +45,11 @@ export function tailCut(texts: readonly string[], total: number, bound: TailBoun
   for (let i = texts.length - 1; i >= 0; i--) {
     const text = texts[i] as string;
     offset -= text.length;
-    for (let at = text.lastIndexOf('\n'); at !== -1; at = at > 0 ? text.lastIndexOf('\n', at - 1) : -1) {
+    for (
+      let at = lastIndexOfChar(text, '\n');
+      at !== -1;
+      at = at > 0 ? lastIndexOfChar(text, '\n', at) : -1
+    ) {
       const nl = offset + at;
       if (++found === bound.lines + 1) return nl;
       if (counting && later !== -1) {
@@ -130,7 +135,7 @@ export class BatchReader {
       this.carry = '';
       from = nl + 1;
     }
-    const keep = final ? text.length : text.lastIndexOf('\n') + 1;
+    const keep = final ? text.length : lastIndexOfChar(text, '\n') + 1;
     if (keep > from) this.ready.push(text.slice(from, keep));
     if (keep < text.length) this.carry = text.slice(keep);
   }
