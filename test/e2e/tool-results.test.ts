@@ -240,10 +240,12 @@ describe('item 3: a timeout is a timeout, and only the host can pause it', () =>
   it('a kernel kept busy between cells (a js timer that never returns) times the next cell out', async () => {
     // The cell's request reaches a kernel that never reads it: the timeout counts from the
     // request, and the interrupt's escalation stops the kernel. (The timer blocks in Atomics.wait
-    // as an endless loop would, without spending a core until the kill.)
+    // as an endless loop would, without spending a core until the kill.) On a fast machine the
+    // request can come before the timer is due: the kernel then starts the cell, which waits on a
+    // later timer, and the blocked kernel times it out all the same.
     const r = await tool([
       js('setTimeout(() => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) }, 0); 1'),
-      js('2', { timeout: 1 }),
+      js('await new Promise((r) => setTimeout(r, 50)); 2', { timeout: 1 }),
     ]);
     expect(r.cells[0]).toMatchObject({ status: 'ok' });
     expect(r.cells[1]).toMatchObject({ timedOut: true, kernelKilled: true });
