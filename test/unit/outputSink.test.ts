@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { OpenLine } from '../../src/eval/output/openLine.js';
 import { OutputSink, resolveArtifact } from '../../src/eval/output/outputSink.js';
-import { applyBackspaces, lastIndexOfChar, sanitize } from '../../src/eval/output/text.js';
+import { applyBackspaces, dropLastChars, lastIndexOfChar, sanitize } from '../../src/eval/output/text.js';
 
 function sinkOf(chunks: string[], limits = {}) {
   const sink = new OutputSink(limits);
@@ -322,6 +323,24 @@ describe('lastIndexOfChar', () => {
           before > 0 ? text.lastIndexOf(char, before - 1) : -1,
         );
         expect(lastIndexOfChar(text, char)).toBe(text.lastIndexOf(char));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('OpenLine.dropLast', () => {
+  it('takes off what dropLastChars takes off the whole line, joining only its end', () => {
+    const unit = fc.constantFrom('a', 'a'.repeat(3000), '\x1b[31m', '\x1b[0m', '😀', 'é');
+    const piece = fc.string({ unit, maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.integer({ min: 1, max: 5000 }), (pieces, n) => {
+        const line = new OpenLine();
+        for (const p of pieces) line.append(p);
+        const expected = dropLastChars(line.toString(), n);
+        line.dropLast(n);
+        expect(line.toString()).toBe(expected);
+        expect(line.length).toBe(expected.length);
       }),
       { numRuns: 1000 },
     );

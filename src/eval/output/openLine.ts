@@ -5,7 +5,7 @@
  * some 3 ms a megabyte here, most of it in fresh pages, which is what a tool call that printed
  * lines of a megabyte spent most of its time on. Only short ranges are ever joined.
  */
-import { dropLastChars, lastIndexOfChar, wholeCutPoint } from './text.js';
+import { CUT_LOOKBACK, lastCharsCut, lastIndexOfChar, wholeCutPoint } from './text.js';
 
 /** The UTF-16 unit at `at` of the pieces joined (NaN past the end). */
 export function charCodeAt(parts: readonly string[], at: number): number {
@@ -60,11 +60,31 @@ export class OpenLine {
     this.length += rest.length;
   }
 
-  /** Takes the last `n` characters off the line (backspaces, see applyBackspaces). */
+  /**
+   * Takes the last `n` characters off the line (backspaces, see applyBackspaces). Only the line's
+   * end is joined, long enough for `n` characters and colour among them; the whole line only when
+   * the cut comes so near that end's start that what lies before it could change it.
+   */
   dropLast(n: number): void {
-    const kept = dropLastChars(this.toString(), n);
-    this.parts = kept ? [kept] : [];
-    this.length = kept.length;
+    let from = Math.max(0, this.length - (2 * n + 4096));
+    let cut = lastCharsCut(sliceOf(this.parts, from, this.length), n);
+    if (from > 0 && cut.end < CUT_LOOKBACK) {
+      from = 0;
+      cut = lastCharsCut(this.toString(), n);
+    }
+    const keep = from + cut.end;
+    while (this.length > keep) {
+      const part = this.parts.pop() as string;
+      this.length -= part.length;
+      if (this.length < keep) {
+        this.parts.push(part.slice(0, keep - this.length));
+        this.length = keep;
+      }
+    }
+    if (cut.colour) {
+      this.parts.push(cut.colour);
+      this.length += cut.colour.length;
+    }
   }
 
   /** Where a cut at `at` would leave whole characters (see cutPointOf). */

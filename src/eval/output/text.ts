@@ -93,12 +93,19 @@ export function applyBackspaces(text: string): { text: string; before: number } 
   return { text: out.join(''), before };
 }
 
-/** `text` less its last `n` characters (a character outside the BMP whole; colour kept). */
-export function dropLastChars(text: string, n: number): string {
+/** How far back from where it cuts lastCharsCut looks (a colour sequence longer is no colour). */
+export const CUT_LOOKBACK = 64;
+
+/**
+ * Where `text` ends once its last `n` characters are taken off (a character outside the BMP
+ * whole), and the colour sequences among them, which stay. It reads no further back than
+ * CUT_LOOKBACK units before `end`.
+ */
+export function lastCharsCut(text: string, n: number): { end: number; colour: string } {
   let end = text.length;
   let colour = '';
   for (let i = 0; i < n && end > 0; ) {
-    const sgr = TRAILING_SGR.exec(text.slice(Math.max(0, end - 64), end));
+    const sgr = TRAILING_SGR.exec(text.slice(Math.max(0, end - CUT_LOOKBACK), end));
     if (sgr) {
       colour = sgr[0] + colour;
       end -= sgr[0].length;
@@ -108,6 +115,12 @@ export function dropLastChars(text: string, n: number): string {
       end >= 2 && isHighSurrogate(text.charCodeAt(end - 2)) && text.charCodeAt(end - 1) >= 0xdc00 ? 2 : 1;
     i++;
   }
+  return { end, colour };
+}
+
+/** `text` less its last `n` characters (a character outside the BMP whole; colour kept). */
+export function dropLastChars(text: string, n: number): string {
+  const { end, colour } = lastCharsCut(text, n);
   return text.slice(0, end) + colour;
 }
 
