@@ -38,8 +38,12 @@ export function lastIndexOfChar(text: string, char: string, before = text.length
   for (let window = 256; end > 0; window *= 4) {
     const start = Math.max(0, end - window);
     const first = text.indexOf(char, start);
-    if (first !== -1 && first < end) return lastInRange(text, char, first, end);
-    end = start;
+    if (first === -1 || first >= end) {
+      end = start;
+      continue;
+    }
+    // (Within a few hundred characters a backward search costs less than asking forwards again.)
+    return end - first <= 256 ? text.lastIndexOf(char, end - 1) : lastInRange(text, char, first, end);
   }
   return -1;
 }
@@ -53,8 +57,9 @@ export function lastIndexOfChar(text: string, char: string, before = text.length
 function lastInRange(text: string, char: string, from: number, end: number): number {
   let found = from;
   let hi = end;
-  while (hi - found > 64) {
-    const mid = (found + 1 + hi) >>> 1;
+  // (The first question is about the last 64 characters: lines are mostly short.)
+  for (let near = true; hi - found > 64; near = false) {
+    const mid = near ? hi - 64 : (found + 1 + hi) >>> 1;
     const at = text.indexOf(char, mid);
     if (at !== -1 && at < hi) found = at;
     else hi = mid;

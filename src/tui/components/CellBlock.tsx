@@ -9,9 +9,9 @@ import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import { expandTabs } from '../lib/graphemes.js';
 import { hiddenLabel, type PreviewItem, previewItems } from '../lib/preview.js';
-import { type Row, rowsOf, spillNote } from '../state/output.js';
+import { type Row, rowsOf, spillNote, type TextRow } from '../state/output.js';
 import type { CellStatus, CellView } from '../state/reducer.js';
-import { lineOrSpace, OutputRow } from './OutputRow.js';
+import { isPlainRow, lineOrSpace, OutputRow, OutputRows } from './OutputRow.js';
 
 export const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {
   queued: { glyph: '○', label: 'queued', color: 'gray' },
@@ -92,6 +92,28 @@ function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
   );
 }
 
+/**
+ * The items of a printed cell: each run of plain text rows of one stream as one unit (OutputRows),
+ * the rest as they are; `firstResult` may carry an Out[n] label and stays alone. (Live, each row
+ * stays a Text of its own: Ink cuts a text too wide for its box as one, not line by line.)
+ */
+function groupRows(items: readonly PreviewItem[], firstResult: PreviewItem | undefined) {
+  const units: (PreviewItem | TextRow[])[] = [];
+  let run: TextRow[] | undefined;
+  for (const item of items) {
+    const row = 'row' in item && item !== firstResult && isPlainRow(item.row) ? item.row : undefined;
+    if (row && run && (run[0] as TextRow).stream === row.stream) run.push(row);
+    else if (row) {
+      run = [row];
+      units.push(run);
+    } else {
+      run = undefined;
+      units.push(item);
+    }
+  }
+  return units;
+}
+
 export function CellBlock({ cell, color, maxRows, expanded = false, now, count }: CellBlockProps): ReactNode {
   const live = maxRows !== undefined;
   if (cell.kind === 'info') {
@@ -144,26 +166,25 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
           borderDimColor
           paddingLeft={1}
         >
-          {codeLines.map((line, i) => (
-            <Text key={`c${i}`} wrap="wrap">
-              {lineOrSpace(line)}
-            </Text>
-          ))}
+          {/* (One Text, a line a code line: Ink wraps each line on its own.) */}
+          <Text wrap="wrap">{codeLines.map(lineOrSpace).join('\n')}</Text>
         </Box>
       )}
-      {items.map((item, i) =>
-        'row' in item ? (
+      {(live ? items : groupRows(items, firstResult)).map((unit, i) =>
+        Array.isArray(unit) ? (
+          <OutputRows key={`o${i}`} rows={unit} />
+        ) : 'row' in unit ? (
           <Box key={`o${i}`} flexDirection="column">
-            {outOnOwnLine && item === firstResult ? <Text color="red">Out[{label}]:</Text> : null}
+            {outOnOwnLine && unit === firstResult ? <Text color="red">Out[{label}]:</Text> : null}
             <OutputRow
-              row={item.row}
+              row={unit.row}
               live={live}
-              {...(item === firstResult && !outOnOwnLine && label !== undefined ? { outLabel: label } : {})}
+              {...(unit === firstResult && !outOnOwnLine && label !== undefined ? { outLabel: label } : {})}
             />
           </Box>
         ) : (
           <Text key={`o${i}`} dimColor wrap="truncate-end">
-            {live ? `… ${item.hidden} earlier lines` : hiddenLabel(item.hidden, item.kept, item.showable)}
+            {live ? `… ${unit.hidden} earlier lines` : hiddenLabel(unit.hidden, unit.kept, unit.showable)}
           </Text>
         ),
       )}

@@ -16,13 +16,7 @@ import { isKill } from '../keys/killBuffer.js';
 import { droppingCommand, type NodeReplDeps, nodeReplCommand } from '../keys/nodeRepl.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
 import * as ed from '../lib/editor.js';
-import {
-  type Action,
-  type CellView,
-  INTERRUPTING_MESSAGE,
-  runningCell,
-  type State,
-} from '../state/reducer.js';
+import { type Action, INTERRUPTING_MESSAGE, runningCell, type State } from '../state/reducer.js';
 import type { CellRunner } from './useCellRunner.js';
 import type { useCompletion } from './useCompletion.js';
 import type { EditorStateHook } from './useEditorState.js';
