@@ -494,6 +494,14 @@ class StdinModule(unittest.TestCase):
             asker.input("more? ")
         self.assertEqual(str(raised.exception), "EOF when reading a line")
 
+    def test_a_person_ending_the_input_raises_a_bare_eoferror_as_at_a_terminal(self):
+        # (python3 and ipython3 in a terminal: `input()`, Ctrl-D -> `EOFError` with no message)
+        asker, stream = self._stream_of([], ends=False)
+        with self.assertRaises(EOFError) as raised:
+            asker.input("name? ")
+        self.assertEqual(raised.exception.args, ())
+        self.assertEqual(stream.readline(), "")
+
     def test_a_piece_of_several_lines_answers_several_reads_and_prompts_go_to_stdout(self):
         sent = []
         replies = [b'{"type": "input_reply", "value": "bob\\nline2\\nl3\\n"}\n']

@@ -86,7 +86,9 @@ class Stdin(object):
                 continue
             if isinstance(request, dict) and request.get("type") == "input_reply":
                 if request.get("eof") is True:
-                    raise EOFError("EOF when reading a line")
+                    # Python's words for a stream that ended (`python script.py < file`); a
+                    # person's Ctrl-D at a terminal's input() raises a bare EOFError, as in IPython.
+                    raise EOFError("EOF when reading a line") if self.ends else EOFError()
                 value = request.get("value", "")
                 return value if isinstance(value, str) else str(value)
             self._channel.queued.append(request)
