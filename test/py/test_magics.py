@@ -546,6 +546,15 @@ class Files(MagicsTestCase):
         self.assertIn("usage:", helped.stdout)
         self.assertIsNone(helped.error)
         self.assertEqual(helped.stderr, "")
+        # the module's names are the cell's after it, profiled or timed too (as IPython's)
+        with open(os.path.join(self.dir, "pmod.py"), "w") as handle:
+            handle.write("pm_total = sum(range(10))\n")
+        self.run_cell("import sys; sys.path.insert(0, %r)" % self.dir)
+        for way, name in (("", "plain"), ("-p", "profiled"), ("-t", "timed")):
+            self.run_cell("pm_total = None")
+            ran = self.run_cell("%%run %s -m pmod" % way if way else "%run -m pmod")
+            self.assertIsNone(ran.error, name)
+            self.assertEqual(self.run_cell("pm_total").plain, "45", name)
 
     def test_autoreload_takes_a_changed_module_and_old_objects_see_it(self):
         path = os.path.join(self.dir, "amod.py")

@@ -43,21 +43,22 @@ def _run(api, UsageError, arg):
         import runpy
 
         sys.argv = [opts["m"]] + argv
+        module_ns = {}
 
         def run_module():
             try:
-                return runpy.run_module(opts["m"], run_name="__main__", alter_sys=True)
+                module_ns.update(runpy.run_module(opts["m"], run_name="__main__", alter_sys=True))
             except SystemExit as exc:  # (as a script's: a status of 0 says nothing)
                 if exc.code not in (None, 0) and "e" not in opts:
                     _show_exit(api, exc)
-                return None
 
         try:
             result = _run_as_asked(api, UsageError, opts, run_module, None)
         finally:
             sys.argv, sys.modules["__main__"] = saved_argv, saved_main
-        if isinstance(result, dict):
-            _merge(api, result)
+        # (profiled or timed too: IPython updates the namespace after every way of running it)
+        if module_ns:
+            _merge(api, module_ns)
         return result if "p" in opts and "r" in opts else None
     if not argv:
         raise UsageError("%run needs a file name (or -m module)")
