@@ -27,6 +27,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // Before the notebook's libraries load (their load is what grows the young generation first).
   const memory = await import('./lib/memory.js');
   memory.capYoungGeneration();
+  (await import('./lib/jit.js')).limitInlining();
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
