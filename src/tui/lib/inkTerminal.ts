@@ -88,8 +88,11 @@ export async function adaptInk(stdout: NodeJS.WriteStream): Promise<TerminalHook
       throttled.cancel?.();
       const frame = written.replace(/\n$/, '');
       if (frame) {
-        // The cursor is on the row below the frame: go to the frame's first row, erase to the end.
-        stdout.write(`\r\x1b[${reflowedRows(frame, stdout.columns || 80)}A\x1b[J`);
+        // The cursor is on the row below the frame: erase it and each of the frame's rows, up to
+        // its first, line by line as Ink erases. (Erasing the screen below from there was, to
+        // tmux, a clear of the screen when the frame began at its top: tmux moves a cleared
+        // screen into the scroll-back, and each resize left a copy of the frame there.)
+        stdout.write(`\r\x1b[2K${'\x1b[1A\x1b[2K'.repeat(reflowedRows(frame, stdout.columns || 80))}`);
       }
       ink.log?.sync?.('');
       ink.lastOutput = '';

@@ -1,0 +1,107 @@
+/**
+ * The notebook in tmux (Debian's, which .ci/run installs), as many people run it: tmux is a
+ * terminal with habits of its own that a terminal emulator in the tests (xterm.js) does not have.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A tmux server of the test's own (its own socket, no configuration) with one window. */
+function openTmux(columns: number, rows: number) {
+  const home = mkdtempSync(join(tmpdir(), 'omp-tmux-'));
+  // (The notebook runs in `home`: a cell can wait for this file, which the test makes.)
+  const flag = join(home, 'go');
+  const socket = join(home, 's');
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args]).toString();
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const env = { CI: 'false', TMPDIR: home, OMP_EVAL_HISTORY: join(home, 'history.json') };
+  const command = ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, BIN].map(
+    quote,
+  );
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'nb',
+    '-c',
+    home,
+    '-x',
+    String(columns),
+    '-y',
+    String(rows),
+    command.join(' '),
+  );
+  /** The scroll-back and the screen. */
+  const all = () => tmux('capture-pane', '-p', '-t', 'nb', '-S', '-', '-E', '-');
+  const screen = () => tmux('capture-pane', '-p', '-t', 'nb');
+  return {
+    flag,
+    all,
+    screen,
+    keys: (...keys: string[]) => tmux('send-keys', '-t', 'nb', ...keys),
+    resize: (c: number, r: number) => tmux('resize-window', '-t', 'nb', '-x', String(c), '-y', String(r)),
+    async waitFor(predicate: (screen: string) => boolean, what: string) {
+      const until = Date.now() + 60_000;
+      for (;;) {
+        const text = screen();
+        if (predicate(text)) return text;
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
+        await sleep(25);
+      }
+    },
+    close() {
+      try {
+        tmux('kill-server');
+      } catch {
+        // gone already
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+let open: ReturnType<typeof openTmux> | undefined;
+afterEach(() => {
+  open?.close();
+  open = undefined;
+});
+
+describe('the notebook in tmux', () => {
+  it('leaves no copy of the running cell in the scroll-back when resized while it runs', async () => {
+    // (Wide enough that no row of the frame is wider than the terminal after the resize: a
+    // terminal that reflows a row it narrowed is another matter, tested with xterm.js.)
+    const t = openTmux(150, 30);
+    open = t;
+    await t.waitFor((s) => s.includes('In [1]:') && s.includes('idle'), 'the prompt');
+    // (One line, shorter than a row: a prompt wider than the terminal has troubles of its own.)
+    t.keys('-l', `import os, time; exec('while not os.path.exists("go"): time.sleep(0.02)')`);
+    await t.waitFor((s) => s.includes('sleep(0.02)'), 'the code');
+    t.keys('Enter');
+    const clock = (s: string) => /\[\*\] running · (.*)$/m.exec(s)?.[1];
+    // (A few frames in, as a person resizes. A frame that Ink writes between the terminal's
+    // reflow and the notebook's notice of it can leave a row behind: a race no notebook wins.)
+    await t.waitFor((s) => /^(?:[1-9]\d\d ms|[\d.]+ s)$/.test(clock(s) ?? ''), 'the running cell');
+    // (The live frame begins at the top of tmux's screen: there, erasing the screen below it was
+    // a clear to tmux, which moved the screen into the scroll-back.)
+    for (const [columns, rows] of [
+      [140, 30],
+      [160, 26],
+    ] as const) {
+      const before = clock(t.screen());
+      t.resize(columns, rows);
+      await t.waitFor((s) => clock(s) !== undefined && clock(s) !== before, 'a frame after the resize');
+    }
+    writeFileSync(t.flag, '');
+    await t.waitFor((s) => s.includes('In [2]:'), 'the cell, done');
+    const all = t.all().split('\n');
+    expect(all.filter((line) => line.includes('[*] running'))).toEqual([]);
+    expect(all.filter((line) => line.startsWith('In ['))).toHaveLength(1);
+    expect(all.filter((line) => line.includes('✓ [1] ok'))).toHaveLength(1);
+  });
+});
