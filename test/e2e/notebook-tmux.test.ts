@@ -39,10 +39,13 @@ function openTmux(columns: number, rows: number) {
   );
   /** The scroll-back and the screen. */
   const all = () => tmux('capture-pane', '-p', '-t', 'nb', '-S', '-', '-E', '-');
+  /** The scroll-back and the screen, each line the terminal wrapped joined again (-J). */
+  const joined = () => tmux('capture-pane', '-p', '-J', '-t', 'nb', '-S', '-', '-E', '-');
   const screen = () => tmux('capture-pane', '-p', '-t', 'nb');
   return {
     flag,
     all,
+    joined,
     screen,
     keys: (...keys: string[]) => tmux('send-keys', '-t', 'nb', ...keys),
     resize: (c: number, r: number) => tmux('resize-window', '-t', 'nb', '-x', String(c), '-y', String(r)),
@@ -103,5 +106,23 @@ describe('the notebook in tmux', () => {
     expect(all.filter((line) => line.includes('[*] running'))).toEqual([]);
     expect(all.filter((line) => line.startsWith('In ['))).toHaveLength(1);
     expect(all.filter((line) => line.includes('✓ [1] ok'))).toHaveLength(1);
+  });
+
+  it('prints a long output line as one line, which the terminal wraps and reflows', async () => {
+    const t = openTmux(100, 30);
+    open = t;
+    await t.waitFor((s) => s.includes('In [1]:') && s.includes('idle'), 'the prompt');
+    t.keys('-l', 'print("https://example.com/" + "a" * 230 + " " + "b" * 30)');
+    await t.waitFor((s) => s.includes('* 30)'), 'the code');
+    t.keys('Enter');
+    await t.waitFor((s) => s.includes('In [2]:'), 'the cell, done');
+    const line = `https://example.com/${'a'.repeat(230)} ${'b'.repeat(30)}`;
+    // One line of the terminal's, copied whole (Ink's wrapping made it three, at spaces and at 100).
+    expect(t.joined().split('\n')).toContain(line);
+    expect(t.all().split('\n')).toContain(line.slice(0, 100));
+    // Widened, the terminal reflows it: two rows where there were three.
+    t.resize(200, 30);
+    await t.waitFor((s) => s.includes(line.slice(0, 200)), 'the line, reflowed');
+    expect(t.joined().split('\n')).toContain(line);
   });
 });

@@ -1,17 +1,18 @@
 /**
  * One code cell: a header with the execution counter, status and elapsed time, the highlighted
- * code, and the output: collapsed to its first and last lines when printed, everything kept when
- * expanded (Ctrl-O), and in the live region what fits in its rows.
+ * code, and in the live region the output that fits in its rows. Printed, the block is the header
+ * and the code; the output follows it as lines of text (lib/rowText.ts, lib/printer.tsx).
  */
 
 import type { ReactNode } from 'react';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import { expandTabs } from '../lib/graphemes.js';
-import { hiddenLabel, type PreviewItem, previewItems } from '../lib/preview.js';
-import { type Row, rowsOf, spillNote, type TextRow } from '../state/output.js';
+import type { PreviewItem } from '../lib/preview.js';
+import { outLabels } from '../lib/rowText.js';
+import { type Row, rowsOf } from '../state/output.js';
 import type { CellStatus, CellView } from '../state/reducer.js';
-import { isPlainRow, lineOrSpace, OutputRow, OutputRows } from './OutputRow.js';
+import { lineOrSpace, OutputRow } from './OutputRow.js';
 
 export const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {
   queued: { glyph: '○', label: 'queued', color: 'gray' },
@@ -35,10 +36,8 @@ export function formatElapsed(ms: number): string {
 export interface CellBlockProps {
   cell: CellView;
   color: boolean;
-  /** For the live region: at most this many rows in all, one terminal row each. */
+  /** For the live region: at most this many rows in all, one terminal row each (else printed). */
   maxRows?: number;
-  /** Show every kept row (Ctrl-O). */
-  expanded?: boolean;
   now?: number;
   /** The count a running cell will get (its results say Out[n]). */
   count?: number;
@@ -92,71 +91,25 @@ function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
   );
 }
 
-/**
- * The items of a printed cell: each run of plain text rows of one stream as one unit (OutputRows),
- * the rest as they are; `firstResult` may carry an Out[n] label and stays alone. (Live, each row
- * stays a Text of its own: Ink cuts a text too wide for its box as one, not line by line.)
- */
-function groupRows(items: readonly PreviewItem[], firstResult: PreviewItem | undefined) {
-  const units: (PreviewItem | TextRow[])[] = [];
-  let run: TextRow[] | undefined;
-  for (const item of items) {
-    const row = 'row' in item && item !== firstResult && isPlainRow(item.row) ? item.row : undefined;
-    if (row && run && (run[0] as TextRow).stream === row.stream) run.push(row);
-    else if (row) {
-      run = [row];
-      units.push(run);
-    } else {
-      run = undefined;
-      units.push(item);
-    }
-  }
-  return units;
-}
-
-export function CellBlock({ cell, color, maxRows, expanded = false, now, count }: CellBlockProps): ReactNode {
+export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps): ReactNode {
   const live = maxRows !== undefined;
   if (cell.kind === 'info') {
     // The notebook's own messages (help, restarts, background output): just the text.
     return (
       <Box flexDirection="column">
         {rowsOf(cell.output).map((row, i) => (
-          <OutputRow key={`i${i}`} row={row} live={false} />
+          <OutputRow key={`i${i}`} row={row} live={live} />
         ))}
       </Box>
     );
   }
   let codeLines = highlightCode(expandTabs(cell.code), color, cell.highlight ?? cell.language).split('\n');
-  const note = spillNote(cell.output);
-  let items: PreviewItem[];
-  if (live) {
-    // Header, code and output must fit in maxRows terminal rows.
-    const codeBudget = Math.max(1, Math.min(codeLines.length, Math.floor((maxRows - 1) / 3)));
-    if (codeLines.length > codeBudget) {
-      codeLines = [
-        ...codeLines.slice(0, codeBudget - 1),
-        `… ${codeLines.length - codeBudget + 1} more code lines`,
-      ];
-    }
-    items = liveItems(rowsOf(cell.output), cell.output.omitted, Math.max(0, maxRows - 1 - codeLines.length));
-  } else items = previewItems(cell.output, expanded);
-  const label = cell.executionCount ?? count;
-  const results = items.filter((i) => 'row' in i && i.row.kind === 'text' && i.row.stream === 'result');
-  const firstResult = results[0];
-  // A result of several rows (a table, a long repr) starts under its Out[n]: label, as in IPython.
-  const outOnOwnLine = results.length > 1 && label !== undefined;
-  return (
-    <Box flexDirection="column">
-      <Header cell={cell} {...(now !== undefined ? { now } : {})} />
-      {live ? (
-        codeLines.map((line, i) => (
-          <Text key={`c${i}`} wrap="truncate-end">
-            <Text dimColor>│ </Text>
-            {line}
-          </Text>
-        ))
-      ) : (
-        // A code line that wraps keeps the gutter on its every row: the gutter is the box's border.
+  if (!live) {
+    // Printed: the header and the code; the output follows as lines of text (lib/printer.tsx).
+    // A code line that wraps keeps the gutter on its every row: the gutter is the box's border.
+    return (
+      <Box flexDirection="column">
+        <Header cell={cell} />
         <Box
           flexDirection="column"
           borderStyle="single"
@@ -169,30 +122,49 @@ export function CellBlock({ cell, color, maxRows, expanded = false, now, count }
           {/* (One Text, a line a code line: Ink wraps each line on its own.) */}
           <Text wrap="wrap">{codeLines.map(lineOrSpace).join('\n')}</Text>
         </Box>
-      )}
-      {(live ? items : groupRows(items, firstResult)).map((unit, i) =>
-        Array.isArray(unit) ? (
-          <OutputRows key={`o${i}`} rows={unit} />
-        ) : 'row' in unit ? (
+      </Box>
+    );
+  }
+  // Header, code and output must fit in maxRows terminal rows.
+  const codeBudget = Math.max(1, Math.min(codeLines.length, Math.floor((maxRows - 1) / 3)));
+  if (codeLines.length > codeBudget) {
+    codeLines = [
+      ...codeLines.slice(0, codeBudget - 1),
+      `… ${codeLines.length - codeBudget + 1} more code lines`,
+    ];
+  }
+  const items = liveItems(
+    rowsOf(cell.output),
+    cell.output.omitted,
+    Math.max(0, maxRows - 1 - codeLines.length),
+  );
+  const label = cell.executionCount ?? count;
+  const { first, ownLine } = outLabels(items, label);
+  return (
+    <Box flexDirection="column">
+      <Header cell={cell} {...(now !== undefined ? { now } : {})} />
+      {codeLines.map((line, i) => (
+        <Text key={`c${i}`} wrap="truncate-end">
+          <Text dimColor>│ </Text>
+          {line}
+        </Text>
+      ))}
+      {items.map((item, i) =>
+        'row' in item ? (
           <Box key={`o${i}`} flexDirection="column">
-            {outOnOwnLine && unit === firstResult ? <Text color="red">Out[{label}]:</Text> : null}
+            {ownLine && item === first ? <Text color="red">Out[{label}]:</Text> : null}
             <OutputRow
-              row={unit.row}
-              live={live}
-              {...(unit === firstResult && !outOnOwnLine && label !== undefined ? { outLabel: label } : {})}
+              row={item.row}
+              live
+              {...(item === first && !ownLine && label !== undefined ? { outLabel: label } : {})}
             />
           </Box>
         ) : (
           <Text key={`o${i}`} dimColor wrap="truncate-end">
-            {live ? `… ${unit.hidden} earlier lines` : hiddenLabel(unit.hidden, unit.kept, unit.showable)}
+            … {item.hidden} earlier lines
           </Text>
         ),
       )}
-      {note && !live ? (
-        <Text color="yellow" wrap="wrap">
-          {note}
-        </Text>
-      ) : null}
     </Box>
   );
 }

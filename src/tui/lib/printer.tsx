@@ -1,6 +1,7 @@
 /**
- * Printing finished cells: each is rendered to text once (Ink's renderToString) and written
- * above the live region through Ink's stdout, then kept only as data. Nothing printed is ever
+ * Printing finished cells: each is made into text once (its header and code by Ink's
+ * renderToString, its output as lines of text) and written above the live region through Ink's
+ * stdout, then kept only as data. Nothing printed is ever
  * printed again by itself: expanding output prints it anew below, and resizes leave the
  * transcript to the terminal's scroll-back. (Ink's <Static> keeps every byte it printed in
  * memory, for ever.)
@@ -11,6 +12,7 @@ import { renderToString } from '../ink.js';
 import { rowsOf } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 import { type ImageMode, nativeImage } from './images.js';
+import { printedOutput } from './rowText.js';
 
 export interface PrinterOptions {
   write: (data: string) => void;
@@ -29,9 +31,13 @@ export interface Printer {
 export function createPrinter({ write, color, imageMode, columns }: PrinterOptions): Printer {
   const render = (cell: CellView, expanded: boolean) => {
     const width = columns();
-    let text = renderToString(<CellBlock cell={cell} color={color} expanded={expanded} />, {
-      columns: width,
-    });
+    // The header and the code through Ink (a code line that wraps keeps its gutter); the output
+    // as lines of text, which the terminal wraps (lib/rowText.ts). The notebook's own messages
+    // are output only.
+    const lines = printedOutput(cell, expanded, width);
+    if (cell.kind !== 'info')
+      lines.unshift(renderToString(<CellBlock cell={cell} color={color} />, { columns: width }));
+    let text = lines.join('\n');
     // Native image protocols cannot live inside Ink's frame: they follow the cell's text.
     if (imageMode === 'kitty' || imageMode === 'iterm') {
       for (const row of rowsOf(cell.output)) {
