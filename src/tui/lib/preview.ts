@@ -9,10 +9,10 @@ export const PREVIEW_HEAD = 5;
 export const PREVIEW_TAIL = 15;
 export const MAX_LINE_CHARS = 4000;
 
-/** A line cut to `max` characters, with a note of how many were left out. */
-export function clampLine(line: string, max = MAX_LINE_CHARS, cut = 0): string {
-  const over = Math.max(0, line.length - max) + cut;
-  return over ? `${line.slice(0, max)}… [${over} chars omitted]` : line;
+/** A line cut to MAX_LINE_CHARS characters, and how many of its characters are left out (`cut`: before). */
+export function clampLine(line: string, cut = 0): { kept: string; omitted: number } {
+  const omitted = Math.max(0, line.length - MAX_LINE_CHARS) + cut;
+  return { kept: omitted ? line.slice(0, MAX_LINE_CHARS) : line, omitted };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Row, Stream } from '../state/output.js';
 import { spillNote } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 import { placeholder } from './images.js';
-import { hiddenLabel, MAX_LINE_CHARS, type PreviewItem, previewItems } from './preview.js';
+import { clampLine, hiddenLabel, type PreviewItem, previewItems } from './preview.js';
 
 const STREAM_STYLE: Partial<Record<Stream, (text: string) => string>> = {
   stderr: chalk.red,
@@ -45,10 +45,9 @@ function tracebackLine(text: string): string {
  */
 export function rowLine(row: Row, outLabel?: number): string {
   if (row.kind === 'image') return row.ansi ?? placeholder(row.image);
-  const over = Math.max(0, row.text.length - MAX_LINE_CHARS) + (row.cut ?? 0);
-  const kept = over ? row.text.slice(0, MAX_LINE_CHARS) : row.text;
+  const { kept, omitted } = clampLine(row.text, row.cut);
   const text = kept.includes('\x1b') ? `${kept}\x1b[0m` : kept;
-  const cut = over ? chalk.dim(`… [${over} chars omitted]`) : '';
+  const cut = omitted ? chalk.dim(`… [${omitted} chars omitted]`) : '';
   if (outLabel !== undefined) return `${chalk.red(`Out[${outLabel}]: `)}${text}${cut}`;
   if (row.stream === 'error') return tracebackLine(text) + cut;
   const shown = row.stream === 'status' ? `· ${text}` : text;
