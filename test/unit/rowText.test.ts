@@ -58,6 +58,18 @@ describe('output rows as lines of text', () => {
     );
   });
 
+  it("wraps the notebook's messages, but not what threads printed between cells", () => {
+    const text = `${'word '.repeat(30).trim()}\n`;
+    const message = printedOutput(cell(textOutput('stdout', text), { kind: 'info' }), false, 40);
+    expect(message[0]?.split('\n')).toHaveLength(4);
+    const printed = printedOutput(
+      cell(textOutput('stdout', text), { kind: 'info', background: true }),
+      false,
+      40,
+    );
+    expect(printed).toEqual([text.trim()]);
+  });
+
   it('puts Out[n]: on a line of its own above a result of several rows, as IPython', () => {
     const output = textOutput('result', 'row 1\nrow 2\n');
     expect(printedOutput(cell(output), false, 80)).toEqual(['\x1b[31mOut[3]:\x1b[39m', 'row 1', 'row 2']);

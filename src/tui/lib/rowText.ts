@@ -9,7 +9,7 @@
 import chalk from 'chalk';
 import wrapAnsi from 'wrap-ansi';
 import type { Row, Stream } from '../state/output.js';
-import { spillNote } from '../state/output.js';
+import { rowsOf, spillNote } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 import { placeholder } from './images.js';
 import { clampLine, hiddenLabel, type PreviewItem, previewItems } from './preview.js';
@@ -72,15 +72,18 @@ const ownWords = (text: string, columns: number) => wrapAnsi(text, columns, { ha
 
 /**
  * A finished cell's output as printed: collapsed or `expanded` (Ctrl-O), with its note. What the
- * cell printed is one line a row; what the notebook says (its notices, the notes of what was left
- * out, an info cell's text) is wrapped at `columns`, between words.
+ * cell printed is one line a row (what threads printed between cells too); what the notebook says
+ * (its notices, the notes of what was left out, its messages) is wrapped at `columns`, between
+ * words.
  */
 export function printedOutput(cell: CellView, expanded: boolean, columns: number): string[] {
+  // (An info cell is the notebook's message, unless it holds what threads printed between cells.)
+  const said = cell.kind === 'info' && !cell.background;
   const own = (row: Row) =>
-    row.kind === 'text' && (cell.kind === 'info' || row.stream === 'notice' || row.stream === 'status');
+    row.kind === 'text' && (said || row.stream === 'notice' || row.stream === 'status');
   const line = (row: Row, label?: number) =>
     own(row) ? ownWords(rowLine(row, label), columns) : rowLine(row, label);
-  if (cell.kind === 'info') return cell.output.head.concat(cell.output.tail).map((row) => line(row));
+  if (cell.kind === 'info') return rowsOf(cell.output).map((row) => line(row));
   const items = previewItems(cell.output, expanded);
   const label = cell.executionCount;
   const { first, ownLine } = outLabels(items, label);
