@@ -77,9 +77,10 @@ afterEach(() => {
 
 describe('the notebook in tmux', () => {
   it('leaves no copy of the running cell in the scroll-back when resized while it runs', async () => {
-    // (Wide enough that no row of the frame is wider than the terminal after the resize: a
-    // terminal that reflows a row it narrowed is another matter, tested with xterm.js.)
-    const t = openTmux(150, 30);
+    // (Wide enough that no row of the frame, the status line with the interpreter's path and the
+    // working directory among them, fills the terminal: narrowed, tmux would wrap such a row and
+    // push the frame's first row up into its scroll-back, the limit the README names.)
+    const t = openTmux(220, 30);
     open = t;
     await t.waitFor((s) => s.includes('In [1]:') && s.includes('idle'), 'the prompt');
     // (One line, shorter than a row: a prompt wider than the terminal has troubles of its own.)
@@ -93,16 +94,22 @@ describe('the notebook in tmux', () => {
     // (The live frame begins at the top of tmux's screen: there, erasing the screen below it was
     // a clear to tmux, which moved the screen into the scroll-back.)
     for (const [columns, rows] of [
-      [140, 30],
-      [160, 26],
+      [210, 30],
+      [230, 26],
     ] as const) {
       const before = clock(t.screen());
       t.resize(columns, rows);
       await t.waitFor((s) => clock(s) !== undefined && clock(s) !== before, 'a frame after the resize');
     }
     writeFileSync(t.flag, '');
-    await t.waitFor((s) => s.includes('In [2]:'), 'the cell, done');
-    const all = t.all().split('\n');
+    // (Read once the prompt is drawn whole: a capture can fall between a frame's erase and redraw.)
+    await t.waitFor((s) => s.includes('In [2]:') && s.includes('● idle'), 'the cell, done');
+    let transcript = '';
+    await t.waitFor(() => {
+      transcript = t.all();
+      return /^In \[2\]:/m.test(transcript) && transcript.includes('✓ [1] ok');
+    }, 'the transcript');
+    const all = transcript.split('\n');
     expect(all.filter((line) => line.includes('[*] running'))).toEqual([]);
     expect(all.filter((line) => line.startsWith('In ['))).toHaveLength(1);
     expect(all.filter((line) => line.includes('✓ [1] ok'))).toHaveLength(1);
@@ -115,7 +122,7 @@ describe('the notebook in tmux', () => {
     t.keys('-l', 'print("https://example.com/" + "a" * 230 + " " + "b" * 30)');
     await t.waitFor((s) => s.includes('* 30)'), 'the code');
     t.keys('Enter');
-    await t.waitFor((s) => s.includes('In [2]:'), 'the cell, done');
+    await t.waitFor((s) => s.includes('In [2]:') && s.includes('● idle'), 'the cell, done');
     const line = `https://example.com/${'a'.repeat(230)} ${'b'.repeat(30)}`;
     // One line of the terminal's, copied whole (Ink's wrapping made it three, at spaces and at 100).
     expect(t.joined().split('\n')).toContain(line);

@@ -54,7 +54,7 @@ describe('output rows as lines of text', () => {
     const notice = `The cell did not stop within 5 s: the kernel was killed and its state is lost.`;
     const [line] = printedOutput(cell(textOutput('notice', `${notice}\n`)), false, 40);
     expect(chalk.reset(line).replace(/\x1b\[[0-9;]*m/g, '')).toBe(
-      'The cell did not stop within 5 s: the \nkernel was killed and its state is lost.',
+      'The cell did not stop within 5 s: the\nkernel was killed and its state is lost.',
     );
   });
 
@@ -68,6 +68,15 @@ describe('output rows as lines of text', () => {
       40,
     );
     expect(printed).toEqual([text.trim()]);
+  });
+
+  it("never cuts a path in the notebook's notes, and ends no line with the space it wrapped at", () => {
+    const output = textOutput('stdout', Array.from({ length: 3000 }, (_, i) => `line ${i}\n`).join(''));
+    const path = `/tmp/omp-eval-artifacts-0/${'f'.repeat(36)}.txt`;
+    const spilled: Output = { ...output, omitted: 1000, spill: { path } };
+    const note = printedOutput(cell(spilled), false, 60).at(-1) as string;
+    const plain = note.replace(/\x1b\[[0-9;]*m/g, '');
+    expect(plain.split('\n')).toEqual(['… 1000 lines not kept; the whole output is in', path]);
   });
 
   it('puts Out[n]: on a line of its own above a result of several rows, as IPython', () => {

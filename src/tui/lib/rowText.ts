@@ -67,8 +67,16 @@ export function outLabels(
   return { ...(results[0] ? { first: results[0] } : {}), ownLine: results.length > 1 && label !== undefined };
 }
 
-/** The notebook's own words, wrapped at spaces to `columns` (a program's lines the terminal wraps). */
-const ownWords = (text: string, columns: number) => wrapAnsi(text, columns, { hard: true, trim: false });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape codes wrap-ansi puts around a break
+const SPACE_AT_BREAK = / +((?:\x1b\[[0-9;]*m)*)\n/g;
+
+/**
+ * The notebook's own words, wrapped at spaces to `columns` (a program's lines the terminal wraps).
+ * A word longer than a row (a file's path) is not cut: the terminal wraps it, and it is copied
+ * whole; no line ends with the space it was wrapped at.
+ */
+const ownWords = (text: string, columns: number) =>
+  wrapAnsi(text, columns, { hard: false, trim: false }).replace(SPACE_AT_BREAK, '$1\n');
 
 /**
  * A finished cell's output as printed: collapsed or `expanded` (Ctrl-O), with its note. What the
