@@ -5,12 +5,11 @@
  * version manager's shim); a `tool` call printing 200,000 lines against the same script under `run`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolvePython } from '../src/eval/kernel/python.js';
-import { type BenchRow, median, ms } from './lib.js';
+import { type BenchRow, median, ms, scratchDir } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 const ROUNDS = 11;
@@ -33,7 +32,7 @@ function timed(cmd: string, args: string[], input = ''): Promise<number> {
 
 export async function cliBench(): Promise<BenchRow[]> {
   const python = await resolvePython({ cwd: process.cwd() });
-  const dir = mkdtempSync(join(tmpdir(), 'omp-bench-cli-'));
+  const dir = scratchDir('omp-bench-cli-');
   const small = join(dir, 'small.py');
   const loop = `for i in range(${LINES}):\n    print('${'x'.repeat(42)}', i)`;
   const big = join(dir, 'lines.py');

@@ -1,5 +1,21 @@
-/** What the benchmarks share: timing, medians, the table's rows and the interrupt measurement. */
+/**
+ * What the benchmarks share: timing, medians, the table's rows, the interrupt measurement and
+ * their scratch folders.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Kernel } from '../src/eval/index.js';
+
+/**
+ * A scratch folder under the temp dir, removed when the benchmark's process ends: what the
+ * notebook and the tool write there (spill files, artifacts) is hundreds of megabytes a run.
+ */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 export interface BenchRow {
   what: string;

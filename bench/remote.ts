@@ -7,13 +7,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel, type KernelHandle, resolvePython } from '../src/eval/index.js';
 import { remoteKernelFactory } from '../src/eval/remote/factory.js';
-import { type BenchRow, ms, timeIt } from './lib.js';
+import { type BenchRow, ms, scratchDir, timeIt } from './lib.js';
 
 const PYTHON = '/usr/bin/python3';
 const LINES = 200_000;
@@ -32,7 +31,7 @@ function freePort(): Promise<number> {
 
 /** A Jupyter server of our own; resolves once its REST API answers. */
 async function startServer(): Promise<{ url: string; token: string; proc: ChildProcess }> {
-  const home = mkdtempSync(join(tmpdir(), 'omp-bench-jupyter-'));
+  const home = scratchDir('omp-bench-jupyter-');
   const root = join(home, 'root');
   mkdirSync(root);
   const port = await freePort();

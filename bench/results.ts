@@ -4,11 +4,8 @@
  * sampled every 20 ms; the issue measured 1.9 GB for 300 JSON outputs of 1 MB and 1.1 GB for 20
  * PNGs of 8 MB before).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createExecutor, runEvalTool } from '../src/eval/index.js';
-import type { BenchRow } from './lib.js';
+import { type BenchRow, scratchDir } from './lib.js';
 
 const PNG_HEAD =
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEElEQVR4nGNgYGD4z4AKAAH+AQHx3/eRAAAAAElFTkSuQmCC';
@@ -42,7 +39,7 @@ const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
 export async function resultsBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const previousTmp = process.env.TMPDIR;
-  process.env.TMPDIR = mkdtempSync(join(tmpdir(), 'omp-bench-results-'));
+  process.env.TMPDIR = scratchDir('omp-bench-results-');
   const executor = createExecutor({ settings: { 'artifacts.maxFileMB': 300, 'artifacts.maxTotalMB': 1000 } });
   try {
     await runEvalTool({ cells: [{ language: 'py', code: '1' }] }, { executor }); // a warm kernel

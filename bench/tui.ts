@@ -5,13 +5,12 @@
  * notebook's CPU while a cell prints (as fast as it can, and at 5,000 lines a second) or waits.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pty from '@lydell/node-pty';
 import xterm from '@xterm/headless';
-import { median } from './lib.js';
+import { median, scratchDir } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 const IPYTHON = '/usr/bin/ipython3';
@@ -57,7 +56,7 @@ function notebook(opts: { ownTmp?: boolean } = {}, columns = 100, rows = 30) {
   // For the long session, a temporary folder of its own: the artifacts other runs left (the tests
   // fill the folder to its cap) would make each spill file remove old ones first. (Not for the
   // start: the kernel's compiled bytecode is kept there too.)
-  const home = mkdtempSync(join(tmpdir(), 'omp-bench-'));
+  const home = scratchDir('omp-bench-');
   const child = pty.spawn(process.execPath, [BIN], {
     name: 'xterm-256color',
     cols: columns,
@@ -213,7 +212,7 @@ async function longSession() {
   await sleep(300);
   nb.child.kill();
 
-  const script = join(mkdtempSync(join(tmpdir(), 'omp-bench-')), 'lines.py');
+  const script = join(scratchDir('omp-bench-'), 'lines.py');
   writeFileSync(script, 'for i in range(200_000): print("line", i, "x" * 40)\n');
   t = performance.now();
   spawnSync(process.execPath, [BIN, 'run', script], { stdio: 'ignore' });
