@@ -92,17 +92,8 @@ function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
 }
 
 export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps): ReactNode {
+  // (The notebook's messages, info cells, are never live: they are printed at once, lib/rowText.ts.)
   const live = maxRows !== undefined;
-  if (cell.kind === 'info') {
-    // The notebook's own messages (help, restarts, background output): just the text.
-    return (
-      <Box flexDirection="column">
-        {rowsOf(cell.output).map((row, i) => (
-          <OutputRow key={`i${i}`} row={row} live={live} />
-        ))}
-      </Box>
-    );
-  }
   let codeLines = highlightCode(expandTabs(cell.code), color, cell.highlight ?? cell.language).split('\n');
   if (!live) {
     // Printed: the header and the code; the output follows as lines of text (lib/printer.tsx).
@@ -155,7 +146,6 @@ export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps):
             {ownLine && item === first ? <Text color="red">Out[{label}]:</Text> : null}
             <OutputRow
               row={item.row}
-              live
               {...(item === first && !ownLine && label !== undefined ? { outLabel: label } : {})}
             />
           </Box>

@@ -10,13 +10,11 @@ export const lineOrSpace = (line: string): string => line || ' ';
 
 export interface OutputRowProps {
   row: Row;
-  /** Cut at the width (the live region) or wrapped. */
-  live: boolean;
   /** `Out[n]: ` before this row (the first row of a one-line result). */
   outLabel?: number;
 }
 
-export function OutputRow({ row, live, outLabel }: OutputRowProps): ReactNode {
+export function OutputRow({ row, outLabel }: OutputRowProps): ReactNode {
   // (In kitty/iTerm2 mode the placeholder stays, and the image itself is drawn below the cell.)
-  return <Text wrap={live ? 'truncate-end' : 'wrap'}>{lineOrSpace(rowLine(row, outLabel))}</Text>;
+  return <Text wrap="truncate-end">{lineOrSpace(rowLine(row, outLabel))}</Text>;
 }
