@@ -1,9 +1,10 @@
 /** Issue 14 item 19: the history file under concurrency, crashes, caps and an unwritable home. */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { waitFor } from '../helpers/kernel.js';
 import {
   addToHistory,
   historyPath,
@@ -26,7 +27,66 @@ function writer(file: string, tag: string, count: number): Promise<number | null
   return new Promise((resolve) => child.once('close', resolve));
 }
 
+/**
+ * Loads the history in a process of its own, as the notebook does at its start, and adds one
+ * entry: a read that blocks (a FIFO) would block that process, not the test's.
+ */
+async function loadElsewhere(file: string) {
+  const script = `
+    import { addToHistory, loadHistory } from '${HISTORY_JS}';
+    const notices = [];
+    const loaded = loadHistory(${JSON.stringify(file)}, (m) => notices.push(m));
+    const added = addToHistory(loaded, 'x = 1', ${JSON.stringify(file)}, (m) => notices.push(m));
+    process.stdout.write(JSON.stringify({ loaded, added, notices }));
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  let code: number | null | undefined;
+  child.once('close', (c) => {
+    code = c;
+  });
+  await waitFor(() => code !== undefined, 30_000, 'the history to load (a read that blocks never ends)');
+  expect(code).toBe(0);
+  return JSON.parse(out) as { loaded: string[]; added: string[]; notices: string[] };
+}
+
 describe('the history file', () => {
+  it('a FIFO at its path: loading returns at once, with one notice, and nothing is written over it', async () => {
+    const file = freshFile();
+    mkdirSync(join(file, '..'), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    const { loaded, added, notices } = await loadElsewhere(file);
+    expect(loaded).toEqual([]);
+    expect(added).toEqual(['x = 1']); // the session's history, in memory
+    expect(notices).toEqual([
+      `history: ${file} is a FIFO, not a regular file; this session has no saved history and writes none`,
+    ]);
+    expect(lstatSync(file).isFIFO()).toBe(true);
+    expect(readdirSync(join(file, '..'))).toEqual(['history.json']);
+  });
+
+  it('a link at its path is not followed: one notice, the file it names is left alone', async () => {
+    const file = freshFile();
+    mkdirSync(join(file, '..'), { recursive: true });
+    const target = join(file, '..', '..', 'elsewhere.json');
+    writeFileSync(target, JSON.stringify(['from the link']));
+    symlinkSync(target, file);
+    const { loaded, notices } = await loadElsewhere(file);
+    expect(loaded).toEqual([]);
+    expect(notices).toEqual([
+      `history: ${file} is a symbolic link, not a regular file; this session has no saved history and writes none`,
+    ]);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+  });
+
   it('loses no entry when two notebooks add 200 entries each at once', async () => {
     const file = freshFile();
     expect(await Promise.all([writer(file, 'a', 200), writer(file, 'b', 200)])).toEqual([0, 0]);

@@ -3,7 +3,7 @@
  * the history. Keys can arrive faster than React re-renders, so every change goes to a ref at
  * once (handlers read the refs) and to React state for the screen.
  */
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import * as ed from '../lib/editor.js';
 import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';
 
@@ -30,8 +30,15 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
   const [editor, editorRef, setEditor] = useCurrent<ed.EditorState>(ed.emptyEditor);
   const [answer, answerRef, setAnswer] = useCurrent<ed.EditorState>(ed.emptyEditor);
   const [search, searchRef, setSearch] = useCurrent<Search | undefined>(undefined);
-  // Read once, not on every render (useRef's argument is evaluated each time).
-  const [loaded] = useState(() => (historyFile ? loadHistory(historyFile) : []));
+  // Read once, not on every render (useRef's argument is evaluated each time). A notice about the
+  // file is shown once mounted (not dispatched while rendering).
+  const [{ loaded, notices }] = useState(() => {
+    const found: string[] = [];
+    return { loaded: historyFile ? loadHistory(historyFile, (m) => found.push(m)) : [], notices: found };
+  });
+  useEffect(() => {
+    for (const message of notices) notify?.(message);
+  }, [notices, notify]);
   const history = useRef<string[]>(loaded);
   const historyIndex = useRef<number | undefined>(undefined);
   const draft = useRef('');

@@ -10,12 +10,16 @@
 import {
   chmodSync,
   closeSync,
+  constants,
+  fstatSync,
   linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
+  type Stats,
   statSync,
   unlinkSync,
   writeSync,
@@ -45,12 +49,57 @@ export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'omp-eval', 'history.json');
 }
 
-export function loadHistory(path: string): string[] {
+/** The largest file read: MAX_FILE_CHARS of JSON, every character escaped at worst. */
+const MAX_FILE_BYTES = MAX_FILE_CHARS * 6 + 1024;
+
+/** What kind of file `st` is, for a notice. */
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/**
+ * The saved entries. Only a regular file is read: the file is opened without following a link and
+ * without blocking, and checked on the open file, so that a FIFO (or a device) at the path cannot
+ * hang the notebook before it draws (a blocked read ignores SIGTERM too). Anything else gives one
+ * notice and no history; addToHistory never writes over it either (isReplaceable).
+ */
+export function loadHistory(path: string, notify: HistoryNotice = () => {}): string[] {
+  const unused = (what: string) => {
+    notify(
+      `history: ${path} is ${what}, not a regular file; this session has no saved history and writes none`,
+    );
+    return [];
+  };
+  let fd: number;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return unused('a symbolic link');
+    return []; // none yet, or unreadable: start empty rather than fail
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return unused(fileKind(st));
+    if (st.size > MAX_FILE_BYTES) {
+      notify(
+        `history: ${path} is larger than a history file omp-eval writes; it is not read, and the next cell saved replaces it`,
+      );
+      return [];
+    }
+    const buffer = Buffer.alloc(st.size);
+    let length = 0;
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    const parsed: unknown = JSON.parse(buffer.toString('utf8', 0, length));
     return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string') : [];
   } catch {
-    return []; // none yet, or unreadable: start empty rather than fail
+    return []; // unreadable or not JSON: start empty rather than fail
+  } finally {
+    closeSync(fd);
   }
 }
 
