@@ -1,10 +1,17 @@
 /** Issue 14 item 19: the history file under concurrency, crashes, caps and an unwritable home. */
 import { execFileSync, spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { waitFor } from '../helpers/kernel.js';
 import {
   addToHistory,
   historyPath,
@@ -12,6 +19,7 @@ import {
   MAX_ENTRY_CHARS,
   MAX_FILE_CHARS,
 } from '../../src/tui/lib/history.js';
+import { waitFor } from '../helpers/kernel.js';
 
 const HISTORY_JS = new URL('../../dist/src/tui/lib/history.js', import.meta.url).pathname;
 const freshFile = () => join(mkdtempSync(join(tmpdir(), 'omp-hist-')), 'omp-eval', 'history.json');
