@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { configPath } from './configPath.js';
 import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
+import { redactUrl } from './remote/redact.js';
 import type { SandboxMode } from './sandbox/settings.js';
 import { settingsProblems } from './schemas/index.js';
 
@@ -143,7 +144,7 @@ export function validateSettings(raw: Record<string, unknown>, source: string): 
   if (problem) {
     const rule = RULES[problem.key as keyof Settings];
     throw new SettingsError(
-      `setting "${problem.key}" in ${source} ${rule}, got ${JSON.stringify(flat[problem.key])}`,
+      `setting "${problem.key}" in ${source} ${rule}, got ${shownValue(problem.key, flat[problem.key])}`,
     );
   }
   const out: Record<string, unknown> = {};
@@ -152,6 +153,13 @@ export function validateSettings(raw: Record<string, unknown>, source: string): 
     if (converted !== undefined) out[key] = converted;
   }
   return out as Partial<Settings>;
+}
+
+/** A rejected value as the error shows it: never a Jupyter token, nor a URL's credentials. */
+function shownValue(key: string, value: unknown): string {
+  if (key === 'jupyter.token') return `a ${typeof value} (not shown)`;
+  if (key === 'jupyter.url' && typeof value === 'string') return JSON.stringify(redactUrl(value));
+  return JSON.stringify(value);
 }
 
 /** The most a config file may hold: it is a few settings, not data. */

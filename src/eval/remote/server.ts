@@ -2,13 +2,16 @@
  * A Jupyter server (Jupyter Server, JupyterHub's single-user servers, Enterprise Gateway) through
  * the Jupyter project's own client, @jupyterlab/services: REST calls for kernel specs, starting,
  * finding, interrupting and restarting kernels; its KernelConnection for the websocket. The
- * library and `ws` are loaded on first use, so no other command pays for them.
+ * library and `ws` are loaded on first use, so no other command pays for them. The token goes in
+ * an `Authorization: token ...` header on every request, the websocket's included: a `?token=` in
+ * a URL ends up in proxies' and servers' access logs. No message names the URL's credentials.
  */
 import type { KernelAPI, KernelConnection, KernelSpecAPI, ServerConnection } from '@jupyterlab/services';
 import type WebSocket from 'ws';
 import { KernelStartError } from '../kernel/types.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { divertLibraryConsole } from './quietConsole.js';
+import { hasUserInfo, redactText, redactUrl, scrub } from './redact.js';
 
 /** How long one REST call may take before the server counts as not answering. */
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -52,27 +55,40 @@ export function parseServerUrl(url: string): { baseUrl: string; wsUrl: string; d
     parsed = new URL(url);
   } catch {
     throw new KernelStartError(
-      `--jupyter needs a server URL such as http://127.0.0.1:8888/, got ${JSON.stringify(url)}`,
+      `--jupyter needs a server URL such as http://127.0.0.1:8888/, got ${JSON.stringify(redactUrl(url))}`,
     );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new KernelStartError(`--jupyter needs an http:// or https:// URL, got ${JSON.stringify(url)}`);
+    throw new KernelStartError(
+      `--jupyter needs an http:// or https:// URL, got ${JSON.stringify(redactUrl(url))}`,
+    );
+  // A Jupyter server authenticates by token, never by a password in the URL: one there is refused
+  // (fetch would refuse it anyway, repeating the whole URL in its error).
+  if (hasUserInfo(url))
+    throw new KernelStartError(
+      `the --jupyter URL has a user name or password in it (not shown), which a Jupyter server does not take: use ${redactUrl(url)} and give the server's token with --token or JUPYTER_TOKEN`,
+    );
   // A token in the URL (as `jupyter server list` prints it) counts as --token.
   parsed.search = '';
   parsed.hash = '';
   if (!parsed.pathname.endsWith('/')) parsed.pathname += '/';
   const baseUrl = parsed.toString();
   const wsUrl = `ws${baseUrl.slice(4)}`;
-  const display = `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname.replace(/\/$/, '')}`;
+  const display = labelOf(parsed);
   return { baseUrl, wsUrl, display };
 }
 
-/** How messages and the status line name the server at `url` (no credentials); the URL as given when it is not one. */
+/** Host, port and path: how messages name a server (never the user info or the query). */
+function labelOf(parsed: URL): string {
+  return `${parsed.host}${parsed.pathname === '/' || parsed.pathname === '' ? '' : parsed.pathname.replace(/\/$/, '')}`;
+}
+
+/** How messages and the status line name the server at `url`: no credentials, even when the URL is refused. */
 export function serverLabel(url: string): string {
   try {
-    return parseServerUrl(url).display;
+    return labelOf(new URL(url));
   } catch {
-    return url;
+    return redactUrl(url);
   }
 }
 
@@ -83,6 +99,19 @@ export function tokenInUrl(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The websocket class that sends `token` in an `Authorization` header at the handshake (the
+ * library would otherwise put it in the URL's query; `ws` takes headers, browsers do not).
+ */
+export function withTokenHeader(base: typeof WebSocket, token: string): typeof WebSocket {
+  if (!token) return base;
+  return class TokenSocket extends base {
+    constructor(address: string | URL, protocols?: string | string[]) {
+      super(address, protocols, { headers: { Authorization: `token ${token}` } });
+    }
+  } as unknown as typeof WebSocket;
 }
 
 /** What a failed fetch says: the network's reason, not just "fetch failed". */
@@ -139,22 +168,40 @@ export class RemoteServer {
   ): Promise<{ lib: Client; settings: Settings }> {
     const lib = await loadClient();
     divertLibraryConsole(this.logger, this.trace);
+    const token = this.token;
+    // REST calls get the header from the library (settings.token); the websocket from TokenSocket.
+    const socket = withTokenHeader(lib.WebSocket, token);
     const settings = lib.ServerConnection.makeSettings({
       baseUrl: this.baseUrl,
       wsUrl: this.wsUrl,
-      token: this.options.token ?? tokenInUrl(this.options.url) ?? '',
-      appendToken: true,
+      token,
+      appendToken: false,
       fetch: boundedFetch,
-      WebSocket: (socketClass
-        ? socketClass(lib.WebSocket)
-        : lib.WebSocket) as unknown as typeof globalThis.WebSocket,
+      WebSocket: (socketClass ? socketClass(socket) : socket) as unknown as typeof globalThis.WebSocket,
     });
     return { lib, settings };
+  }
+
+  /** The token: --token or JUPYTER_TOKEN, else the URL's `?token=`, else none. */
+  private get token(): string {
+    return this.options.token ?? tokenInUrl(this.options.url) ?? '';
+  }
+
+  /** What the library or the network said, without the token or the URL's password. */
+  private scrubbed(message: string): string {
+    let password: string | undefined;
+    try {
+      password = decodeURIComponent(new URL(this.options.url).password);
+    } catch {
+      password = undefined;
+    }
+    return scrub(redactText(message), [this.token, password]);
   }
 
   /** A REST call's failure as a sentence naming the server and what to do. */
   describeError(err: unknown, what: string): KernelStartError {
     const status = (err as { response?: { status?: number } }).response?.status;
+    const reason = this.scrubbed((err as Error).message ?? String(err));
     const at = `the Jupyter server at ${this.display}`;
     if (status === 401 || status === 403)
       return new KernelStartError(
@@ -165,8 +212,8 @@ export class RemoteServer {
         `${this.display} does not look like a Jupyter server (HTTP 404 while ${what}): give the server's base URL, as \`jupyter server list\` prints it`,
       );
     if (status === undefined || status === NO_ANSWER)
-      return new KernelStartError(`cannot reach ${at} while ${what}: ${(err as Error).message}`);
-    return new KernelStartError(`${at} answered HTTP ${status} while ${what}: ${(err as Error).message}`);
+      return new KernelStartError(`cannot reach ${at} while ${what}: ${reason}`);
+    return new KernelStartError(`${at} answered HTTP ${status} while ${what}: ${reason}`);
   }
 
   /** The server's kernelspecs and default; the first call that proves the URL and the token. */
