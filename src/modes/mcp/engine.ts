@@ -38,3 +38,4 @@ export {
   type VariableInfo,
   validateToolInput,
 } from '../../eval/index.js';
+export { serverLabel } from '../../eval/remote/server.js';

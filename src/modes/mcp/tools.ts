@@ -4,7 +4,7 @@
  * can act on (the schemas are for the client; not every client validates them).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { type KernelMode, type Settings, sandboxOf, sandboxSummary } from './engine.js';
+import { type KernelMode, type Settings, sandboxOf, sandboxSummary, serverLabel } from './engine.js';
 
 /** Names of independent kernel sets: letters, digits, `_`, `-`, `.`. */
 export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -30,6 +30,20 @@ const PERSISTENCE = {
   'per-call':
     'What persists: nothing between calls. This server runs in per-call mode: every call starts fresh kernels, so put everything a computation needs into the cells of one call (they share state within the call).',
 };
+
+/**
+ * Where each language's cells run and what bounds them. With --jupyter the Python cells run on the
+ * Jupyter server, where the local sandbox does not reach; saying "Sandbox ... network off" for them
+ * would tell the model a boundary that is not there.
+ */
+export function boundaryText(sandbox: string | undefined, jupyter: string | undefined): string | undefined {
+  if (!jupyter) return sandbox;
+  const py = `Where cells run: Python ("py") cells run in a kernel on the Jupyter server at ${jupyter}, without the local sandbox: they can read, write and reach whatever that server's kernels can (its files, its network, its environment). omp-eval's Python helpers (read, write, tree, diff, log, phase) are not defined there, and the files omp-eval writes here (such as a cut output's) are readable there only if the server shares this machine's files.`;
+  const js = sandbox
+    ? `JavaScript ("js") cells run on this machine, in the local sandbox. For JavaScript cells only: ${sandbox}`
+    : 'JavaScript ("js") cells run on this machine, without a sandbox.';
+  return `${py}\n\n${js}`;
+}
 
 function evalDescription(mode: KernelMode, timeout: number, sandbox: string | undefined): string {
   return `Run Python ("py") or JavaScript ("js") code in a ${mode === 'session' ? 'persistent kernel' : 'fresh kernel'}, like notebook cells.
@@ -208,10 +222,14 @@ export const VARIABLES_TOOL: Tool = {
   annotations: { title: 'List variables', readOnlyHint: true, idempotentHint: true },
 };
 
-/** The tools, their descriptions telling the model this server's kernel mode, cell timeout and sandbox. */
+/** The tools, their descriptions telling the model this server's kernel mode, cell timeout and where each language's cells run. */
 export function toolsFor(settings: Settings): Tool[] {
-  const sandbox = sandboxSummary(sandboxOf(settings));
-  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout'], sandbox);
+  const jupyterUrl = settings['jupyter.url'];
+  const boundary = boundaryText(
+    sandboxSummary(sandboxOf(settings)),
+    jupyterUrl ? serverLabel(jupyterUrl) : undefined,
+  );
+  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout'], boundary);
   return [{ ...EVAL_TOOL, description }, RESTART_TOOL, VARIABLES_TOOL];
 }
 
