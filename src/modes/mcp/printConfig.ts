@@ -1,9 +1,14 @@
 /**
  * `omp-eval mcp --print-config CLIENT`: the configuration snippet that makes a client start this
  * server (stdout), and where it goes (stderr). Nothing is written into other programs' files.
+ * Snippets hold no secrets: they are pasted into files that get committed (`.mcp.json` at the
+ * project root) and that a sandboxed cell can read. A Jupyter token is left out of the command
+ * line and the URL and read by the server from JUPYTER_TOKEN, which the snippet passes on from the
+ * client's environment in the client's own syntax.
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { hasCredentials, redactUrl } from '../../eval/remote/redact.js';
 
 export const CLIENTS = ['claude', 'codex', 'cursor', 'gemini'] as const;
 export type ClientName = (typeof CLIENTS)[number];
@@ -18,26 +23,52 @@ export interface Invocation {
   args: string[];
   /** Or the server over HTTP, already running at this URL (token in OMP_EVAL_MCP_TOKEN). */
   url?: string;
+  /**
+   * Why the server needs JUPYTER_TOKEN from the client's environment: a credential on the command
+   * line (--token, the URL's `?token=` or password) was left out, or JUPYTER_TOKEN is set here.
+   */
+  jupyterToken?: 'dropped' | 'env';
 }
+
+/** The variable the server reads the Jupyter token from (src/eval/remote/factory.ts). */
+export const JUPYTER_TOKEN_VAR = 'JUPYTER_TOKEN';
 
 /** Flags whose value is a path, made absolute (the client starts the server elsewhere). */
 const PATH_FLAGS = new Set(['--cwd', '--python']);
 
 /**
  * How this very command line starts the server: node and the launcher by absolute path (a client
- * started from a desktop may not have node on its PATH), with the same flags, minus --print-config.
+ * started from a desktop may not have node on its PATH), with the same flags, minus --print-config,
+ * --token and the credentials in the --jupyter URL.
  */
-export function invocationFromArgv(argv: string[], execPath = process.execPath): Invocation {
+export function invocationFromArgv(
+  argv: string[],
+  execPath = process.execPath,
+  env: NodeJS.ProcessEnv = process.env,
+): Invocation {
   const [, script = 'omp-eval', ...rest] = argv;
   const args: string[] = [];
+  let jupyter = false;
+  let dropped = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] as string;
-    if (arg === '--print-config') {
-      i++;
+    const [flag, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (flag === '--print-config') {
+      if (inline === undefined) i++;
       continue;
     }
-    if (arg.startsWith('--print-config=')) continue;
-    const [flag, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (flag === '--token') {
+      if (inline === undefined) i++;
+      dropped = true;
+      continue;
+    }
+    if (flag === '--jupyter') {
+      const url = inline ?? rest[++i] ?? '';
+      if (hasCredentials(url)) dropped = true;
+      jupyter = true;
+      args.push(flag, redactUrl(url));
+      continue;
+    }
     if (PATH_FLAGS.has(flag)) {
       const value = inline ?? rest[++i] ?? '';
       const absolute = flag === '--python' && !value.includes('/') ? value : resolve(value);
@@ -52,7 +83,8 @@ export function invocationFromArgv(argv: string[], execPath = process.execPath):
   } catch {
     // keep it as given
   }
-  return { command: execPath, args: [launcher, ...args] };
+  const jupyterToken = dropped ? 'dropped' : jupyter && env[JUPYTER_TOKEN_VAR] ? 'env' : undefined;
+  return { command: execPath, args: [launcher, ...args], ...(jupyterToken ? { jupyterToken } : {}) };
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -62,9 +94,51 @@ const toml = (value: string | string[]) => JSON.stringify(value);
 const TOKEN_REF = '${OMP_EVAL_MCP_TOKEN}';
 const AUTH_HEADER = { Authorization: `Bearer ${TOKEN_REF}` };
 
-/** The snippet (for stdout) and where to put it (for stderr). */
+/**
+ * How each client passes JUPYTER_TOKEN on from its own environment to the server it starts, as
+ * each documents it: Claude Code expands `${VAR}` in .mcp.json, Cursor `${env:VAR}` in mcp.json,
+ * Gemini CLI `$VAR` in settings.json; Codex passes the variables `env_vars` lists.
+ */
+const FORWARDED_TOKEN: Record<Exclude<ClientName, 'codex'>, string> = {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
+  claude: '${JUPYTER_TOKEN}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
+  cursor: '${env:JUPYTER_TOKEN}',
+  gemini: '$JUPYTER_TOKEN',
+};
+
+/** The snippet (for stdout) and where to put it (for stderr), with what to set for a Jupyter token. */
 export function configSnippet(client: ClientName, inv: Invocation): { snippet: string; where: string } {
-  const stdio = { command: inv.command, args: inv.args };
+  const { snippet, where } = clientSnippet(client, inv);
+  return { snippet, where: inv.jupyterToken ? `${where}\n${jupyterNote(client, inv)}` : where };
+}
+
+/** What the user must do for the Jupyter token, which no snippet holds. */
+function jupyterNote(client: ClientName, inv: Invocation): string {
+  const left =
+    inv.jupyterToken === 'dropped'
+      ? 'The Jupyter token (or password) on this command line is not in the snippet, which may be committed: '
+      : 'The snippet holds no Jupyter token: ';
+  const from = inv.url
+    ? `set ${JUPYTER_TOKEN_VAR} in the environment you start the server in.`
+    : `set ${JUPYTER_TOKEN_VAR} in the environment ${CLIENT_NAMES[client]} starts from; the snippet passes it on to the server.`;
+  return `${left}${from}`;
+}
+
+const CLIENT_NAMES: Record<ClientName, string> = {
+  claude: 'Claude Code',
+  codex: 'Codex',
+  cursor: 'Cursor',
+  gemini: 'Gemini CLI',
+};
+
+function clientSnippet(client: ClientName, inv: Invocation): { snippet: string; where: string } {
+  const forward = inv.jupyterToken !== undefined;
+  const stdio = {
+    command: inv.command,
+    args: inv.args,
+    ...(forward && client !== 'codex' ? { env: { [JUPYTER_TOKEN_VAR]: FORWARDED_TOKEN[client] } } : {}),
+  };
   switch (client) {
     case 'claude':
       return {
@@ -86,6 +160,7 @@ export function configSnippet(client: ClientName, inv: Invocation): { snippet: s
         lines.push(
           `command = ${toml(inv.command)}`,
           `args = [${inv.args.map(toml).join(', ')}]`,
+          ...(forward ? [`env_vars = [${toml(JUPYTER_TOKEN_VAR)}]`] : []),
           'startup_timeout_sec = 30',
         );
       lines.push(`tool_timeout_sec = ${TOOL_TIMEOUT_S}`);
