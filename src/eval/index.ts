@@ -59,7 +59,7 @@ export {
   type Variables,
 } from './kernel/types.js';
 export { type Logger, silentLogger, streamLogger } from './logger.js';
-export { ArtifactFile } from './output/artifact.js';
+export { ArtifactFile, writtenArtifact } from './output/artifact.js';
 export { type ImageOutput, type StatusEvent, shownStatusLine } from './output/display.js';
 export { OutputSink, resolveArtifact, type Truncation } from './output/outputSink.js';
 export {

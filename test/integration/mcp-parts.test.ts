@@ -2,9 +2,9 @@
  * The MCP server's parts on their own: image fitting (real jimp), progress throttling, listen
  * addresses, artifact reads, the configuration command line.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { artifactDir } from '../../src/eval/output/artifact.js';
+import { ArtifactFile, artifactDir } from '../../src/eval/output/artifact.js';
 import { readArtifact } from '../../src/modes/mcp/artifacts.js';
 import { parseListenAddress } from '../../src/modes/mcp/http.js';
 import { fitImage, MAX_IMAGE_BYTES, MAX_SIDE } from '../../src/modes/mcp/images.js';
@@ -153,16 +153,22 @@ describe('parseListenAddress', () => {
 
 describe('readArtifact', () => {
   it('reads an artifact whole, or its first lines with a note naming the file', () => {
-    const id = `test-${process.pid}-${Date.now()}`;
-    mkdirSync(artifactDir(), { recursive: true });
-    const path = `${artifactDir()}/${id}.txt`;
-    writeFileSync(path, 'héllo\n'.repeat(100));
-    expect(readArtifact(`artifact://${id}`).text).toBe('héllo\n'.repeat(100));
-    const cut = readArtifact(`artifact://${id}`, 50);
+    const file = ArtifactFile.create();
+    if (typeof file === 'string') throw new Error(file);
+    file.write('héllo\n'.repeat(100));
+    file.close();
+    expect(readArtifact(file.uri).text).toBe('héllo\n'.repeat(100));
+    const cut = readArtifact(file.uri, 50);
     expect(cut.text).toMatch(/^(héllo\n){7}\[resource cut: .* the whole output is the file .*\.txt/);
     expect(() => readArtifact('artifact://../etc/passwd')).toThrow(/Unknown resource/);
     expect(() => readArtifact('file:///etc/passwd')).toThrow(/artifact:\/\/<id> resources only/);
     expect(() => readArtifact('artifact://missing-one')).toThrow(/Resource not found/);
+    // A file in the folder that this process did not write (another process's, a cell's) is not served.
+    const id = `test-${process.pid}-${Date.now()}`;
+    writeFileSync(`${artifactDir()}/${id}.txt`, 'not ours\n');
+    expect(() => readArtifact(`artifact://${id}`)).toThrow(
+      /Resource not found: .*\(this server did not write it/,
+    );
   });
 });
 

@@ -5,7 +5,7 @@
  * total, and files older than a day are removed.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { joinSmall } from './joinSmall.js';
@@ -100,6 +100,31 @@ function sweepArtifacts(dir: string) {
   }
 }
 
+/** A file as the file system knows it, whatever its path: device and inode. */
+export interface FileIdentity {
+  dev: bigint;
+  ino: bigint;
+}
+
+/**
+ * The artifacts this process wrote, by path (the newest WRITTEN_LIMIT). A reader that serves them
+ * outside a cell (MCP's resources/read) checks that it opened this very file: a cell that can write
+ * to the folder may have put a link to another file (a secret) in its place.
+ */
+const written = new Map<string, FileIdentity>();
+const WRITTEN_LIMIT = 10_000;
+
+function rememberWritten(path: string, fd: number): void {
+  const { dev, ino } = fstatSync(fd, { bigint: true });
+  written.set(path, { dev, ino });
+  if (written.size > WRITTEN_LIMIT) written.delete(written.keys().next().value as string);
+}
+
+/** The file this process wrote at `path` (an artifact), if it wrote one there. */
+export function writtenArtifact(path: string): FileIdentity | undefined {
+  return written.get(path);
+}
+
 /** The file an `artifact://<id>` URI names. */
 export function resolveArtifact(uri: string): string {
   const id = uri.startsWith(ARTIFACT_PREFIX) ? uri.slice(ARTIFACT_PREFIX.length) : uri;
@@ -146,7 +171,9 @@ export class ArtifactFile {
       sweepArtifacts(dir);
       const id = randomUUID();
       const path = join(dir, `${id}.${ext}`);
-      return new ArtifactFile(id, path, openSync(path, 'wx', 0o600), limits.maxFileBytes);
+      const fd = openSync(path, 'wx', 0o600);
+      rememberWritten(path, fd);
+      return new ArtifactFile(id, path, fd, limits.maxFileBytes);
     } catch (err) {
       return reasonOf(err);
     }

@@ -2,15 +2,19 @@
  * Artifacts as MCP resources: `artifact://<id>` is the full output of a cell whose output was cut
  * (a file in the private artifact directory). A read returns at most READ_LIMIT bytes, cut at a
  * line, with a note that names the file for the rest.
+ *
+ * The server reads on the host, outside any sandbox, what a cell may have touched: it serves only
+ * files this process wrote, opened without following a link and checked to be the very file it
+ * wrote (a cell that can write to the folder could have put a link to a secret in its place).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import {
   ErrorCode,
   McpError,
   type Resource,
   type TextResourceContents,
 } from '@modelcontextprotocol/sdk/types.js';
-import { resolveArtifact } from './engine.js';
+import { resolveArtifact, writtenArtifact } from './engine.js';
 
 export const READ_LIMIT = 8 * 1024 * 1024;
 /** Resources listed (the newest of this connection). */
@@ -39,17 +43,23 @@ export function readArtifact(uri: string, limit = READ_LIMIT): TextResourceConte
       `Unknown resource ${uri}: this server has artifact://<id> resources only`,
     );
   }
+  const notFound = (why: string) => new McpError(-32002, `Resource not found: ${uri} (${why})`);
+  const wrote = writtenArtifact(path);
+  if (!wrote) throw notFound('this server did not write it: it serves the artifacts of its own cells only');
   let fd: number;
   try {
-    fd = openSync(path, 'r');
-  } catch {
-    throw new McpError(
-      -32002,
-      `Resource not found: ${uri} (no file ${path}; artifacts are removed a day after they were written)`,
-    );
+    // O_NOFOLLOW: a link in the artifact's place is refused, not followed; O_NONBLOCK: a FIFO cannot hang the read.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP')
+      throw notFound(`${path} is now a symbolic link, not the file this server wrote: it is not followed`);
+    throw notFound(`no file ${path}; artifacts are removed a day after they were written`);
   }
   try {
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile() || st.dev !== wrote.dev || st.ino !== wrote.ino)
+      throw notFound(`${path} was replaced after this server wrote it: the file there now is not read`);
+    const size = Number(st.size);
     const buffer = Buffer.alloc(Math.min(size, limit));
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     let bytes = buffer.subarray(0, read);

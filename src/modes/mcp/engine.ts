@@ -37,5 +37,6 @@ export {
   ToolInputError,
   type VariableInfo,
   validateToolInput,
+  writtenArtifact,
 } from '../../eval/index.js';
 export { serverLabel } from '../../eval/remote/server.js';
