@@ -30,11 +30,16 @@ export interface Settings {
   'artifacts.maxTotalMB': number;
   /** How many agent()/completion() calls run at once (over all kernels); the rest wait. */
   'bridge.maxConcurrent': number;
+  /** `omp-eval mcp`: the sessions (every client's) and the kernels one server holds at once. */
+  'mcp.maxSessions': number;
+  'mcp.maxKernels': number;
   /** The kernels' sandbox; unset: $OMP_EVAL_SANDBOX, else the front end's default. */
   'sandbox.mode'?: SandboxMode;
   'sandbox.allowNetwork': boolean;
   /** Directories sandboxed kernels may write to besides the cwd and their temp dir. */
   'sandbox.writableRoots': string[];
+  /** Paths the sandbox hides by default (credentials) that sandboxed kernels may read. */
+  'sandbox.allowRead'?: string[];
   /** Memory of a kernel and its processes in MB (0: none; sandboxed kernels default to 2048). */
   'sandbox.memoryLimitMb'?: number;
   /** A Jupyter server whose kernels run the Python cells (--jupyter), its token, a kernelspec, a kernel to attach to. */
@@ -53,6 +58,8 @@ export const DEFAULT_SETTINGS: Settings = {
   'artifacts.maxFileMB': 100,
   'artifacts.maxTotalMB': 500,
   'bridge.maxConcurrent': 4,
+  'mcp.maxSessions': 16,
+  'mcp.maxKernels': 32,
   'sandbox.allowNetwork': false,
   'sandbox.writableRoots': [],
 };
@@ -90,9 +97,12 @@ const RULES: Record<keyof Settings, string> = {
   'artifacts.maxFileMB': 'must be a positive number of megabytes',
   'artifacts.maxTotalMB': 'must be a positive number of megabytes',
   'bridge.maxConcurrent': 'must be a whole number of calls (1..256)',
+  'mcp.maxSessions': 'must be a whole number of sessions (1..10000)',
+  'mcp.maxKernels': 'must be a whole number of kernels (1..10000)',
   'sandbox.mode': 'must be "off", "read-only" or "workspace-write"',
   'sandbox.allowNetwork': 'must be true or false (or 1/0, yes/no, on/off)',
   'sandbox.writableRoots': 'must be a list of directories',
+  'sandbox.allowRead': 'must be a list of paths',
   'sandbox.memoryLimitMb': 'must be a whole number of MB (0 for no limit)',
   'jupyter.url': 'must be an http:// or https:// URL of a Jupyter server',
   'jupyter.token': 'must be a string',
@@ -110,6 +120,7 @@ function convert(key: keyof Settings, value: unknown): unknown {
     case 'sandbox.memoryLimitMb':
       return Number(value);
     case 'sandbox.writableRoots':
+    case 'sandbox.allowRead':
       return typeof value === 'string' ? [value] : value;
     case 'eval.timeout':
       return clampTimeout(Number(value));
@@ -236,6 +247,8 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   settings['env.pass'] = [...new Set([...(file['env.pass'] ?? []), ...(fromFlags['env.pass'] ?? [])])];
   const roots = [...(file['sandbox.writableRoots'] ?? []), ...(fromFlags['sandbox.writableRoots'] ?? [])];
   settings['sandbox.writableRoots'] = [...new Set(roots)];
+  const reads = [...(file['sandbox.allowRead'] ?? []), ...(fromFlags['sandbox.allowRead'] ?? [])];
+  if (reads.length) settings['sandbox.allowRead'] = [...new Set(reads)];
   checkJupyter(settings, fromFlags);
   return settings;
 }

@@ -1,6 +1,6 @@
 /**
  * The sandbox's command-line flags (`--sandbox`, `--allow-network`, `--add-writable-root`,
- * `--memory-limit`) and the settings they set. Kept apart from cli.ts; loads no engine module.
+ * `--allow-read`, `--memory-limit`) and the settings they set. Kept apart from cli.ts; loads no engine module.
  */
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -10,6 +10,7 @@ export interface SandboxFlags {
   sandbox?: 'off' | 'read-only' | 'workspace-write';
   allowNetwork?: boolean;
   addWritableRoot?: string[];
+  allowRead?: string[];
   memoryLimit?: number;
 }
 
@@ -36,6 +37,11 @@ export function addSandboxOptions(program: Command): Command {
       (dir: string, previous: string[] = []) => [...previous, dir],
     )
     .option(
+      '--allow-read <path>',
+      'a path the sandbox hides by default (credentials such as ~/.ssh) that sandboxed kernels may read (repeatable)',
+      (path: string, previous: string[] = []) => [...previous, path],
+    )
+    .option(
       '--memory-limit <MB>',
       'memory of a kernel and its processes, in MB (sandboxed kernels: 2048; 0 for none)',
       megabytes,
@@ -50,6 +56,7 @@ export function sandboxOverrides(flags: SandboxFlags): Partial<Settings> {
     ...(flags.addWritableRoot?.length
       ? { 'sandbox.writableRoots': flags.addWritableRoot.map((dir) => resolve(dir)) }
       : {}),
+    ...(flags.allowRead?.length ? { 'sandbox.allowRead': flags.allowRead.map((p) => resolve(p)) } : {}),
     ...(flags.memoryLimit !== undefined ? { 'sandbox.memoryLimitMb': flags.memoryLimit } : {}),
   };
 }

@@ -11,6 +11,12 @@ modules. Stdlib only, Python 3.8 grammar.
 """
 import sys
 
+# Python put this file's directory (the runner cache's entry) first on sys.path: a module planted
+# there (a json.py beside runner.py) would be imported before the standard library's, and it
+# would run in every later kernel. Nothing is imported from it by name; the package is loaded
+# from its own path below.
+_HERE = sys.path.pop(0) if sys.argv[0] and sys.path else None
+
 if sys.version_info < (3, 8):
     sys.stderr.write("omp-eval: Python 3.8 or newer is required (this is %d.%d)\n" % sys.version_info[:2])
     sys.exit(78)
@@ -78,12 +84,28 @@ def _await_first_request(fd=4):
         pass  # not the host's layout (fd 4 is not open): nothing to wait for
 
 
+def _load_package(here, loader):
+    """Loads the kernel package from `here` by its path (not through sys.path, which does not hold
+    `here`): its absolute imports find the standard library, never files beside it."""
+    import importlib.util
+    import os
+
+    init = os.path.join(here, "omp_kernel", "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        "omp_kernel", init, loader=loader("omp_kernel", init), submodule_search_locations=[os.path.dirname(init)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["omp_kernel"] = module
+    spec.loader.exec_module(module)
+
+
 def _main():
     import os
 
     _await_first_request()
-    _kernel_loader(os.path.dirname(__file__))
-    from omp_kernel import server  # sys.path[0] is this file's directory: the cache's
+    here = os.path.dirname(os.path.abspath(__file__))
+    _load_package(here, _kernel_loader(here))
+    from omp_kernel import server
 
     server.install().serve()
 

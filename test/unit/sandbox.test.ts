@@ -81,10 +81,24 @@ describe('sandbox: settings', () => {
 
 describe('sandbox: bwrap arguments', () => {
   it('workspace-write binds the temp dir, the cwd and the roots writable over a read-only root', () => {
-    const args = bwrapArgs(WS, places);
-    expect(args.join(' ')).toBe(
-      '--die-with-parent --unshare-pid --unshare-ipc --unshare-net --cap-drop ALL --ro-bind / / --dev /dev --proc /proc ' +
-        '--bind /t /t --bind /w /w --bind /r /r --chdir /w --',
+    const args = bwrapArgs(
+      WS,
+      {
+        ...places,
+        hidden: [
+          { path: '/h/.ssh', dir: true },
+          { path: '/h/.netrc', dir: false },
+        ],
+        readOnly: ['/w/.git'],
+      },
+      6,
+    ).join(' ');
+    expect(args).toMatch(
+      /^--die-with-parent --unshare-pid --unshare-ipc --unshare-net --cap-drop ALL --seccomp 6 --ro-bind \/ \/ --dev \/dev --proc \/proc --ro-bind \/proc\/sys \/proc\/sys /,
+    );
+    // The writable places, then what is hidden or read-only inside them, then the temp dir.
+    expect(args).toMatch(
+      / --bind \/w \/w --bind \/r \/r --tmpfs \/h\/.ssh --ro-bind \/dev\/null \/h\/.netrc --ro-bind \/w\/.git \/w\/.git --bind \/t \/t --chdir \/w --$/,
     );
   });
 
@@ -92,7 +106,7 @@ describe('sandbox: bwrap arguments', () => {
     const args = bwrapArgs({ ...WS, mode: 'read-only', allowNetwork: true }, places).join(' ');
     expect(args).not.toContain('--bind /w /w');
     expect(args).not.toContain('--unshare-net');
-    expect(args).toContain('--bind /t /t --bind /r /r --chdir /w');
+    expect(args).toContain('--bind /r /r --bind /t /t --chdir /w');
   });
 });
 

@@ -21,6 +21,8 @@ export type KernelStateListener = (language: Language, state: KernelStatus) => v
 
 export class KernelSet {
   owners = 0;
+  /** Notices for the next cell's result (the session's interpreter was kept: registry.ts). */
+  readonly pendingNotices: string[] = [];
   /** Tail of the queue of runs on this key. */
   lock: Promise<void> = Promise.resolve();
   /** Kernels being started, one per language: a second caller waits for the first one's start. */

@@ -102,15 +102,32 @@ export class Executor implements SessionHost {
     return this.sessionAbort.signal;
   }
 
-  /** Resolves the interpreter for a working directory (the setting, else discovery). */
+  /**
+   * Resolves the interpreter for a working directory (the setting, else discovery). With the
+   * sandbox on, each candidate is probed inside it: a candidate in a writable place may be a
+   * cell's work.
+   */
   resolvePython(cwd: string): Promise<ResolvedPython> {
-    return resolvePython({ interpreter: this.settings['python.interpreter'], cwd, env: this.hostEnv });
+    return resolvePython({
+      interpreter: this.settings['python.interpreter'],
+      cwd,
+      env: this.hostEnv,
+      sandbox: this.sandbox,
+    });
   }
 
   /** Becomes an owner of the kernels for (id, cwd, interpreter). Release it when done. */
   async session(options: SessionOptions = {}): Promise<Session> {
     if (this.disposed) throw new ExecutorError('the executor has been disposed');
     const cwd = checkCwd(options.cwd ?? process.cwd());
+    const mode = options.mode ?? this.settings['python.kernelMode'];
+    const owner = `${options.id ?? 'default'}\0${cwd}`;
+    const retain = options.retain === true && mode === 'session';
+    const pinned = retain ? this.retainedOf(owner) : undefined;
+    if (pinned) {
+      await this.noteOtherInterpreter(pinned, cwd);
+      return pinned;
+    }
     let python: ResolvedPython | undefined;
     let pythonError: Error | undefined;
     // A py kernel made elsewhere (on a Jupyter server) needs no local interpreter.
@@ -122,14 +139,7 @@ export class Executor implements SessionHost {
         pythonError = err;
       }
     }
-    const mode = options.mode ?? this.settings['python.kernelMode'];
-    const owner = `${options.id ?? 'default'}\0${cwd}`;
     const key = mode === 'per-call' ? `per-call\0${Math.random()}` : `${owner}\0${interpreterKey(python)}`;
-    const retain = options.retain === true && mode === 'session';
-    const kept = retain ? this.retained.get(key) : undefined;
-    if (kept) return kept;
-    // The interpreter of a retained (id, cwd) changed (a venv appeared): its old kernels go.
-    if (retain) await this.releaseRetained(owner);
     let set = this.sets.get(key);
     if (!set) {
       set = new KernelSet(key, cwd, python, pythonError, options.script);
@@ -151,12 +161,33 @@ export class Executor implements SessionHost {
     }
   }
 
-  private async releaseRetained(owner: string) {
-    for (const [key, session] of this.retained) {
-      if (!key.startsWith(`${owner}\0`)) continue;
-      this.retained.delete(key);
-      await session.release();
+  /** The retained session of (id, cwd), whatever its interpreter. */
+  private retainedOf(owner: string): Session | undefined {
+    for (const [key, session] of this.retained) if (key.startsWith(`${owner}\0`)) return session;
+    return undefined;
+  }
+
+  /**
+   * A retained session keeps the interpreter it started with (its names live in that kernel):
+   * when another would now be chosen (a `.venv` made since), the next result says so, once per
+   * interpreter. Resolving probes inside the sandbox, if there is one.
+   */
+  private async noteOtherInterpreter(session: Session, cwd: string): Promise<void> {
+    if (this.kernelFactories?.py || !session.python) return;
+    let now: ResolvedPython;
+    try {
+      now = await this.resolvePython(cwd);
+    } catch {
+      return;
     }
+    const key = interpreterKey(now);
+    if (key === interpreterKey(session.python) || session.noticedInterpreters.has(key)) return;
+    session.noticedInterpreters.add(key);
+    const kept = session.python;
+    session.notify(
+      `A different Python would now be chosen here: ${now.executable} (Python ${now.version.join('.')}, from ${now.source}). ` +
+        `This session keeps ${kept.executable} (Python ${kept.version.join('.')}) and its names; restart the session to use the new one.`,
+    );
   }
 
   /** @internal A session's owner let go; the last one shuts the kernels down. */
@@ -170,6 +201,7 @@ export class Executor implements SessionHost {
 
   /** @internal A live kernel of `language` for the set, replacing a dead (or dying) one. */
   async kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<KernelHandle> {
+    notices.push(...set.pendingNotices.splice(0));
     const previous = set.get(language);
     if (previous && previous.state !== 'dead' && previous.state !== 'stopping') return previous;
     // One start at a time: the notebook's start() and a cell typed meanwhile share one kernel

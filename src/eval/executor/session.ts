@@ -31,6 +31,8 @@ const IS_COMPLETE_TIMEOUT_MS = 1_000;
 
 export class Session {
   private released = false;
+  /** Interpreters the session was told of and keeps out (registry.ts: one notice each). */
+  readonly noticedInterpreters = new Set<string>();
 
   constructor(
     private readonly host: SessionHost,
@@ -52,6 +54,11 @@ export class Session {
   /** The session's kernel of a language, if it has been started. */
   kernelOf(language: Language): Kernel | undefined {
     return this.set.get(language);
+  }
+
+  /** A notice for the next cell's result (the first cell that asks for a kernel). */
+  notify(text: string): void {
+    this.set.pendingNotices.push(text);
   }
 
   /** Starts a kernel now instead of at the first cell (a front end that shows its state). */

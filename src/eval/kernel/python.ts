@@ -2,13 +2,20 @@
  * Which Python a kernel runs: the candidates in the spec's order, each probed (its real
  * executable and version) before it is chosen.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { findBwrap } from '../sandbox/bwrap.js';
+import { within } from '../sandbox/places.js';
+import { type KernelSandbox, sandboxCommand } from '../sandbox/sandbox.js';
+import { SANDBOX_OFF, type SandboxSettings } from '../sandbox/settings.js';
 import { filterEnv } from './env.js';
 import { gated, openGate, readyHostGuard } from './hostGuard.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
 import { bootTicks, signalGroup } from './processGroup.js';
+import { which } from './which.js';
+
+export { which };
 
 export interface PythonCandidate {
   /** Where the candidate came from, e.g. `VIRTUAL_ENV` or `PATH (python3)`. */
@@ -46,24 +53,6 @@ const isWindows = process.platform === 'win32';
 function venvPython(root: string): { path: string; binDir: string } {
   const binDir = join(root, isWindows ? 'Scripts' : 'bin');
   return { path: join(binDir, isWindows ? 'python.exe' : 'python'), binDir };
-}
-
-/** Finds `name` on a PATH string, as a shell would. */
-export function which(name: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const full = join(dir, isWindows && !name.endsWith('.exe') ? `${name}.exe` : name);
-    try {
-      // (no exception for the usual absent file: a PATH of a dozen entries made a dozen)
-      if (statSync(full, { throwIfNoEntry: false })?.isFile()) {
-        accessSync(full, constants.X_OK);
-        return full;
-      }
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** The candidates in the spec's order, before probing. */
@@ -111,19 +100,31 @@ export interface GuardedRun {
 export async function runGuarded(
   path: string,
   args: string[],
-  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string; maxBuffer?: number; what: string },
+  opts: {
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    cwd?: string;
+    maxBuffer?: number;
+    what: string;
+    /** Runs it inside this sandbox (read-only, network off: see probeSandbox). */
+    sandbox?: SandboxSettings;
+  },
 ): Promise<GuardedRun> {
   const { execa } = await import('execa');
   readyHostGuard();
-  const { file, args: gatedArgs } = gated(path, args);
+  const gate = gated(path, args);
+  const boxed = opts.sandbox ? await boxedCommand(opts.sandbox, gate, opts) : undefined;
+  const { file, args: gatedArgs } = boxed ?? gate;
   const child = execa(file, gatedArgs, {
-    env: opts.env,
+    env: boxed?.env ?? opts.env,
     extendEnv: false,
     detached: true,
     maxBuffer: opts.maxBuffer ?? 64 * 1024,
     reject: false,
+    ...(boxed ? { stdio: boxed.stdio as never } : {}), // (execa types no descriptor numbers past fd 2)
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
+  boxed?.spawned();
   const guarded = openGate(child.pid, child.stdin); // (it starts once guarded; its stdin is then empty)
   let endedAt: number | undefined;
   child.once('exit', () => {
@@ -143,6 +144,7 @@ export async function runGuarded(
     // another program's group by now, told apart by when its members started.
     if (child.pid) signalGroup(child.pid, 'SIGKILL', endedAt);
     guarded?.release();
+    await boxed?.sandbox?.dispose();
   }
   if (timedOut) throw new Error(`${opts.what} timed out after ${opts.timeoutMs / 1000} s`);
   return {
@@ -154,12 +156,70 @@ export async function runGuarded(
   };
 }
 
+/**
+ * The sandbox a probe or a compile runs in: the kernel's, read-only and without the network or a
+ * memory cgroup. What runs there may be a cell's work (a `.venv/bin/python` written by a
+ * sandboxed cell): it must never run on the host.
+ */
+export function probeSandbox(kernel: SandboxSettings): SandboxSettings {
+  return {
+    ...SANDBOX_OFF,
+    mode: 'read-only',
+    memoryLimitMb: 0,
+    ...(kernel.allowRead ? { allowRead: kernel.allowRead } : {}),
+  };
+}
+
+/** `gate` wrapped in `settings`' sandbox, with the descriptor bwrap reads its filter from. */
+async function boxedCommand(
+  settings: SandboxSettings,
+  gate: { file: string; args: string[] },
+  opts: { env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<{
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  stdio: ['pipe', 'pipe', 'pipe', ...('ignore' | number)[]];
+  sandbox?: KernelSandbox;
+  spawned: () => void;
+}> {
+  const env = Object.fromEntries(Object.entries(opts.env).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
+  const command = await sandboxCommand(settings, [gate.file, ...gate.args], opts.cwd ?? process.cwd(), env);
+  const fd = command.sandbox?.seccompFd?.();
+  const stdio: ['pipe', 'pipe', 'pipe', ...('ignore' | number)[]] = [
+    'pipe',
+    'pipe',
+    'pipe',
+    'ignore',
+    'ignore',
+    'ignore',
+  ];
+  if (fd !== undefined) stdio.push(fd);
+  return {
+    file: command.file,
+    args: command.args,
+    env: command.env,
+    stdio,
+    ...(command.sandbox ? { sandbox: command.sandbox } : {}),
+    spawned: () => command.sandbox?.closeSeccompFd?.(),
+  };
+}
+
 /** Runs the interpreter once to learn its real executable and version. */
-async function probeOnce(path: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Probe> {
+async function probeOnce(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  sandbox: SandboxSettings | undefined,
+): Promise<Probe> {
   const result = await runGuarded(path, ['-c', PROBE], {
     env,
     timeoutMs,
     what: `the probe (${path} -c '…')`,
+    ...(sandbox ? { sandbox: probeSandbox(sandbox) } : {}),
   });
   if (result.failed) {
     // (Its own words; execa's message would show the gate's shell command instead.)
@@ -187,6 +247,7 @@ export async function probePython(
   env: NodeJS.ProcessEnv,
   cwd = process.cwd(),
   timeoutMs = PROBE_TIMEOUT_MS,
+  sandbox?: SandboxSettings,
 ): Promise<Probe> {
   let st: ReturnType<typeof statSync>;
   try {
@@ -194,11 +255,11 @@ export async function probePython(
   } catch {
     throw new Error('does not exist');
   }
-  const key = `${path}\0${st.mtimeMs}\0${st.ino}`;
+  const key = `${path}\0${st.mtimeMs}\0${st.ino}\0${sandbox ? 'boxed' : 'host'}`;
   let probe = probes.get(key);
   if (!probe) {
     const cached = cachedProbe(path, env, cwd);
-    probe = cached ? Promise.resolve(cached) : probeOnce(path, filterEnv(env), timeoutMs);
+    probe = cached ? Promise.resolve(cached) : probeOnce(path, filterEnv(env), timeoutMs, sandbox);
     probes.set(key, probe);
     // A failure is believed for a while (a command asked two or three times, and each probe of a
     // hung interpreter took its 10 s); then the interpreter is probed again. (Not across runs: a
@@ -224,6 +285,27 @@ export interface ResolveOptions {
   home?: string;
   /** How long one probe may run (default 10 s). */
   probeTimeoutMs?: number;
+  /**
+   * The kernels' sandbox: with it on, every candidate is probed inside it. Without it, a
+   * candidate in the working directory (`.venv`, `venv`: anything may have written it) is still
+   * probed in a read-only sandbox where bubblewrap can make one (`setup python --check`).
+   */
+  sandbox?: SandboxSettings;
+}
+
+/** Where `candidate` is probed: in a sandbox (its settings), or on the host (undefined). */
+function probeBox(candidate: PythonCandidate, opts: ResolveOptions): SandboxSettings | undefined {
+  if (opts.sandbox && opts.sandbox.mode !== 'off') return opts.sandbox;
+  if (process.platform !== 'linux' || !within(realOf(candidate.path), realOf(opts.cwd))) return undefined;
+  return findBwrap(opts.env ?? process.env) ? { ...SANDBOX_OFF, mode: 'read-only' } : undefined;
+}
+
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Resolves the interpreter in the spec's order; each failing candidate is skipped with its reason. */
@@ -245,7 +327,13 @@ export async function resolvePython(opts: ResolveOptions): Promise<ResolvedPytho
     if (seen.has(candidate.path)) continue;
     seen.add(candidate.path);
     try {
-      const probe = await probePython(candidate.path, env, opts.cwd, opts.probeTimeoutMs);
+      const probe = await probePython(
+        candidate.path,
+        env,
+        opts.cwd,
+        opts.probeTimeoutMs,
+        probeBox(candidate, opts),
+      );
       // A discovered interpreter is spawned as its own sys.executable, which skips version-manager
       // shims (pyenv, asdf) on every start; an explicit one is spawned exactly as given.
       return {

@@ -281,9 +281,12 @@ export async function prepareBytecode(
   interpreter: { executable: string; version: string },
   hostEnv: NodeJS.ProcessEnv,
   logger: Logger = silentLogger,
+  /** False: the interpreter is not run on the host (checkBytecode only; see spawn.ts). */
+  compile = true,
 ): Promise<void> {
   const dir = dirname(runner);
   const packageDirs = [...new Set(KERNEL_FILES.map((file) => dirname(file)))];
   const manifests = checkBytecode(dir, packageDirs, bytecodeIo, logger);
+  if (!compile) return;
   await ensureBytecode(dir, KERNEL_FILES, interpreter, hostEnv, bytecodeIo, logger, manifests);
 }

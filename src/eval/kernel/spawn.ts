@@ -15,6 +15,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
@@ -85,7 +86,11 @@ export function pythonKernel(
   logger: Logger,
 ): KernelProcess {
   const interpreter = { executable: python.executable, version: python.version.join('.') };
-  const requestsReady = prepareBytecode(runner, interpreter, hostEnv, logger);
+  // The host runs the interpreter to compile the kernel's bytecode into the shared cache: never
+  // one that a sandboxed cell could have written (it would run on the host, and its bytecode
+  // would be loaded by later kernels). Such a kernel compiles its modules in memory instead.
+  const compile = !proc.sandbox?.writes(realPath(python.executable));
+  const requestsReady = prepareBytecode(runner, interpreter, hostEnv, logger, compile);
   // A blank line (no request: the runner skips it) lets the runner load its package now, while
   // the host may still be preparing its first request (a kernel started early: prestart.ts).
   requestsReady.then(
@@ -135,4 +140,12 @@ export function withChannels(
     ...(stdio[BRIDGE_FD] ? { bridge: stdio[BRIDGE_FD] as Duplex } : {}),
     frameKey: randomBytes(16).toString('hex'),
   };
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

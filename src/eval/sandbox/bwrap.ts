@@ -4,8 +4,8 @@
  * its own, writable only where the mode says).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { which } from '../kernel/python.js';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { which } from '../kernel/which.js';
 import { SandboxError, type SandboxSettings } from './settings.js';
 
 /** Names the bwrap binary when it is not the one on PATH (tests point it nowhere). */
@@ -75,13 +75,44 @@ export interface BwrapPlaces {
   tmp: string;
   /** Writable roots, as real paths. */
   roots: readonly string[];
+  /**
+   * Hidden from the kernel: a directory becomes an empty tmpfs, a file an empty one (the user's
+   * credentials, other kernels' temp dirs). Existing paths only (bwrap would create the rest).
+   */
+  hidden?: readonly { path: string; dir: boolean }[];
+  /** Read-only even inside a writable directory (`.git`, `.venv`, the runner cache). */
+  readOnly?: readonly string[];
 }
 
-/** bwrap's arguments up to (and including) `--`: the command follows. */
-export function bwrapArgs(s: SandboxSettings, places: BwrapPlaces): string[] {
-  const writable = [places.tmp, ...(s.mode === 'workspace-write' ? [places.cwd] : []), ...places.roots];
+/**
+ * What the sandbox does to /proc as root: bwrap makes /proc/sys read-only only when a write check
+ * succeeds, which fails once capabilities are dropped, and uid 0 without capabilities can still
+ * write most sysctls (a cell set the host's core_pattern to a script of its own). So /proc/sys
+ * is bound read-only explicitly (its net/ shows the sandbox's own namespace), and the trigger
+ * files are masked (sysrq-trigger reboots the machine on a write by uid 0).
+ */
+const PROC_MASKED = ['/proc/sysrq-trigger', '/proc/kcore', '/proc/keys', '/proc/timer_list'];
+
+/** (A masked file must exist: bwrap cannot create one in /proc. Kernels differ in which they have.) */
+function procArgs(exists: (path: string) => boolean = existsSync): string[] {
+  return [
+    '--ro-bind',
+    '/proc/sys',
+    '/proc/sys',
+    ...PROC_MASKED.filter(exists).flatMap((file) => ['--ro-bind', '/dev/null', file]),
+  ];
+}
+
+/**
+ * bwrap's arguments up to (and including) `--`: the command follows. The order matters (each
+ * mount covers what came before it): the read-only root, the writable places, then what is
+ * hidden or read-only inside them, then the kernel's temp dir (inside a hidden parent).
+ */
+export function bwrapArgs(s: SandboxSettings, places: BwrapPlaces, seccompFd?: number): string[] {
+  const writable = [...(s.mode === 'workspace-write' ? [places.cwd] : []), ...places.roots];
   return [
     ...namespaceArgs(s),
+    ...(seccompFd === undefined ? [] : ['--seccomp', String(seccompFd)]),
     '--ro-bind',
     '/',
     '/',
@@ -89,7 +120,15 @@ export function bwrapArgs(s: SandboxSettings, places: BwrapPlaces): string[] {
     '/dev',
     '--proc',
     '/proc',
+    ...procArgs(),
     ...writable.flatMap((dir) => ['--bind', dir, dir]),
+    ...(places.hidden ?? []).flatMap(({ path, dir }) =>
+      dir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path],
+    ),
+    ...(places.readOnly ?? []).flatMap((path) => ['--ro-bind', path, path]),
+    '--bind',
+    places.tmp,
+    places.tmp,
     '--chdir',
     places.cwd,
     '--',

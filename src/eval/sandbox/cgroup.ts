@@ -17,6 +17,11 @@ let sequence = 0;
 
 /** The directory of this process's memory cgroup and its version, if one is mounted. */
 export function ownMemoryCgroup(): MemoryCgroup | undefined {
+  return ownCgroup('memory');
+}
+
+/** This process's cgroup of `controller` (v1's hierarchy of it, or v2's unified one) and its version. */
+export function ownCgroup(controller: 'memory' | 'pids'): MemoryCgroup | undefined {
   let cgroups: string;
   let mounts: string;
   try {
@@ -25,14 +30,14 @@ export function ownMemoryCgroup(): MemoryCgroup | undefined {
   } catch {
     return undefined;
   }
-  const v1Path = cgroups.match(/^\d+:(?:[^:\n]*,)?memory(?:,[^:\n]*)?:(.*)$/m)?.[1];
+  const v1Path = cgroups.match(new RegExp(`^\\d+:(?:[^:\\n]*,)?${controller}(?:,[^:\\n]*)?:(.*)$`, 'm'))?.[1];
   const v2Path = cgroups.match(/^0::(.*)$/m)?.[1];
   for (const line of mounts.split('\n')) {
     const [before, after] = line.split(' - ');
     if (!before || !after) continue;
     const [, , , root = '/', mountPoint = ''] = before.split(' ');
     const [fsType, , superOptions = ''] = after.split(' ');
-    if (fsType === 'cgroup' && v1Path !== undefined && superOptions.split(',').includes('memory'))
+    if (fsType === 'cgroup' && v1Path !== undefined && superOptions.split(',').includes(controller))
       return { dir: join(mountPoint, relativeTo(v1Path, root)), version: 1 };
     if (fsType === 'cgroup2' && v2Path !== undefined && v1Path === undefined)
       return { dir: join(mountPoint, relativeTo(v2Path, root)), version: 2 };
@@ -89,6 +94,31 @@ export function createMemoryCgroup(bytes: number): MemoryCgroup | undefined {
     return cgroup;
   } catch {
     removeCgroupSync(cgroup); // v2 without delegated memory: no memory.max to write
+    return undefined;
+  }
+}
+
+/**
+ * A cgroup that lets at most `max` processes (threads included) live in it: a fork bomb in a
+ * cell stops there. Undefined when none can be made here (then sandbox.ts falls back to
+ * RLIMIT_NPROC, which root is exempt from).
+ */
+export function createPidsCgroup(max: number): MemoryCgroup | undefined {
+  const own = ownCgroup('pids');
+  if (!own) return undefined;
+  sweepStale(own.dir);
+  const dir = join(own.dir, `${OWN_PREFIX}${process.pid}-${++sequence}`);
+  try {
+    mkdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const cgroup: MemoryCgroup = { dir, version: own.version };
+  try {
+    writeFileSync(join(dir, 'pids.max'), String(max));
+    return cgroup;
+  } catch {
+    removeCgroupSync(cgroup);
     return undefined;
   }
 }

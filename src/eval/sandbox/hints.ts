@@ -9,6 +9,8 @@ import { memoryLimitOf, type SandboxSettings } from './settings.js';
 const NETWORK_ERRORS =
   /Connection refused|Network is unreachable|No route to host|Temporary failure in name resolution|Name or service not known|No address associated|Cannot assign requested address|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|EADDRNOTAVAIL/;
 const READ_ONLY_ERRORS = /Read-only file system|EROFS/;
+const REFUSED = /Permission denied|EACCES/;
+const SOCKET_CONTEXT = /socket|connect|AF_UNIX|\.sock\b/i;
 const MEMORY_ERRORS = /MemoryError|Cannot allocate memory|ENOMEM|out of memory/i;
 
 export interface HintPlaces {
@@ -21,6 +23,9 @@ export interface HintPlaces {
 export function sandboxHint(text: string, s: SandboxSettings, places: HintPlaces): string | undefined {
   if (s.mode !== 'off' && !s.allowNetwork && NETWORK_ERRORS.test(text)) {
     return `omp-eval: the network is off in this sandbox (${s.mode}): the kernel has only a loopback of its own. Run with --allow-network to open it.`;
+  }
+  if (s.mode !== 'off' && REFUSED.test(text) && SOCKET_CONTEXT.test(text)) {
+    return `omp-eval: this sandbox (${s.mode}) refuses Unix sockets and other non-IP sockets, wherever the socket file is (the host's tmux, D-Bus, ssh-agent, docker); socketpair() and TCP/UDP ${s.allowNetwork ? 'work' : 'on the sandbox’s own loopback work'}. Only the user can run without the sandbox (--sandbox off).`;
   }
   if (s.mode !== 'off' && READ_ONLY_ERRORS.test(text)) {
     const writable = [

@@ -7,14 +7,26 @@
  * and the cleanup. The kernel's fds pass through bwrap untouched, whatever their layout.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pidExists } from '../kernel/processGroup.js';
+import { isPrivateDir, privateDir } from '../output/privateDir.js';
 import type { ErrorFrame } from '../protocol/index.js';
 import { assertSandboxAvailable, bwrapArgs, findBwrap, probeBwrap } from './bwrap.js';
 import {
   createMemoryCgroup,
+  createPidsCgroup,
   type MemoryCgroup,
   oomKills,
   procsFile,
@@ -22,10 +34,18 @@ import {
   removeCgroupSync,
 } from './cgroup.js';
 import { annotateError, type HintPlaces } from './hints.js';
+import { hiddenPlaces, readOnlyPlaces, within } from './places.js';
+import { seccompProgram } from './seccomp.js';
 import { memoryLimitOf, SandboxError, type SandboxSettings, sandboxFromEnv } from './settings.js';
 
 const MIB = 1024 * 1024;
-const TMP_PREFIX = 'omp-eval-sandbox-';
+/** The private parent (`<tmp>/omp-eval-sandbox-<uid>`, 0700) of every sandboxed kernel's temp dir. */
+const TMP_PARENT = 'omp-eval-sandbox';
+/**
+ * The descriptor bwrap reads the seccomp filter from: the first after the kernel's own (0-5),
+ * a pipe the host fills at spawn.
+ */
+export const SECCOMP_FD = 6;
 
 export interface KernelSandbox {
   readonly settings: SandboxSettings;
@@ -49,6 +69,14 @@ export interface KernelSandbox {
   annotate(frame: ErrorFrame): ErrorFrame;
   /** Removes the temp dir and the cgroup (once the kernel's processes are gone). Idempotent. */
   dispose(): Promise<void>;
+  /**
+   * The seccomp filter as an open descriptor to give the spawned process at SECCOMP_FD (a spawn
+   * that cannot pass a pipe: execa's); close it with closeSeccompFd once spawned.
+   */
+  seccompFd?(): number | undefined;
+  closeSeccompFd?(): void;
+  /** True when a cell of this sandbox may write at `path` (a real path). */
+  writes(path: string): boolean;
 }
 
 export interface ProcessEnd {
@@ -60,6 +88,8 @@ export interface SandboxedCommand {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** The seccomp filter to give the spawned process on SECCOMP_FD. */
+  seccomp?: Buffer;
   /** Unset when the kernel runs as it is (sandbox off, no memory limit). */
   sandbox?: KernelSandbox;
 }
@@ -95,20 +125,40 @@ export async function sandboxCommand(
   if (s.mode === 'off' && !limit) return { file: argv[0] as string, args: argv.slice(1), env };
   let command = [...argv];
   let places: HintPlaces | undefined;
+  let seccomp: Buffer | undefined;
   const kernelEnv = { ...env };
   if (s.mode !== 'off') {
     assertSandboxAvailable(s);
+    seccomp = seccompProgram();
     const bwrap = findBwrap() as string;
     await probeBwrap(bwrap, s);
-    places = { cwd: realpathSync(cwd), tmp: makeTempDir(), roots: s.writableRoots.map(checkRoot) };
+    const parent = tempParent();
+    const real = { cwd: realpathSync(cwd), tmp: makeTempDir(parent), roots: s.writableRoots.map(checkRoot) };
+    const writable = [...(s.mode === 'workspace-write' ? [real.cwd] : []), ...real.roots];
+    places = real;
+    // (The kernel's environment names the user's home and data folders; the host's fills gaps.)
+    const userEnv = { ...process.env, ...env };
+    const bwrapPlaces = {
+      ...real,
+      hidden: hiddenPlaces({ env: userEnv, parent, allowRead: s.allowRead ?? [] }),
+      readOnly: readOnlyPlaces(writable, real.roots, userEnv),
+    };
     kernelEnv.TMPDIR = places.tmp;
     kernelEnv.MPLCONFIGDIR ??= join(places.tmp, 'matplotlib'); // ~/.config is read-only
-    command = [bwrap, ...bwrapArgs(s, places), ...command];
+    command = [bwrap, ...bwrapArgs(s, bwrapPlaces, SECCOMP_FD), ...command];
   }
   const memory = limit ? limitMemory(limit, s.memoryMethod ?? 'auto', command) : undefined;
   if (memory) command = memory.command;
-  const sandbox = new Sandbox(s, places, memory);
-  return { file: command[0] as string, args: command.slice(1), env: kernelEnv, sandbox };
+  const pids = s.mode === 'off' ? undefined : limitProcesses(s.pidsLimit ?? DEFAULT_PIDS_LIMIT, command);
+  if (pids) command = pids.command;
+  const sandbox = new Sandbox(s, places, memory, seccomp, pids?.cgroup);
+  return {
+    file: command[0] as string,
+    args: command.slice(1),
+    env: kernelEnv,
+    ...(seccomp ? { seccomp } : {}),
+    sandbox,
+  };
 }
 
 /**
@@ -122,8 +172,24 @@ export async function spawnInSandbox(
   options: SpawnOptions & { cwd: string; env: Record<string, string> },
 ): Promise<{ child: ChildProcess; sandbox?: KernelSandbox }> {
   const command = await sandboxCommand(settings, [file, ...args], options.cwd, options.env);
-  const child = spawn(command.file, command.args, { ...options, env: command.env });
+  const stdio = withSeccompFd(options.stdio, command.seccomp);
+  const child = spawn(command.file, command.args, { ...options, env: command.env, stdio });
+  if (command.seccomp) {
+    // bwrap reads the filter to its end before it runs anything; the program fits in the pipe.
+    const pipe = (child.stdio as unknown as (NodeJS.WritableStream | null)[])[SECCOMP_FD];
+    pipe?.on('error', () => {}); // (a bwrap that failed to start: the child's exit says so)
+    pipe?.end(command.seccomp);
+  }
   return { child, ...(command.sandbox ? { sandbox: command.sandbox } : {}) };
+}
+
+/** The spawn's stdio with a pipe at SECCOMP_FD for the filter (the places between ignored). */
+function withSeccompFd(stdio: SpawnOptions['stdio'], seccomp: Buffer | undefined): SpawnOptions['stdio'] {
+  if (!seccomp) return stdio;
+  const given = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...(stdio ?? ['pipe', 'pipe', 'pipe'])];
+  if (given.length > SECCOMP_FD) throw new Error(`fd ${SECCOMP_FD} is the sandbox's own`);
+  while (given.length < SECCOMP_FD) given.push('ignore');
+  return [...given, 'pipe'];
 }
 
 /** A writable root must be an existing directory; its real path is what gets bound. */
@@ -137,25 +203,59 @@ function checkRoot(dir: string): string {
   throw new SandboxError(`--add-writable-root ${dir}: ${full} is not an existing directory`);
 }
 
-function makeTempDir(): string {
-  if (!swept) {
-    swept = true;
-    sweepTempDirs();
-  }
-  return realpathSync(mkdtempSync(join(tmpdir(), `${TMP_PREFIX}${process.pid}-`)));
+/**
+ * This user's private parent of the kernels' temp dirs: a real directory (not a link) that this
+ * user owns and no one else can write to, checked with lstat (privateDir). What is swept is
+ * only ever found there: the shared temp directory's other entries are never touched.
+ */
+export function tempParent(base = tmpdir()): string {
+  return realpathSync(privateDir(base, TMP_PARENT));
 }
 
-/** Temp dirs of hosts that were killed before they could remove them. */
-function sweepTempDirs(): void {
+function makeTempDir(parent: string): string {
+  if (!swept) {
+    swept = true;
+    sweepTempDirs(parent);
+  }
+  return realpathSync(mkdtempSync(join(parent, `${process.pid}-`)));
+}
+
+/**
+ * Temp dirs of hosts that were killed before they could remove them, in this user's private
+ * parent only (checked again just before: a parent that is not private is not swept). fs.rm
+ * removes a link inside as a link, never what it points to.
+ */
+export function sweepTempDirs(parent: string): void {
   try {
-    for (const entry of readdirSync(tmpdir())) {
-      const pid = Number(entry.startsWith(TMP_PREFIX) && entry.slice(TMP_PREFIX.length).split('-')[0]);
+    if (!isPrivateDir(parent)) return;
+    for (const entry of readdirSync(parent)) {
+      const pid = Number(entry.match(/^(\d+)-[A-Za-z0-9]{6}$/)?.[1]);
       if (!pid || pid === process.pid || pidExists(pid)) continue;
-      rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+      rmSync(join(parent, entry), { recursive: true, force: true });
     }
   } catch {
-    // an unreadable temp dir: nothing to sweep
+    // an unreadable parent: nothing to sweep
   }
+}
+
+/** Processes (threads included) one sandboxed kernel may have at once. */
+export const DEFAULT_PIDS_LIMIT = 1024;
+/**
+ * Where no pids cgroup can be made: RLIMIT_NPROC, which counts every process of the user, not
+ * only the kernel's (and root is exempt from it): higher, so that the user's own work goes on.
+ */
+const RLIMIT_NPROC_FALLBACK = 4096;
+
+/** A shell in front of the command joins a pids cgroup, or sets RLIMIT_NPROC, then runs it. */
+function limitProcesses(max: number, command: string[]): { cgroup?: MemoryCgroup; command: string[] } {
+  const cgroup = createPidsCgroup(max);
+  if (cgroup)
+    return {
+      cgroup,
+      command: ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', procsFile(cgroup), ...command],
+    };
+  const limit = String(Math.max(max, RLIMIT_NPROC_FALLBACK));
+  return { command: ['/bin/sh', '-c', 'ulimit -u "$0" && exec "$@"', limit, ...command] };
 }
 
 interface MemoryWrap {
@@ -200,11 +300,14 @@ class Sandbox implements KernelSandbox {
   private runner?: number;
   private disposed?: Promise<void>;
   private readonly untrack: () => void;
+  private filterFd?: number;
 
   constructor(
     readonly settings: SandboxSettings,
     private readonly places: HintPlaces | undefined,
     private readonly wrap: MemoryWrap | undefined,
+    private readonly seccomp: Buffer | undefined,
+    private readonly pids?: MemoryCgroup,
   ) {
     if (places) this.tmp = places.tmp;
     if (wrap) this.memory = { limitMb: wrap.limitMb, method: wrap.method };
@@ -223,6 +326,28 @@ class Sandbox implements KernelSandbox {
       this.runner = runner;
     }
     return this.runner ?? spawnedPid;
+  }
+
+  seccompFd(): number | undefined {
+    if (!this.seccomp || !this.places) return undefined;
+    // Written, opened and unlinked before anything runs in the sandbox: bwrap reads the open file.
+    const file = join(this.places.tmp, '.seccomp');
+    writeFileSync(file, this.seccomp, { mode: 0o600, flag: 'wx' });
+    this.filterFd = openSync(file, 'r');
+    rmSync(file);
+    return this.filterFd;
+  }
+
+  closeSeccompFd(): void {
+    if (this.filterFd !== undefined) closeSync(this.filterFd);
+    this.filterFd = undefined;
+  }
+
+  writes(path: string): boolean {
+    const p = this.places;
+    if (!p || this.settings.mode === 'off') return true;
+    const writable = [p.tmp, ...(this.settings.mode === 'workspace-write' ? [p.cwd] : []), ...p.roots];
+    return writable.some((dir) => within(path, dir));
   }
 
   processEnd(code: number | null, signal: NodeJS.Signals | null): ProcessEnd {
@@ -253,6 +378,7 @@ class Sandbox implements KernelSandbox {
   dispose(): Promise<void> {
     this.disposed ??= (async () => {
       if (this.wrap?.cgroup) await removeCgroup(this.wrap.cgroup);
+      if (this.pids) await removeCgroup(this.pids);
       this.removeNow();
       this.untrack();
     })();
@@ -263,5 +389,6 @@ class Sandbox implements KernelSandbox {
   private removeNow(): void {
     if (this.places) rmSync(this.places.tmp, { recursive: true, force: true });
     if (this.wrap?.cgroup) removeCgroupSync(this.wrap.cgroup);
+    if (this.pids) removeCgroupSync(this.pids);
   }
 }

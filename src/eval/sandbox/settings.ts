@@ -16,8 +16,12 @@ export interface SandboxSettings {
   allowNetwork: boolean;
   /** Directories writable besides the cwd (workspace-write) and the kernel's temp dir. */
   writableRoots: readonly string[];
+  /** Paths the sandbox hides by default (credentials: places.ts) that the user opened. */
+  allowRead?: readonly string[];
   /** Memory of the kernel and its children, in MB; unset or 0 for no limit. */
   memoryLimitMb?: number;
+  /** Processes (threads included) the kernel may have at once (sandbox.ts: 1024 by default). */
+  pidsLimit?: number;
   /** How the memory limit is enforced: a cgroup where one can be made (auto), else rlimits. */
   memoryMethod?: 'auto' | 'cgroup' | 'rlimit';
 }
@@ -78,6 +82,7 @@ export interface SandboxSettingKeys {
   'sandbox.mode'?: SandboxMode;
   'sandbox.allowNetwork': boolean;
   'sandbox.writableRoots': string[];
+  'sandbox.allowRead'?: string[];
   'sandbox.memoryLimitMb'?: number;
 }
 
@@ -91,10 +96,12 @@ export function sandboxOf(
   fallback: SandboxMode = 'off',
 ): SandboxSettings {
   const limit = settings['sandbox.memoryLimitMb'];
+  const allowRead = settings['sandbox.allowRead'];
   return {
     mode: settings['sandbox.mode'] ?? sandboxModeFromEnv(env) ?? fallback,
     allowNetwork: settings['sandbox.allowNetwork'],
     writableRoots: settings['sandbox.writableRoots'],
+    ...(allowRead?.length ? { allowRead } : {}),
     ...(limit !== undefined ? { memoryLimitMb: limit } : {}),
   };
 }

@@ -194,7 +194,7 @@ return errors === 0;
 }
 
 export const settings = validate11;
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]},"jupyter.url":{"type":"string","pattern":"^\\s*[hH][tT][tT][pP][sS]?://"},"jupyter.token":{"type":"string"},"jupyter.kernelName":{"type":"string","pattern":"\\S"},"jupyter.kernelId":{"type":"string","pattern":"\\S"}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"mcp.maxSessions":{"type":"integer","minimum":1,"maximum":10000},"mcp.maxKernels":{"type":"integer","minimum":1,"maximum":10000},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.allowRead":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]},"jupyter.url":{"type":"string","pattern":"^\\s*[hH][tT][tT][pP][sS]?://"},"jupyter.token":{"type":"string"},"jupyter.kernelName":{"type":"string","pattern":"\\S"},"jupyter.kernelId":{"type":"string","pattern":"\\S"}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
 const schema13 = {"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]};
 const schema15 = {"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"};
 const func2 = Object.prototype.hasOwnProperty;
@@ -202,8 +202,8 @@ const pattern0 = new RegExp("\\S", "u");
 const pattern1 = new RegExp("^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$", "u");
 const pattern3 = new RegExp("^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$", "u");
 const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
-const pattern11 = new RegExp("^\\s*\\d+\\s*$", "u");
-const pattern12 = new RegExp("^\\s*[hH][tT][tT][pP][sS]?://", "u");
+const pattern13 = new RegExp("^\\s*\\d+\\s*$", "u");
+const pattern14 = new RegExp("^\\s*[hH][tT][tT][pP][sS]?://", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="settings" */;
@@ -699,10 +699,10 @@ errors++;
 }
 }
 }
-if(data["sandbox.mode"] !== undefined){
-let data12 = data["sandbox.mode"];
-if(!(((data12 === "off") || (data12 === "read-only")) || (data12 === "workspace-write"))){
-const err34 = {instancePath:instancePath+"/sandbox.mode",schemaPath:"#/properties/sandbox.mode/enum",keyword:"enum",params:{allowedValues: schema12.properties["sandbox.mode"].enum},message:"must be equal to one of the allowed values"};
+if(data["mcp.maxSessions"] !== undefined){
+let data12 = data["mcp.maxSessions"];
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err34 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -711,14 +711,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data["sandbox.allowNetwork"] !== undefined){
-let data13 = data["sandbox.allowNetwork"];
-const _errs48 = errors;
-let valid12 = false;
-const _errs49 = errors;
-if(typeof data13 !== "boolean"){
-const err35 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 10000 || isNaN(data12)){
+const err35 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -727,13 +722,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-var _valid4 = _errs49 === errors;
-valid12 = valid12 || _valid4;
-if(!valid12){
-const _errs51 = errors;
-if(typeof data13 === "string"){
-if(!pattern1.test(data13)){
-const err36 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
+if(data12 < 1 || isNaN(data12)){
+const err36 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -743,8 +733,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-else {
-const err37 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data["mcp.maxKernels"] !== undefined){
+let data13 = data["mcp.maxKernels"];
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err37 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -753,11 +746,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs51 === errors;
-valid12 = valid12 || _valid4;
-}
-if(!valid12){
-const err38 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 10000 || isNaN(data13)){
+const err38 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -766,26 +757,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-else {
-errors = _errs48;
-if(vErrors !== null){
-if(_errs48){
-vErrors.length = _errs48;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data["sandbox.writableRoots"] !== undefined){
-let data14 = data["sandbox.writableRoots"];
-const _errs54 = errors;
-let valid13 = false;
-const _errs55 = errors;
-if(typeof data14 === "string"){
-if(!pattern0.test(data14)){
-const err39 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(data13 < 1 || isNaN(data13)){
+const err39 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -795,8 +768,11 @@ vErrors.push(err39);
 errors++;
 }
 }
-else {
-const err40 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data["sandbox.mode"] !== undefined){
+let data14 = data["sandbox.mode"];
+if(!(((data14 === "off") || (data14 === "read-only")) || (data14 === "workspace-write"))){
+const err40 = {instancePath:instancePath+"/sandbox.mode",schemaPath:"#/properties/sandbox.mode/enum",keyword:"enum",params:{allowedValues: schema12.properties["sandbox.mode"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -805,17 +781,14 @@ vErrors.push(err40);
 }
 errors++;
 }
-var _valid5 = _errs55 === errors;
-valid13 = valid13 || _valid5;
-if(!valid13){
-const _errs57 = errors;
-if(Array.isArray(data14)){
-const len1 = data14.length;
-for(let i1=0; i1<len1; i1++){
-let data15 = data14[i1];
-if(typeof data15 === "string"){
-if(!pattern0.test(data15)){
-const err41 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+if(data["sandbox.allowNetwork"] !== undefined){
+let data15 = data["sandbox.allowNetwork"];
+const _errs52 = errors;
+let valid12 = false;
+const _errs53 = errors;
+if(typeof data15 !== "boolean"){
+const err41 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -824,9 +797,13 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid4 = _errs53 === errors;
+valid12 = valid12 || _valid4;
+if(!valid12){
+const _errs55 = errors;
+if(typeof data15 === "string"){
+if(!pattern1.test(data15)){
+const err42 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -836,9 +813,8 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
 else {
-const err43 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err43 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -847,11 +823,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-var _valid5 = _errs57 === errors;
-valid13 = valid13 || _valid5;
+var _valid4 = _errs55 === errors;
+valid12 = valid12 || _valid4;
 }
-if(!valid13){
-const err44 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(!valid12){
+const err44 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -861,10 +837,10 @@ vErrors.push(err44);
 errors++;
 }
 else {
-errors = _errs54;
+errors = _errs52;
 if(vErrors !== null){
-if(_errs54){
-vErrors.length = _errs54;
+if(_errs52){
+vErrors.length = _errs52;
 }
 else {
 vErrors = null;
@@ -872,13 +848,14 @@ vErrors = null;
 }
 }
 }
-if(data["sandbox.memoryLimitMb"] !== undefined){
-let data16 = data["sandbox.memoryLimitMb"];
-const _errs62 = errors;
-let valid16 = false;
-const _errs63 = errors;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err45 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data["sandbox.writableRoots"] !== undefined){
+let data16 = data["sandbox.writableRoots"];
+const _errs58 = errors;
+let valid13 = false;
+const _errs59 = errors;
+if(typeof data16 === "string"){
+if(!pattern0.test(data16)){
+const err45 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -887,9 +864,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 0 || isNaN(data16)){
-const err46 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err46 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -898,14 +875,17 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-var _valid6 = _errs63 === errors;
-valid16 = valid16 || _valid6;
-if(!valid16){
-const _errs65 = errors;
-if(typeof data16 === "string"){
-if(!pattern11.test(data16)){
-const err47 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*\\d+\\s*$"},message:"must match pattern \""+"^\\s*\\d+\\s*$"+"\""};
+var _valid5 = _errs59 === errors;
+valid13 = valid13 || _valid5;
+if(!valid13){
+const _errs61 = errors;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+let data17 = data16[i1];
+if(typeof data17 === "string"){
+if(!pattern0.test(data17)){
+const err47 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -916,7 +896,7 @@ errors++;
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err48 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -925,11 +905,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-var _valid6 = _errs65 === errors;
-valid16 = valid16 || _valid6;
 }
-if(!valid16){
-const err49 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+else {
+const err49 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -938,23 +917,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-else {
-errors = _errs62;
-if(vErrors !== null){
-if(_errs62){
-vErrors.length = _errs62;
+var _valid5 = _errs61 === errors;
+valid13 = valid13 || _valid5;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data["jupyter.url"] !== undefined){
-let data17 = data["jupyter.url"];
-if(typeof data17 === "string"){
-if(!pattern12.test(data17)){
-const err50 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/pattern",keyword:"pattern",params:{pattern: "^\\s*[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^\\s*[hH][tT][tT][pP][sS]?://"+"\""};
+if(!valid13){
+const err50 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -963,9 +930,26 @@ vErrors.push(err50);
 }
 errors++;
 }
+else {
+errors = _errs58;
+if(vErrors !== null){
+if(_errs58){
+vErrors.length = _errs58;
 }
 else {
-const err51 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.allowRead"] !== undefined){
+let data18 = data["sandbox.allowRead"];
+const _errs66 = errors;
+let valid16 = false;
+const _errs67 = errors;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err51 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -975,9 +959,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data["jupyter.token"] !== undefined){
-if(typeof data["jupyter.token"] !== "string"){
-const err52 = {instancePath:instancePath+"/jupyter.token",schemaPath:"#/properties/jupyter.token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err52 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -986,12 +969,17 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data["jupyter.kernelName"] !== undefined){
-let data19 = data["jupyter.kernelName"];
+var _valid6 = _errs67 === errors;
+valid16 = valid16 || _valid6;
+if(!valid16){
+const _errs69 = errors;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+let data19 = data18[i2];
 if(typeof data19 === "string"){
 if(!pattern0.test(data19)){
-const err53 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+const err53 = {instancePath:instancePath+"/sandbox.allowRead/" + i2,schemaPath:"#/properties/sandbox.allowRead/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1002,7 +990,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err54 = {instancePath:instancePath+"/sandbox.allowRead/" + i2,schemaPath:"#/properties/sandbox.allowRead/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1012,11 +1000,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data["jupyter.kernelId"] !== undefined){
-let data20 = data["jupyter.kernelId"];
-if(typeof data20 === "string"){
-if(!pattern0.test(data20)){
-const err55 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err55 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1025,9 +1011,11 @@ vErrors.push(err55);
 }
 errors++;
 }
+var _valid6 = _errs69 === errors;
+valid16 = valid16 || _valid6;
 }
-else {
-const err56 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!valid16){
+const err56 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1036,15 +1024,191 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
+else {
+errors = _errs66;
+if(vErrors !== null){
+if(_errs66){
+vErrors.length = _errs66;
 }
 else {
-const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.memoryLimitMb"] !== undefined){
+let data20 = data["sandbox.memoryLimitMb"];
+const _errs74 = errors;
+let valid19 = false;
+const _errs75 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err57 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
 }
 else {
 vErrors.push(err57);
+}
+errors++;
+}
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
+const err58 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+var _valid7 = _errs75 === errors;
+valid19 = valid19 || _valid7;
+if(!valid19){
+const _errs77 = errors;
+if(typeof data20 === "string"){
+if(!pattern13.test(data20)){
+const err59 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*\\d+\\s*$"},message:"must match pattern \""+"^\\s*\\d+\\s*$"+"\""};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid7 = _errs77 === errors;
+valid19 = valid19 || _valid7;
+}
+if(!valid19){
+const err61 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+else {
+errors = _errs74;
+if(vErrors !== null){
+if(_errs74){
+vErrors.length = _errs74;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["jupyter.url"] !== undefined){
+let data21 = data["jupyter.url"];
+if(typeof data21 === "string"){
+if(!pattern14.test(data21)){
+const err62 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/pattern",keyword:"pattern",params:{pattern: "^\\s*[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^\\s*[hH][tT][tT][pP][sS]?://"+"\""};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data["jupyter.token"] !== undefined){
+if(typeof data["jupyter.token"] !== "string"){
+const err64 = {instancePath:instancePath+"/jupyter.token",schemaPath:"#/properties/jupyter.token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(data["jupyter.kernelName"] !== undefined){
+let data23 = data["jupyter.kernelName"];
+if(typeof data23 === "string"){
+if(!pattern0.test(data23)){
+const err65 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+if(data["jupyter.kernelId"] !== undefined){
+let data24 = data["jupyter.kernelId"];
+if(typeof data24 === "string"){
+if(!pattern0.test(data24)){
+const err67 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+else {
+const err68 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+}
+else {
+const err69 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
 }
 errors++;
 }
