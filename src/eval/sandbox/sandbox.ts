@@ -255,7 +255,9 @@ function limitProcesses(max: number, command: string[]): { cgroup?: MemoryCgroup
       command: ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', procsFile(cgroup), ...command],
     };
   const limit = String(Math.max(max, RLIMIT_NPROC_FALLBACK));
-  return { command: ['/bin/sh', '-c', 'ulimit -u "$0" && exec "$@"', limit, ...command] };
+  // (dash names the limit -p, bash and busybox -u.)
+  const set = '{ ulimit -u "$0" || ulimit -p "$0"; } 2>/dev/null && exec "$@"';
+  return { command: ['/bin/sh', '-c', set, limit, ...command] };
 }
 
 interface MemoryWrap {
