@@ -38,7 +38,7 @@ describe('sandbox: memory limit', () => {
       expect(r).toMatchObject({ status: 'error', retried: false, kernelKilled: false });
       expect(r?.error?.evalue).toMatch(/^The Python kernel exceeded 128 MB and was stopped/);
       expect(r?.text).toContain(
-        'exceeded 128 MB and was stopped (--memory-limit); the next cell runs in a new kernel',
+        'exceeded 128 MB and was stopped (--memory-limit). This cell is not run again, and the cells after it in this call are skipped',
       );
       expect(readFileSync(join(cwd, 'runs'), 'utf8')).toBe('x'); // ran once
       const [next] = await s.run([{ code: '"kept" in globals()' }]);

@@ -118,7 +118,8 @@ export function noticeFor(o: CellEnd): string | undefined {
     return `The ${o.label} kernel died (${describeExit(o.exit)}).`;
   }
   if (o.exit?.reason === 'memory-limit')
-    return `The ${o.label} kernel exceeded ${o.exit.memoryLimitMb} MB and was stopped (--memory-limit); the next cell runs in a new kernel. State from earlier cells was lost.`;
+    // (Not "the next cell runs in a new kernel": the cells after it in the same call are skipped.)
+    return `The ${o.label} kernel exceeded ${o.exit.memoryLimitMb} MB and was stopped (--memory-limit). This cell is not run again, and the cells after it in this call are skipped; the next cell you run starts a new ${o.label} kernel, without the state of earlier cells.`;
   if (o.exit?.reason === 'shutdown') return 'The kernel was shut down while this cell was running.';
   if (o.exit?.reason === 'protocol-error') return 'The kernel was stopped: its output could not be read.';
   return undefined;
