@@ -73,7 +73,26 @@ function sweepStale(parent: string): void {
  * undefined when none can be made here (no memory controller, no permission, no delegation).
  */
 export function createMemoryCgroup(bytes: number): MemoryCgroup | undefined {
-  const own = ownMemoryCgroup();
+  return createCgroup('memory', (dir, version) => {
+    if (version === 1) {
+      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(bytes));
+      tryWrite(join(dir, 'memory.memsw.limit_in_bytes'), String(bytes));
+    } else {
+      writeFileSync(join(dir, 'memory.max'), String(bytes)); // (throws without delegated memory)
+      tryWrite(join(dir, 'memory.swap.max'), '0');
+    }
+  });
+}
+
+/**
+ * A cgroup of ours under this process's cgroup of `controller`, set up by `limit` (which throws
+ * when it cannot be: the cgroup is removed again); undefined when none can be made here.
+ */
+function createCgroup(
+  controller: 'memory' | 'pids',
+  limit: (dir: string, version: 1 | 2) => void,
+): MemoryCgroup | undefined {
+  const own = ownCgroup(controller);
   if (!own) return undefined;
   sweepStale(own.dir);
   const dir = join(own.dir, `${OWN_PREFIX}${process.pid}-${++sequence}`);
@@ -84,16 +103,10 @@ export function createMemoryCgroup(bytes: number): MemoryCgroup | undefined {
   }
   const cgroup: MemoryCgroup = { dir, version: own.version };
   try {
-    if (own.version === 1) {
-      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(bytes));
-      tryWrite(join(dir, 'memory.memsw.limit_in_bytes'), String(bytes));
-    } else {
-      writeFileSync(join(dir, 'memory.max'), String(bytes));
-      tryWrite(join(dir, 'memory.swap.max'), '0');
-    }
+    limit(dir, own.version);
     return cgroup;
   } catch {
-    removeCgroupSync(cgroup); // v2 without delegated memory: no memory.max to write
+    removeCgroupSync(cgroup);
     return undefined;
   }
 }
@@ -104,23 +117,7 @@ export function createMemoryCgroup(bytes: number): MemoryCgroup | undefined {
  * RLIMIT_NPROC, which root is exempt from).
  */
 export function createPidsCgroup(max: number): MemoryCgroup | undefined {
-  const own = ownCgroup('pids');
-  if (!own) return undefined;
-  sweepStale(own.dir);
-  const dir = join(own.dir, `${OWN_PREFIX}${process.pid}-${++sequence}`);
-  try {
-    mkdirSync(dir);
-  } catch {
-    return undefined;
-  }
-  const cgroup: MemoryCgroup = { dir, version: own.version };
-  try {
-    writeFileSync(join(dir, 'pids.max'), String(max));
-    return cgroup;
-  } catch {
-    removeCgroupSync(cgroup);
-    return undefined;
-  }
+  return createCgroup('pids', (dir) => writeFileSync(join(dir, 'pids.max'), String(max)));
 }
 
 function tryWrite(path: string, value: string): void {
