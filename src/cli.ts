@@ -37,6 +37,21 @@ function seconds(value: string): number {
   return n;
 }
 
+interface McpFlags {
+  http?: string;
+  idleTimeout?: number;
+  maxSessions?: number;
+  maxKernels?: number;
+  printConfig?: McpClientName;
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > 10_000)
+    throw new InvalidArgumentError('must be a whole number from 1 to 10000');
+  return n;
+}
+
 function nonEmpty(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError('must not be empty');
   return value;
@@ -314,6 +329,8 @@ program
   .description('serve the retained kernels over MCP (stdio; --http for Streamable HTTP on loopback)')
   .option('--http <host:port>', 'serve Streamable HTTP on a loopback address (bearer token required)')
   .option('--idle-timeout <seconds>', 'shut down an HTTP session idle this long (default 1800)', seconds)
+  .option('--max-sessions <n>', "sessions at once, all clients' together (default 16)", count)
+  .option('--max-kernels <n>', "kernels at once, all clients' together (default 32)", count)
   .addOption(
     new Option('--print-config <client>', "print a client's configuration snippet").choices([
       'claude',
@@ -322,7 +339,7 @@ program
       'gemini',
     ]),
   )
-  .action(async (opts: { http?: string; idleTimeout?: number; printConfig?: McpClientName }) => {
+  .action(async (opts: McpFlags) => {
     const flags = program.opts<GlobalFlags>();
     const { runMcpCommand } = await import('./modes/mcp/command.js');
     const settings = () => settingsFrom(flags, 'workspace-write'); // agents' code runs sandboxed

@@ -63,6 +63,19 @@ describe('settings', () => {
     );
   });
 
+  it('mcp.maxSessions and mcp.maxKernels: 16 and 32 by default, whole numbers from the file', () => {
+    expect(DEFAULT_SETTINGS['mcp.maxSessions']).toBe(16);
+    expect(DEFAULT_SETTINGS['mcp.maxKernels']).toBe(32);
+    const set = loadSettings({}, configWith('{"mcp": {"maxSessions": 4, "maxKernels": 6}}'));
+    expect([set['mcp.maxSessions'], set['mcp.maxKernels']]).toEqual([4, 6]);
+    expect(() => loadSettings({}, configWith('{"mcp": {"maxKernels": 0}}'))).toThrow(
+      /setting "mcp.maxKernels" .* must be a whole number of kernels \(1..10000\), got 0/,
+    );
+    expect(() => loadSettings({}, configWith('{"mcp": {"maxSessions": 2.5}}'))).toThrow(
+      /setting "mcp.maxSessions" .* must be a whole number of sessions/,
+    );
+  });
+
   it('parses boolean env flags and lets each override only its own setting', () => {
     expect(parseBooleanFlag('YES', 'X')).toBe(true);
     expect(parseBooleanFlag('off', 'X')).toBe(false);

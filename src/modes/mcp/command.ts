@@ -12,6 +12,7 @@ import {
   sandboxOf,
 } from './engine.js';
 import { bearerToken, HttpOptionError, McpHttpServer, parseListenAddress } from './http.js';
+import { ServerCaps } from './limits.js';
 import { type ClientName, configSnippet, invocationFromArgv } from './printConfig.js';
 import { serveStdio } from './stdio.js';
 
@@ -24,6 +25,9 @@ export interface McpCommandOptions {
   http?: string;
   /** Seconds an HTTP session may stay idle before its kernels are shut down. */
   idleTimeout?: number;
+  /** The server's caps (--max-sessions, --max-kernels); unset: the settings mcp.maxSessions, mcp.maxKernels. */
+  maxSessions?: number;
+  maxKernels?: number;
   printConfig?: ClientName;
   env?: NodeJS.ProcessEnv;
   argv?: string[];
@@ -59,7 +63,11 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     const settings = await opts.settings();
     const cwd = checkCwd(opts.cwd);
     await checkSandbox(sandboxOf(settings, env)); // an agent's code never runs unsandboxed by mistake
-    if (!address) return await serveStdio({ settings, cwd, env });
+    const caps = new ServerCaps(
+      opts.maxSessions ?? settings['mcp.maxSessions'],
+      opts.maxKernels ?? settings['mcp.maxKernels'],
+    );
+    if (!address) return await serveStdio({ settings, cwd, env, caps });
     const { token, generated } = bearerToken(env);
     const server = new McpHttpServer({
       settings,
@@ -67,6 +75,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
       env,
       ...address,
       token,
+      caps,
       idleTimeoutMs: (opts.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
     });
     const url = await server.listen();

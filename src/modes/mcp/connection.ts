@@ -15,14 +15,42 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { listArtifacts, readArtifact } from './artifacts.js';
-import { backendAvailability, type Language, type Settings } from './engine.js';
+import {
+  backendAvailability,
+  type EvalToolParams,
+  type KernelMode,
+  LANGUAGES,
+  type Language,
+  type Settings,
+} from './engine.js';
 import { KernelSession } from './kernelSession.js';
+import { CapError, type CapHolder, ServerCaps } from './limits.js';
 import { ProgressReporter } from './progress.js';
 import { errorResult, evalCallResult } from './results.js';
 import { INSTRUCTIONS, toolsFor } from './tools.js';
 import { type KernelPresence, type KernelVariables, listVariables, variablesTable } from './variables.js';
 
 export const SERVER_VERSION = '0.1.0';
+
+/** The restart tool's answer. */
+function restartResult(
+  name: string,
+  mode: KernelMode,
+  languages: Language[],
+  alive: Language[],
+): CallToolResult {
+  const names = languages.map((l) => LABEL[l]).join(' and ');
+  const message =
+    mode === 'per-call'
+      ? `Nothing to restart: the server runs in per-call mode, so every eval call already starts fresh kernels.`
+      : alive.length
+        ? `Restarted the ${alive.map((l) => LABEL[l]).join(' and ')} kernel${alive.length > 1 ? 's' : ''} of session "${name}": all state (variables, imports, loaded data) is lost. The next eval starts a fresh kernel.`
+        : `No ${names} kernel of session "${name}" was running; the next eval starts a fresh one.`;
+  return {
+    content: [{ type: 'text', text: message }],
+    structuredContent: { session: name, restarted: alive, stateLost: alive.length > 0, message },
+  };
+}
 
 type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 
@@ -32,13 +60,16 @@ export interface ConnectionOptions {
   cwd: string;
   /** The environment the backend switches (PI_PY, PI_JS) are read from. */
   env?: NodeJS.ProcessEnv;
+  /** The server's caps on sessions and kernels, shared by all its connections (default: a cap of this one's own). */
+  caps?: ServerCaps;
 }
 
 const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
 
-export class McpConnection {
+export class McpConnection implements CapHolder {
   readonly server: Server;
   private readonly sessions = new Map<string, KernelSession>();
+  private readonly caps: ServerCaps;
   private readonly artifacts: string[] = [];
   private running = 0;
   private closing?: Promise<void>;
@@ -46,6 +77,9 @@ export class McpConnection {
   lastActive = performance.now();
 
   constructor(private readonly opts: ConnectionOptions) {
+    this.caps =
+      opts.caps ?? new ServerCaps(opts.settings['mcp.maxSessions'], opts.settings['mcp.maxKernels']);
+    this.caps.join(this);
     this.server = new Server(
       {
         name: 'omp-eval',
@@ -93,9 +127,28 @@ export class McpConnection {
     }
   }
 
+  sessionNames(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  kernelCount(): number {
+    let n = 0;
+    for (const session of this.sessions.values()) n += session.kernelCount();
+    return n;
+  }
+
+  kernelHolders(): { session: string; languages: Language[] }[] {
+    return [...this.sessions.values()].flatMap((s) => {
+      const languages = s.liveLanguages();
+      return languages.length ? [{ session: s.name, languages }] : [];
+    });
+  }
+
+  /** The session of this name, opened now if it is new (within the server's session cap). */
   private kernelSession(name: string): KernelSession {
     let session = this.sessions.get(name);
     if (!session) {
+      this.caps.checkNewSession(this, name);
       session = new KernelSession(name, this.opts.cwd, this.opts.settings, this.server);
       this.sessions.set(name, session);
     }
@@ -109,7 +162,7 @@ export class McpConnection {
       if (name === 'restart') return await this.restartCall(args);
       if (name === 'variables') return await this.variablesCall(args);
     } catch (err) {
-      if (err instanceof ArgumentError) return errorResult(err.message);
+      if (err instanceof ArgumentError || err instanceof CapError) return errorResult(err.message);
       return errorResult(`${name} failed: ${(err as Error).message}`);
     }
     throw new McpError(
@@ -122,60 +175,74 @@ export class McpConnection {
     const { session: name, params } = parseEvalArgs(args);
     const session = this.kernelSession(name);
     return session.enqueue(async () => {
-      const token = extra._meta?.progressToken;
-      const progress =
-        token === undefined
-          ? undefined
-          : new ProgressReporter(token, params.cells.length, (p) =>
-              extra.sendNotification({ method: 'notifications/progress', params: p }),
-            );
-      session.currentRequest = extra.requestId;
+      const env = this.opts.env ?? process.env;
+      // (checked and counted in one step: a call of another session cannot take the same room)
       try {
-        const result = await session.runCells(params, {
-          signal: extra.signal,
-          env: this.opts.env ?? process.env,
-          ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
-        });
-        await progress?.finish();
-        for (const cell of result.cells)
-          if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
-        // The client no longer waits for this result: the next call says what happened.
-        const cancelled = extra.signal.aborted;
-        if (cancelled) session.noteCancelledCall(result.cells);
-        return await evalCallResult(result, name, cancelled ? [] : session.takeNotices());
-      } finally {
-        session.currentRequest = undefined;
-        await progress?.finish();
+        this.caps.checkNewKernels(this, name, session.kernelsToStart(params, env));
+      } catch (err) {
+        if (err instanceof CapError) return errorResult(err.message);
+        throw err;
       }
+      return session.holdingKernels(params, () => this.runEval(session, params, extra));
     });
+  }
+
+  private async runEval(
+    session: KernelSession,
+    params: EvalToolParams,
+    extra: Extra,
+  ): Promise<CallToolResult> {
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : new ProgressReporter(token, params.cells.length, (p) =>
+            extra.sendNotification({ method: 'notifications/progress', params: p }),
+          );
+    session.currentRequest = extra.requestId;
+    try {
+      const result = await session.runCells(params, {
+        signal: extra.signal,
+        env: this.opts.env ?? process.env,
+        ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
+      });
+      await progress?.finish();
+      for (const cell of result.cells)
+        if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
+      // The client no longer waits for this result: the next call says what happened.
+      const cancelled = extra.signal.aborted;
+      if (cancelled) session.noteCancelledCall(result.cells);
+      return await evalCallResult(result, session.name, cancelled ? [] : session.takeNotices());
+    } finally {
+      session.currentRequest = undefined;
+      await progress?.finish();
+    }
   }
 
   private async restartCall(args: unknown): Promise<CallToolResult> {
     const { session: name, languages } = parseKernelArgs('restart', args);
-    const session = this.kernelSession(name);
+    const mode = this.opts.settings['python.kernelMode'];
+    const session = this.sessions.get(name); // (a session that does not exist is not opened for this)
+    if (!session) return restartResult(name, mode, languages, []);
     return session.enqueue(async () => {
       const alive = (await session.running()).filter((l) => languages.includes(l));
-      if (session.mode !== 'per-call')
-        await session.restart(languages.length === 1 ? languages[0] : undefined);
-      const names = languages.map((l) => LABEL[l]).join(' and ');
-      const message =
-        session.mode === 'per-call'
-          ? `Nothing to restart: the server runs in per-call mode, so every eval call already starts fresh kernels.`
-          : alive.length
-            ? `Restarted the ${alive.map((l) => LABEL[l]).join(' and ')} kernel${alive.length > 1 ? 's' : ''} of session "${name}": all state (variables, imports, loaded data) is lost. The next eval starts a fresh kernel.`
-            : `No ${names} kernel of session "${name}" was running; the next eval starts a fresh one.`;
-      return {
-        content: [{ type: 'text', text: message }],
-        structuredContent: { session: name, restarted: alive, stateLost: alive.length > 0, message },
-      };
+      if (mode !== 'per-call') await session.restart(languages.length === 1 ? languages[0] : undefined);
+      // With all its kernels gone the session ends, and its place under --max-sessions is free;
+      // the next eval opens it anew. (Not while a call of it waits in the queue.)
+      if (languages.length === LANGUAGES.length && session.alone && this.sessions.get(name) === session) {
+        this.sessions.delete(name);
+        await session.dispose();
+      }
+      return restartResult(name, mode, languages, alive);
     });
   }
 
   private async variablesCall(args: unknown): Promise<CallToolResult> {
     const { session: name, languages } = parseKernelArgs('variables', args);
-    const session = this.kernelSession(name);
+    const session = this.sessions.get(name); // (a session that does not exist is not opened for this)
+    const mode = this.opts.settings['python.kernelMode'];
     const available = backendAvailability(this.opts.settings, this.opts.env ?? process.env);
-    return session.enqueue(async () => {
+    const listing = async (): Promise<CallToolResult> => {
       const kernels: Partial<Record<Language, KernelPresence>> = {};
       const found: KernelVariables[] = [];
       for (const language of languages) {
@@ -184,7 +251,7 @@ export class McpConnection {
           continue;
         }
         const listed =
-          session.mode === 'per-call'
+          mode === 'per-call' || !session
             ? { language, presence: 'not started' as const, variables: [], total: 0 }
             : await listVariables(await session.session(), language);
         kernels[language] = listed.presence;
@@ -195,7 +262,7 @@ export class McpConnection {
         const label = LABEL[k.language];
         if (k.error) return `${label}: ${k.error}`;
         if (k.presence === 'not started')
-          return session.mode === 'per-call'
+          return mode === 'per-call'
             ? `${label}: no kernel persists between calls (per-call mode).`
             : `${label}: no kernel is running (it starts at the first ${k.language} cell).`;
         if (!k.variables.length) return `${label}: no names defined.`;
@@ -208,7 +275,8 @@ export class McpConnection {
         content: [{ type: 'text', text: lines.join('\n\n') }],
         structuredContent: { session: name, kernels, variables, ...(truncated ? { truncated } : {}) },
       };
-    });
+    };
+    return session ? session.enqueue(listing) : listing();
   }
 
   /** Shuts down every kernel of the connection and closes the server; idempotent. */
@@ -216,6 +284,7 @@ export class McpConnection {
     this.closing ??= (async () => {
       const sessions = [...this.sessions.values()];
       this.sessions.clear();
+      this.caps.leave(this);
       await Promise.all(sessions.map((s) => s.dispose()));
       await this.server.close().catch(() => {});
     })();

@@ -1,7 +1,9 @@
 /**
  * `omp-eval mcp --http HOST:PORT`: Streamable HTTP at /mcp on a loopback address only, behind a
  * bearer token. Each MCP session (Mcp-Session-Id) is a connection with kernels of its own, shut
- * down when the client deletes the session or leaves it idle past the idle timeout.
+ * down when the client deletes the session or leaves it idle past the idle timeout. Sessions count
+ * toward the server's session cap from their initialize on; at the cap, a new one takes the place
+ * of the longest idle session that holds no kernel (nothing is lost), or is refused.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import {
@@ -14,6 +16,7 @@ import { isIP } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type ConnectionOptions, McpConnection } from './connection.js';
+import { ServerCaps } from './limits.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest request body (cells of code). */
@@ -96,8 +99,12 @@ export class McpHttpServer {
   private sweeper?: NodeJS.Timeout;
   private readonly token: Buffer;
   private allowedHosts = new Set<string>();
+  private readonly opts: HttpServeOptions & { caps: ServerCaps };
 
-  constructor(private readonly opts: HttpServeOptions) {
+  constructor(opts: HttpServeOptions) {
+    const caps =
+      opts.caps ?? new ServerCaps(opts.settings['mcp.maxSessions'], opts.settings['mcp.maxKernels']);
+    this.opts = { ...opts, caps };
     this.token = Buffer.from(opts.token);
     this.http = createServer((req, res) => {
       this.handle(req, res).catch((err: Error) => sendJson(res, 500, rpcError(-32603, err.message)));
@@ -176,7 +183,33 @@ export class McpHttpServer {
         400,
         rpcError(-32000, 'Bad Request: no Mcp-Session-Id header; start with an initialize request'),
       );
+    const refused = this.makeRoom();
+    if (refused) {
+      const id = (body as { id?: string | number }).id ?? null;
+      return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id });
+    }
     await this.openSession(req, res, body);
+  }
+
+  /**
+   * Room for one more session under the cap: at the cap, the longest idle session without
+   * kernels (and no call running) is closed; its client starts a new one on its next request,
+   * as MCP clients do after a 404. Returns why there is no room, if there is none.
+   */
+  private makeRoom(): string | undefined {
+    const caps = this.opts.caps;
+    if (caps.sessionsInUse() < caps.maxSessions) return undefined;
+    let oldest: [string, HttpSession] | undefined;
+    for (const entry of this.sessions) {
+      const { connection } = entry[1];
+      if (connection.busy || connection.kernelCount() > 0) continue;
+      if (!oldest || connection.lastActive < oldest[1].connection.lastActive) oldest = entry;
+    }
+    if (!oldest) return caps.newClientRefusal(Math.round(this.opts.idleTimeoutMs / 1000));
+    const [id, { connection, transport }] = oldest;
+    this.sessions.delete(id);
+    void connection.close().finally(() => transport.close());
+    return undefined;
   }
 
   private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown) {

@@ -29,6 +29,10 @@ export class KernelSession {
   /** The tool call whose cells run now (sampling requests are sent as part of it). */
   currentRequest?: RequestId;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Calls queued or running (a restart ends the session only when no call waits behind it). */
+  private queued = 0;
+  /** The languages of the call running now: its kernels count toward the cap before they start. */
+  private callLanguages: Language[] = [];
   private notices: string[] = [];
   /** The retained session the eval calls run in, once the first one made it. */
   private retained?: Session;
@@ -51,9 +55,50 @@ export class KernelSession {
 
   /** Runs `task` after every call queued before it. */
   enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(task, task);
+    this.queued++;
+    const run = this.tail.then(task, task).finally(() => this.queued--);
     this.tail = run.catch(() => {});
     return run;
+  }
+
+  /** True when no call other than the running one is queued. */
+  get alone(): boolean {
+    return this.queued <= 1;
+  }
+
+  /** Languages with a live kernel in this session (state other than dead). */
+  liveLanguages(): Language[] {
+    return this.executor.kernels.filter((k) => k.state !== 'dead').map((k) => k.language);
+  }
+
+  /** Kernels held: the live ones, and those the running call may start. */
+  kernelCount(): number {
+    const live = this.liveLanguages();
+    return live.length + this.callLanguages.filter((l) => !live.includes(l)).length;
+  }
+
+  /** The languages of `params` whose kernel would have to start (the backend is on, none is live). */
+  kernelsToStart(params: EvalToolParams, env: NodeJS.ProcessEnv): Language[] {
+    const available = backendAvailability(this.executor.settings, env);
+    const live = this.liveLanguages();
+    return this.languagesOf(params).filter((l) => available[l] && !live.includes(l));
+  }
+
+  /**
+   * Counts `params`' kernels as held until `done` settles, so that a call of another session
+   * checked meanwhile sees them (also while one dies and is replaced during the call).
+   */
+  async holdingKernels<T>(params: EvalToolParams, done: () => Promise<T>): Promise<T> {
+    this.callLanguages = this.languagesOf(params);
+    try {
+      return await done();
+    } finally {
+      this.callLanguages = [];
+    }
+  }
+
+  private languagesOf(params: EvalToolParams): Language[] {
+    return LANGUAGES.filter((l) => params.cells.some((c) => (c.language ?? 'py') === l));
   }
 
   /** The retained session of this name (the one the eval calls use). */
