@@ -81,6 +81,8 @@ export type {
   MimeBundle,
   VariableInfo,
 } from './protocol/index.js';
+export { hasCredentials, redactUrl } from './remote/redact.js';
+export { serverLabel } from './remote/server.js';
 export { checkSandbox, findBwrap, sandboxProblem } from './sandbox/bwrap.js';
 export { memoryMethodHere } from './sandbox/cgroup.js';
 export {

@@ -283,7 +283,9 @@ describe('item 5: the interpreter a call runs in', () => {
     const r = await cli(['tool'], {
       input: JSON.stringify({ cells: [py('1 + 1')] }),
       cwd: dir,
-      env: { TMPDIR: scratch(), OMP_EVAL_NO_PROBE_CACHE: '1' },
+      // Without bubblewrap the probe runs on the host, where it can count itself (in a sandbox,
+      // where it runs otherwise, it cannot write: test/sandbox checks that).
+      env: { TMPDIR: scratch(), OMP_EVAL_NO_PROBE_CACHE: '1', OMP_EVAL_BWRAP: '/nonexistent/bwrap' },
     });
     const result = JSON.parse(r.stdout);
     expect(result.cells[0]).toMatchObject({ status: 'ok', text: '2\n' });

@@ -118,19 +118,26 @@ describe('disposing the executor while the kernel starts', () => {
 });
 
 describe('item 5: the session key tells a venv from its base interpreter', () => {
-  it('when ./.venv appears, the next call runs in the venv', async () => {
+  it('when ./.venv appears, the session keeps its interpreter and names and says so; a new session runs in the venv', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-venv-key-'));
     const hostEnv = { PATH: process.env.PATH, HOME: dir };
     const executor = makeExecutor({ hostEnv });
     const ctx = { executor, id: 'venv', cwd: dir, env: hostEnv };
     const where = py('import sys\nprint(sys.prefix)\nprint(sys.executable)');
-    const before = await runEvalTool({ cells: [where] }, ctx);
-    const [prefix, base] = before.text.trim().split('\n') as [string, string];
+    const before = await runEvalTool({ cells: [where, py('kept = 1')] }, ctx);
+    const [prefix, base] = (before.cells[0]?.text ?? '').trim().split('\n') as [string, string];
     expect(prefix).not.toContain('.venv');
     // A venv of the very interpreter the first call ran: its python resolves to the same file.
     execFileSync(base, ['-m', 'venv', '--without-pip', join(dir, '.venv')]);
-    const after = await runEvalTool({ cells: [where] }, ctx);
-    expect(after.text.trim().split('\n')[0]).toBe(join(dir, '.venv'));
+    const after = await runEvalTool({ cells: [where, py('print(kept)')] }, ctx);
+    expect(after.cells[0]?.text.trim().split('\n')[0]).toBe(prefix);
+    expect(after.text).toContain('A different Python would now be chosen here');
+    expect(after.cells[1]?.text).toBe('1\n');
+    // Said once: the call after it is quiet.
+    const again = await runEvalTool({ cells: [where] }, ctx);
+    expect(again.text).not.toContain('A different Python');
+    const fresh = await runEvalTool({ cells: [where] }, { ...ctx, id: 'venv-new' });
+    expect(fresh.text.trim().split('\n')[0]).toBe(join(dir, '.venv'));
   });
 });
 

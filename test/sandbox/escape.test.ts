@@ -333,6 +333,45 @@ describe('escape: files on the host', () => {
   });
 });
 
+describe('escape: other sessions’ outputs', () => {
+  const executors: Executor[] = [];
+  afterEach(async () => {
+    await Promise.all(executors.splice(0).map((e) => e.dispose()));
+  });
+
+  it('a session reads its own artifacts in a later cell, never another session’s', async () => {
+    const make = () => {
+      const e = createExecutor({ settings: { 'sandbox.mode': 'workspace-write' } });
+      executors.push(e);
+      return e;
+    };
+    const [a, b] = [make(), make()];
+    const big = { language: 'py' as const, code: 'print("SECRET-OUTPUT " * 40000)' };
+    const first = await runEvalTool({ cells: [big] }, { executor: a, cwd: freshDir('a'), id: 'a' });
+    const artifact = first.cells[0]?.truncation?.artifact;
+    const path = first.cells[0]?.truncation?.artifactPath;
+    expect(artifact, first.text).toMatch(/^artifact:\/\//);
+    expect(path && readFileSync(path, 'utf8')).toContain('SECRET-OUTPUT');
+    const own = await runEvalTool(
+      { cells: [{ language: 'py', code: `print(read(${JSON.stringify(artifact)}, 0, 20))` }] },
+      { executor: a, cwd: freshDir('a'), id: 'a2' },
+    );
+    expect(own.cells[0]?.text).toContain('SECRET-OUTPUT');
+    const other = await runEvalTool(
+      {
+        cells: [
+          {
+            language: 'py',
+            code: `import os\nfor p in [${JSON.stringify(path)}, os.path.dirname(${JSON.stringify(path)})]:\n    print(os.path.exists(p))\ntry:\n    read(${JSON.stringify(artifact)})\nexcept OSError as e:\n    print(type(e).__name__)`,
+          },
+        ],
+      },
+      { executor: b, cwd: freshDir('b'), id: 'b' },
+    );
+    expect(other.cells[0]?.text).toBe('False\nFalse\nFileNotFoundError\n');
+  });
+});
+
 describe('escape: the temp-directory sweep', () => {
   it('removes only this user’s dead temp dirs, never another user’s files or a link’s target', () => {
     const base = freshDir('base');

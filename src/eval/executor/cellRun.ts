@@ -36,6 +36,8 @@ import { CellTimeoutError, clampTimeout, Watchdog } from './watchdog.js';
 export interface CellRunHost {
   /** The default cell timeout in seconds (the eval.timeout setting). */
   defaultTimeout: number;
+  /** The executor's folder of artifacts (artifact.ts: a scope of its own). */
+  artifactDir?: string;
   /** A live kernel of `language`, started or replaced now; notices say what happened to the last one. */
   kernelFor(language: Language, notices: string[]): Promise<Kernel>;
   kernelOf(language: Language): Kernel | undefined;
@@ -107,8 +109,9 @@ export async function runCell(
     sink: new OutputSink({
       ...options.sinkLimits,
       ...(options.collectOutput === false ? { keep: false } : {}),
+      ...(host.artifactDir ? { artifactDir: host.artifactDir } : {}),
     }),
-    collector: new ResultCollector(),
+    collector: new ResultCollector(host.artifactDir ? { artifactDir: host.artifactDir } : {}),
     options,
     emit,
   };

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gated, openGate, readyHostGuard } from '../kernel/hostGuard.js';
 import { bootTicks, signalGroup } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/outputSink.js';
@@ -16,6 +16,8 @@ import { bridgePayloadProblem } from '../schemas/index.js';
 export interface BridgeCommands {
   agent?: string;
   completion?: string;
+  /** Where agent() transcripts go (the executor's folder of artifacts); default: the folder itself. */
+  artifactDir?: () => string;
 }
 
 const HANDLE_PREFIX = 'agent://';
@@ -24,10 +26,20 @@ export const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
 const CANCELLED = 'cancelled: the cell was interrupted';
 
 /** The transcript file an `agent://<id>` handle names. */
-export function resolveAgentHandle(uri: string): string {
+export function resolveAgentHandle(uri: string, folder?: string): string {
   const id = uri.startsWith(HANDLE_PREFIX) ? uri.slice(HANDLE_PREFIX.length) : uri;
   if (!/^[\w-]+$/.test(id)) throw new Error(`not an agent handle: ${uri}`);
-  return join(artifactDir(), `agent-${id}.json`);
+  const name = `agent-${id}.json`;
+  return folder ? join(folder, name) : (transcripts.get(name) ?? join(artifactDir(), name));
+}
+
+/** Where this process wrote each transcript (in its executor's folder), by file name. */
+const transcripts = new Map<string, string>();
+const TRANSCRIPTS_KEPT = 10_000;
+
+function remember(path: string): void {
+  transcripts.set(basename(path), path);
+  if (transcripts.size > TRANSCRIPTS_KEPT) transcripts.delete(transcripts.keys().next().value as string);
 }
 
 /** Runs `command` in a shell (its own process group) with `input` on stdin; resolves with its stdout. */
@@ -96,9 +108,9 @@ export function commandBridge(commands: BridgeCommands): BridgeHandler {
     );
     if (kind !== 'agent') return { output };
     const id = randomUUID();
-    writeFileSync(resolveAgentHandle(id), JSON.stringify({ id, request: payload, output }, null, 2), {
-      mode: 0o600,
-    });
+    const path = resolveAgentHandle(id, commands.artifactDir?.() ?? artifactDir());
+    writeFileSync(path, JSON.stringify({ id, request: payload, output }, null, 2), { mode: 0o600 });
+    remember(path);
     return { output, id, handle: `${HANDLE_PREFIX}${id}` };
   };
 }

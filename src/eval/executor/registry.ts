@@ -5,6 +5,7 @@
  * shared by every owner of that key; calls on one key queue. In `per-call` mode each run gets a
  * fresh kernel that is shut down afterwards.
  */
+import { randomBytes } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { KernelHandle } from '../kernel/handle.js';
@@ -79,7 +80,12 @@ export class Executor implements SessionHost {
     // A call waiting for its turn counts as bridge activity too (the cell's timeout pauses).
     this.bridge = this.bridgeActivity.wrap(
       limitBridge(
-        opts.bridge ?? commandBridge({ ...(agent ? { agent } : {}), ...(completion ? { completion } : {}) }),
+        opts.bridge ??
+          commandBridge({
+            ...(agent ? { agent } : {}),
+            ...(completion ? { completion } : {}),
+            artifactDir: () => this.artifactDir,
+          }),
         this.settings['bridge.maxConcurrent'],
       ),
     );
@@ -87,6 +93,18 @@ export class Executor implements SessionHost {
       maxFileBytes: this.settings['artifacts.maxFileMB'] * 1e6,
       maxTotalBytes: this.settings['artifacts.maxTotalMB'] * 1e6,
     });
+  }
+
+  private artifactFolder?: string;
+  /**
+   * This executor's folder of artifacts: a scope of its own under the user's artifacts folder,
+   * the only one its sandboxed kernels can see (one MCP session cannot read another's outputs).
+   */
+  get artifactDir(): string {
+    this.artifactFolder ??= artifactDir(
+      this.opts.artifactScope ?? `${process.pid}-${randomBytes(4).toString('hex')}`,
+    );
+    return this.artifactFolder;
   }
 
   private get hostEnv() {
@@ -250,8 +268,9 @@ export class Executor implements SessionHost {
       passEnv: this.settings['env.pass'],
       bridge: this.bridge,
       logger: this.logger,
-      env: { ...artifactEnv(), ...this.opts.kernelEnv },
-      sandbox: this.sandbox,
+      env: { ...this.artifactEnv(), ...this.opts.kernelEnv },
+      sandbox:
+        this.sandbox.mode === 'off' ? this.sandbox : { ...this.sandbox, visible: this.visibleArtifacts() },
       ...(this.opts.prelude !== undefined ? { prelude: this.opts.prelude } : {}),
       ...(set.script ? { script: set.script } : {}),
       signal: this.closing.signal,
@@ -264,6 +283,24 @@ export class Executor implements SessionHost {
     }
     set.add(language, kernel);
     return kernel;
+  }
+
+  /** Where the kernel's read() finds `artifact://` and `agent://` names. */
+  private artifactEnv(): Record<string, string> {
+    try {
+      return { OMP_EVAL_ARTIFACTS: this.artifactDir };
+    } catch {
+      return {}; // no folder for artifacts: read() of such a name then says so
+    }
+  }
+
+  /** The artifacts a sandboxed kernel may read: its executor's, no other's. */
+  private visibleArtifacts(): string[] {
+    try {
+      return [this.artifactDir];
+    } catch {
+      return [];
+    }
   }
 
   /** Interrupts every running cell of every session; runs that start later are not affected. */
@@ -308,15 +345,6 @@ export class Executor implements SessionHost {
 function interpreterKey(python: ResolvedPython | undefined): string {
   if (!python) return '(no python)';
   return `${python.executable}\0${python.binDir ?? ''}\0${realPath(python.executable)}`;
-}
-
-/** Where the kernel's read() finds `artifact://` and `agent://` names. */
-function artifactEnv(): Record<string, string> {
-  try {
-    return { OMP_EVAL_ARTIFACTS: artifactDir() };
-  } catch {
-    return {};
-  }
 }
 
 /** What a caller is told when its cell runs in a new kernel because the last one ended unasked. */

@@ -22,6 +22,8 @@ export interface SessionHost {
   readonly sessionSignal: AbortSignal;
   /** The host's count of bridge calls in flight, by cell. */
   readonly bridgeActivity: BridgeActivity;
+  /** Where the cells' artifacts go (the executor's scope folder); unset: the folder itself. */
+  readonly artifactDir?: string;
   kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel>;
   release(set: KernelSet): Promise<void>;
 }
@@ -166,6 +168,7 @@ export class Session {
   private cellRunHost(): CellRunHost {
     return {
       defaultTimeout: this.host.defaultTimeout,
+      ...(this.host.artifactDir ? { artifactDir: this.host.artifactDir } : {}),
       sessionSignal: this.host.sessionSignal,
       bridgeActivity: this.host.bridgeActivity,
       takeBackground: () => this.set.takeBackground(),

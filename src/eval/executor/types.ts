@@ -88,6 +88,11 @@ export interface ExecutorOptions {
    * Python kernel that fits it uses it, and dispose() stops it if none did.
    */
   prestarted?: PrestartedKernel;
+  /**
+   * The name of this executor's folder of artifacts (artifact.ts); by default one of its own.
+   * Executors that name the same scope see each other's artifacts.
+   */
+  artifactScope?: string;
   /** Kernel tuning, for tests. */
   interruptEscalationMs?: number;
   shutdownGraceMs?: number;

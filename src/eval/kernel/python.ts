@@ -287,8 +287,9 @@ export interface ResolveOptions {
   probeTimeoutMs?: number;
   /**
    * The kernels' sandbox: with it on, every candidate is probed inside it. Without it, a
-   * candidate in the working directory (`.venv`, `venv`: anything may have written it) is still
-   * probed in a read-only sandbox where bubblewrap can make one (`setup python --check`).
+   * discovered candidate in the working directory (`.venv`, `venv`: anything may have written
+   * it) is still probed in a read-only sandbox where bubblewrap can make one (`setup python
+   * --check`); one the user named is probed as the kernel will run it.
    */
   sandbox?: SandboxSettings;
 }
@@ -296,6 +297,7 @@ export interface ResolveOptions {
 /** Where `candidate` is probed: in a sandbox (its settings), or on the host (undefined). */
 function probeBox(candidate: PythonCandidate, opts: ResolveOptions): SandboxSettings | undefined {
   if (opts.sandbox && opts.sandbox.mode !== 'off') return opts.sandbox;
+  if (opts.interpreter) return undefined; // the user named it, for kernels that run unsandboxed
   if (process.platform !== 'linux' || !within(realOf(candidate.path), realOf(opts.cwd))) return undefined;
   return findBwrap(opts.env ?? process.env) ? { ...SANDBOX_OFF, mode: 'read-only' } : undefined;
 }

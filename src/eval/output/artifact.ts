@@ -5,11 +5,21 @@
  * total, and files older than a day are removed.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { joinSmall } from './joinSmall.js';
-import { privateDir } from './privateDir.js';
+import { isPrivateDir, privateDir } from './privateDir.js';
 
 /** Characters gathered before one write (one write per line would cost a syscall each). */
 const BATCH_CHARS = 1 << 18;
@@ -54,13 +64,29 @@ const dirs = new Map<string, string>();
  * `<tmp>/omp-eval-artifacts-<uid>`, or a private fallback beside it when another user holds that
  * name (the same fallback on every run, so names from one run can be read in the next).
  */
-export function artifactDir(): string {
+export function artifactDir(scope?: string): string {
   const base = tmpdir();
   let dir = dirs.get(base);
   if (!dir) {
     dir = privateDir(base, 'omp-eval-artifacts');
     dirs.set(base, dir);
   }
+  return scope ? scopeDir(dir, scope) : dir;
+}
+
+/**
+ * A folder of the artifacts folder for one scope (an executor: a notebook, a command, one MCP
+ * session). A sandboxed kernel sees its scope's folder only: the others' outputs are hidden.
+ */
+function scopeDir(root: string, scope: string): string {
+  if (!/^[\w-]+$/.test(scope)) throw new Error(`not an artifact scope: ${scope}`);
+  const dir = join(root, scope);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // there already: checked below
+  }
+  if (!isPrivateDir(dir)) throw new Error(`${dir} is not a private directory of this user`);
   return dir;
 }
 
@@ -68,18 +94,29 @@ const swept = new Set<string>();
 /** Artifacts written to this recently are never removed to make room (ms). */
 const ACTIVE_MS = 60_000;
 
-/** Removes artifacts older than a day (once per process), then the oldest until a new one fits. */
-function sweepArtifacts(dir: string) {
+/** The files under `dir` and its scope folders (one level), with their sizes and times. */
+function artifactFiles(dir: string, depth = 0): { path: string; size: number; mtime: number }[] {
   const files: { path: string; size: number; mtime: number }[] = [];
   for (const name of readdirSync(dir)) {
     try {
       const path = join(dir, name);
       const st = statSync(path);
       if (st.isFile()) files.push({ path, size: st.size, mtime: st.mtimeMs });
+      else if (st.isDirectory() && depth === 0) {
+        const inside = artifactFiles(path, 1);
+        if (!inside.length && Date.now() - st.mtimeMs > ARTIFACT_MAX_AGE_MS) rmdirSync(path);
+        files.push(...inside);
+      }
     } catch {
       // raced with another process
     }
   }
+  return files;
+}
+
+/** Removes artifacts older than a day (once per process), then the oldest until a new one fits. */
+function sweepArtifacts(dir: string) {
+  const files = artifactFiles(dir);
   const cutoff = Date.now() - ARTIFACT_MAX_AGE_MS;
   const first = !swept.has(dir);
   swept.add(dir);
@@ -112,12 +149,19 @@ export interface FileIdentity {
  * to the folder may have put a link to another file (a secret) in its place.
  */
 const written = new Map<string, FileIdentity>();
+/** The same files by name (`<id>.txt`): an artifact's scope folder is found from its id. */
+const writtenByName = new Map<string, string>();
 const WRITTEN_LIMIT = 10_000;
 
 function rememberWritten(path: string, fd: number): void {
   const { dev, ino } = fstatSync(fd, { bigint: true });
   written.set(path, { dev, ino });
-  if (written.size > WRITTEN_LIMIT) written.delete(written.keys().next().value as string);
+  writtenByName.set(basename(path), path);
+  if (written.size > WRITTEN_LIMIT) {
+    const oldest = written.keys().next().value as string;
+    written.delete(oldest);
+    writtenByName.delete(basename(oldest));
+  }
 }
 
 /** The file this process wrote at `path` (an artifact), if it wrote one there. */
@@ -129,7 +173,7 @@ export function writtenArtifact(path: string): FileIdentity | undefined {
 export function resolveArtifact(uri: string): string {
   const id = uri.startsWith(ARTIFACT_PREFIX) ? uri.slice(ARTIFACT_PREFIX.length) : uri;
   if (!/^[\w-]+$/.test(id)) throw new Error(`not an artifact id: ${uri}`);
-  return join(artifactDir(), `${id}.txt`);
+  return writtenByName.get(`${id}.txt`) ?? join(artifactDir(), `${id}.txt`);
 }
 
 /** An artifact being written: appends are batched; a failing write or the cap ends it with `error`. */
@@ -165,12 +209,12 @@ export class ArtifactFile {
     }
   }
 
-  static create(ext = 'txt'): ArtifactFile | string {
+  /** A new artifact in `dir` (a scope's folder: artifactDir(scope); by default the folder itself). */
+  static create(ext = 'txt', dir?: string): ArtifactFile | string {
     try {
-      const dir = artifactDir();
-      sweepArtifacts(dir);
+      sweepArtifacts(artifactDir());
       const id = randomUUID();
-      const path = join(dir, `${id}.${ext}`);
+      const path = join(dir ?? artifactDir(), `${id}.${ext}`);
       const fd = openSync(path, 'wx', 0o600);
       rememberWritten(path, fd);
       return new ArtifactFile(id, path, fd, limits.maxFileBytes);

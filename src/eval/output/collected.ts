@@ -53,8 +53,13 @@ export class ResultCollector {
   };
   private jsonFile?: ArtifactFile | string;
 
-  constructor(limits: Partial<CollectLimits> = {}) {
-    this.limits = { ...DEFAULT_COLLECT_LIMITS, ...limits };
+  /** Where its files go: the executor's scope folder (artifact.ts), else the folder itself. */
+  private readonly artifactFolder?: string;
+
+  constructor(limits: Partial<CollectLimits> & { artifactDir?: string } = {}) {
+    const { artifactDir: folder, ...rest } = limits;
+    this.limits = { ...DEFAULT_COLLECT_LIMITS, ...rest };
+    if (folder) this.artifactFolder = folder;
   }
 
   /** Keeps `image` in the result, or saves it as a file the notice names; true when kept. */
@@ -69,7 +74,7 @@ export class ResultCollector {
     const dropped = this.dropped.images;
     dropped.count++;
     dropped.bytes += bytes.length;
-    const file = ArtifactFile.create(image.mime === 'image/png' ? 'png' : 'jpg');
+    const file = ArtifactFile.create(image.mime === 'image/png' ? 'png' : 'jpg', this.artifactFolder);
     if (typeof file === 'string') {
       dropped.errors.add(file);
       return false;
@@ -88,7 +93,7 @@ export class ResultCollector {
   addCutHtml(html: string): string {
     const dropped = this.dropped.html;
     dropped.count++;
-    const file = ArtifactFile.create('html');
+    const file = ArtifactFile.create('html', this.artifactFolder);
     let error = typeof file === 'string' ? file : undefined;
     if (typeof file !== 'string') {
       file.write(html);
@@ -113,7 +118,7 @@ export class ResultCollector {
     }
     this.dropped.json.count++;
     this.dropped.json.chars += text.length;
-    this.jsonFile ??= ArtifactFile.create();
+    this.jsonFile ??= ArtifactFile.create('txt', this.artifactFolder);
     if (typeof this.jsonFile !== 'string') this.jsonFile.write(`${text}\n`);
   }
 

@@ -41,8 +41,13 @@ export class OutputSink {
   /** Why the full output is not in an artifact, when it is not. */
   private noArtifact?: string;
 
-  constructor(limits: Partial<SinkLimits> = {}) {
-    this.limits = { ...DEFAULT_SINK_LIMITS, ...limits };
+  /** Where its artifact goes: the executor's scope folder (artifact.ts), else the folder itself. */
+  private readonly artifactFolder?: string;
+
+  constructor(limits: Partial<SinkLimits> & { artifactDir?: string } = {}) {
+    const { artifactDir: folder, ...rest } = limits;
+    this.limits = { ...DEFAULT_SINK_LIMITS, ...rest };
+    if (folder) this.artifactFolder = folder;
   }
 
   /** Why the full output is not (all) in the artifact, if it is not. */
@@ -304,7 +309,7 @@ export class OutputSink {
    */
   private openArtifact(more: string | readonly string[]) {
     if (this.artifact || this.noArtifact) return;
-    const artifact = ArtifactFile.create();
+    const artifact = ArtifactFile.create('txt', this.artifactFolder);
     if (typeof artifact === 'string') {
       this.noArtifact = artifact;
       return;

@@ -9,6 +9,7 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import {
   closeSync,
+  existsSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -21,6 +22,7 @@ import {
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pidExists } from '../kernel/processGroup.js';
+import { artifactDir } from '../output/artifact.js';
 import { isPrivateDir, privateDir } from '../output/privateDir.js';
 import type { ErrorFrame } from '../protocol/index.js';
 import { assertSandboxAvailable, bwrapArgs, findBwrap, probeBwrap } from './bwrap.js';
@@ -138,10 +140,14 @@ export async function sandboxCommand(
     places = real;
     // (The kernel's environment names the user's home and data folders; the host's fills gaps.)
     const userEnv = { ...process.env, ...env };
+    const visible = (s.visible ?? []).filter((dir) => existsSync(dir));
     const bwrapPlaces = {
       ...real,
-      hidden: hiddenPlaces({ env: userEnv, parent, allowRead: s.allowRead ?? [] }),
-      readOnly: readOnlyPlaces(writable, real.roots, userEnv),
+      hidden: [
+        ...hiddenPlaces({ env: userEnv, parent, allowRead: s.allowRead ?? [] }),
+        { path: artifactDir(), dir: true }, // the other scopes' outputs (artifact.ts)
+      ],
+      readOnly: [...readOnlyPlaces(writable, real.roots, userEnv), ...visible],
     };
     kernelEnv.TMPDIR = places.tmp;
     kernelEnv.MPLCONFIGDIR ??= join(places.tmp, 'matplotlib'); // ~/.config is read-only

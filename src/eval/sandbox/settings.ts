@@ -18,6 +18,11 @@ export interface SandboxSettings {
   writableRoots: readonly string[];
   /** Paths the sandbox hides by default (credentials: places.ts) that the user opened. */
   allowRead?: readonly string[];
+  /**
+   * Set by the engine, not the user: folders inside hidden ones the kernel may read (its
+   * executor's artifacts, within the user's artifacts folder, which is hidden).
+   */
+  visible?: readonly string[];
   /** Memory of the kernel and its children, in MB; unset or 0 for no limit. */
   memoryLimitMb?: number;
   /** Processes (threads included) the kernel may have at once (sandbox.ts: 1024 by default). */

@@ -34,9 +34,9 @@ export {
   type StatusEvent,
   sandboxOf,
   sandboxSummary,
+  serverLabel,
   ToolInputError,
   type VariableInfo,
   validateToolInput,
   writtenArtifact,
 } from '../../eval/index.js';
-export { serverLabel } from '../../eval/remote/server.js';

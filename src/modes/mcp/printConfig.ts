@@ -8,7 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { hasCredentials, redactUrl } from '../../eval/remote/redact.js';
+import { hasCredentials, redactUrl } from '../../eval/index.js';
 
 export const CLIENTS = ['claude', 'codex', 'cursor', 'gemini'] as const;
 export type ClientName = (typeof CLIENTS)[number];
