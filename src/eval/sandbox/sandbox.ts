@@ -153,10 +153,12 @@ export async function sandboxCommand(
     kernelEnv.MPLCONFIGDIR ??= join(places.tmp, 'matplotlib'); // ~/.config is read-only
     command = [bwrap, ...bwrapArgs(s, bwrapPlaces, SECCOMP_FD), ...command];
   }
-  const memory = limit ? limitMemory(limit, s.memoryMethod ?? 'auto', command) : undefined;
-  if (memory) command = memory.command;
-  const pids = s.mode === 'off' ? undefined : limitProcesses(s.pidsLimit ?? DEFAULT_PIDS_LIMIT, command);
-  if (pids) command = pids.command;
+  const memory = limit ? limitMemory(limit, s.memoryMethod ?? 'auto') : undefined;
+  const pids = s.mode === 'off' ? undefined : limitProcesses(s.pidsLimit ?? DEFAULT_PIDS_LIMIT);
+  const steps = [memory?.step, pids?.step].filter((step): step is string => step !== undefined);
+  // One shell in front of the command takes every limit (a shell each cost a start each).
+  if (steps.length)
+    command = ['/bin/sh', '-c', `${steps.join(' && ')} && exec "$@"`, 'omp-eval-limits', ...command];
   const sandbox = new Sandbox(s, places, memory, seccomp, pids?.cgroup);
   return {
     file: command[0] as string,
@@ -253,24 +255,29 @@ export const DEFAULT_PIDS_LIMIT = 1024;
 const RLIMIT_NPROC_FALLBACK = 4096;
 
 /** A shell in front of the command joins a pids cgroup, or sets RLIMIT_NPROC, then runs it. */
-function limitProcesses(max: number, command: string[]): { cgroup?: MemoryCgroup; command: string[] } {
+function limitProcesses(max: number): { cgroup?: MemoryCgroup; step: string } {
   const cgroup = createPidsCgroup(max);
-  if (cgroup)
-    return {
-      cgroup,
-      command: ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', procsFile(cgroup), ...command],
-    };
-  const limit = String(Math.max(max, RLIMIT_NPROC_FALLBACK));
+  if (cgroup) return { cgroup, step: joinCgroup(cgroup) };
+  const limit = Math.max(max, RLIMIT_NPROC_FALLBACK);
   // (dash names the limit -p, bash and busybox -u.)
-  const set = '{ ulimit -u "$0" || ulimit -p "$0"; } 2>/dev/null && exec "$@"';
-  return { command: ['/bin/sh', '-c', set, limit, ...command] };
+  return { step: `{ ulimit -u ${limit} || ulimit -p ${limit}; } 2>/dev/null` };
+}
+
+/** The shell step that moves the shell (and so what it execs) into `cgroup`. */
+function joinCgroup(cgroup: MemoryCgroup): string {
+  return `echo $$ > ${shellQuote(procsFile(cgroup))}`;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 interface MemoryWrap {
   limitMb: number;
   method: 'cgroup' | 'rlimit';
   cgroup?: MemoryCgroup;
-  command: string[];
+  /** The shell step that puts the command under the limit. */
+  step: string;
 }
 
 /**
@@ -278,15 +285,11 @@ interface MemoryWrap {
  * (children follow), or sets RLIMIT_DATA (inherited by children). RLIMIT_DATA, not RLIMIT_AS:
  * Node reserves far more address space than it uses and does not start under RLIMIT_AS ≤ 512 MB.
  */
-function limitMemory(limitMb: number, method: 'auto' | 'cgroup' | 'rlimit', command: string[]): MemoryWrap {
+function limitMemory(limitMb: number, method: 'auto' | 'cgroup' | 'rlimit'): MemoryWrap {
   const cgroup = method === 'rlimit' ? undefined : createMemoryCgroup(limitMb * MIB);
-  if (cgroup) {
-    const join = ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', procsFile(cgroup)];
-    return { limitMb, method: 'cgroup', cgroup, command: [...join, ...command] };
-  }
+  if (cgroup) return { limitMb, method: 'cgroup', cgroup, step: joinCgroup(cgroup) };
   if (method === 'cgroup') throw new SandboxError('no memory cgroup can be made here for --memory-limit');
-  const rlimit = ['/bin/sh', '-c', 'ulimit -d "$0" && exec "$@"', String(limitMb * 1024)];
-  return { limitMb, method: 'rlimit', command: [...rlimit, ...command] };
+  return { limitMb, method: 'rlimit', step: `ulimit -d ${limitMb * 1024}` };
 }
 
 /** A process's children (Linux). */
