@@ -89,7 +89,9 @@ export async function executorBackend(
   return {
     cwd: session.cwd,
     mode: session.mode,
-    ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
+    ...(sandboxLabel(executor.sandbox, executor.jupyter)
+      ? { sandbox: sandboxLabel(executor.sandbox, executor.jupyter) }
+      : {}),
     ...(executor.jupyter && !js ? { jupyter: executor.jupyter } : {}),
     language,
     nodeVersion: process.versions.node,

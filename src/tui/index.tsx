@@ -42,7 +42,9 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       cwd: resolve(opts.cwd),
       language,
       mode: executor.settings['python.kernelMode'],
-      ...(sandboxLabel(executor.sandbox) ? { sandbox: sandboxLabel(executor.sandbox) } : {}),
+      ...(sandboxLabel(executor.sandbox, executor.jupyter)
+        ? { sandbox: sandboxLabel(executor.sandbox, executor.jupyter) }
+        : {}),
       ...(executor.jupyter && language === 'py' ? { jupyter: executor.jupyter } : {}),
     },
   );

@@ -39,4 +39,20 @@ describe('status line: sandbox', () => {
       await Promise.all([boxed.dispose(), off.dispose()]);
     }
   });
+
+  it('with --jupyter, says the sandbox holds the js cells only and where the py cells run', async () => {
+    const url = 'http://ann:pw@127.0.0.1:1/?token=secret';
+    const boxed = createExecutor({ settings: { 'sandbox.mode': 'workspace-write', 'jupyter.url': url } });
+    const off = createExecutor({ settings: { 'sandbox.mode': 'off', 'jupyter.url': url } });
+    try {
+      expect((await executorBackend(boxed, { cwd: process.cwd() })).sandbox).toBe(
+        'sandbox workspace-write for js · py on 127.0.0.1:1, unsandboxed',
+      );
+      expect((await executorBackend(off, { cwd: process.cwd() })).sandbox).toBe(
+        'py on 127.0.0.1:1, unsandboxed',
+      );
+    } finally {
+      await Promise.all([boxed.dispose(), off.dispose()]);
+    }
+  });
 });

@@ -111,10 +111,15 @@ export function sandboxOf(
   };
 }
 
-/** The status line's word on the sandbox: "sandbox workspace-write" (+network); none when off. */
-export function sandboxLabel(s: SandboxSettings): string | undefined {
-  if (s.mode === 'off') return undefined;
-  return `sandbox ${s.mode}${s.allowNetwork ? ' +network' : ''}`;
+/**
+ * The status line's word on the sandbox: "sandbox workspace-write" (+network); none when off.
+ * With the Python cells on a Jupyter server (`jupyter`: its label), the sandbox holds the
+ * JavaScript cells only, and the label says so.
+ */
+export function sandboxLabel(s: SandboxSettings, jupyter?: string): string | undefined {
+  if (s.mode === 'off') return jupyter ? `py on ${jupyter}, unsandboxed` : undefined;
+  const label = `sandbox ${s.mode}${s.allowNetwork ? ' +network' : ''}`;
+  return jupyter ? `${label} for js · py on ${jupyter}, unsandboxed` : label;
 }
 
 /** What code in the sandbox may do, in a sentence or two (an agent's tool description). */
