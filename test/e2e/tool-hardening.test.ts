@@ -82,7 +82,9 @@ describe('item 8: the artifacts folder is bounded', () => {
       TMPDIR: tmp,
       OMP_EVAL_CONFIG: config(tmp, { artifacts: { maxFileMB: 0.1, maxTotalMB: 0.35 } }),
     });
-    expect(readdirSync(folder).sort()).toEqual(
+    // (The new artifact is in its executor's folder, one level down.)
+    const files = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(files.map((e) => e.name).sort()).toEqual(
       ['old-4.txt', 'old-5.txt', `${r.cells[0].truncation.artifact.slice('artifact://'.length)}.txt`].sort(),
     );
   });

@@ -340,12 +340,13 @@ describe('escape: other sessions’ outputs', () => {
   });
 
   it('a session reads its own artifacts in a later cell, never another session’s', async () => {
-    const make = () => {
-      const e = createExecutor({ settings: { 'sandbox.mode': 'workspace-write' } });
+    // Two MCP sessions: each has a folder of artifacts of its own (kernelSession.ts).
+    const make = (scope: string) => {
+      const e = createExecutor({ settings: { 'sandbox.mode': 'workspace-write' }, artifactScope: scope });
       executors.push(e);
       return e;
     };
-    const [a, b] = [make(), make()];
+    const [a, b] = [make(`esc-a-${process.pid}`), make(`esc-b-${process.pid}`)];
     const big = { language: 'py' as const, code: 'print("SECRET-OUTPUT " * 40000)' };
     const first = await runEvalTool({ cells: [big] }, { executor: a, cwd: freshDir('a'), id: 'a' });
     const artifact = first.cells[0]?.truncation?.artifact;

@@ -5,7 +5,7 @@
  * shared by every owner of that key; calls on one key queue. In `per-call` mode each run gets a
  * fresh kernel that is shut down afterwards.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { KernelHandle } from '../kernel/handle.js';
@@ -71,6 +71,7 @@ export class Executor implements SessionHost {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.kernelFactories = opts.kernelFactories ?? remoteKernelFactories(this.settings, this.hostEnv);
     this.logger = opts.logger ?? silentLogger;
+    this.artifactScope = opts.artifactScope ?? workspaceScope(process.cwd());
     this.sandbox = sandboxOf(this.settings);
     const jupyterUrl = this.settings['jupyter.url'];
     if (jupyterUrl) this.jupyter = serverLabel(jupyterUrl);
@@ -84,7 +85,7 @@ export class Executor implements SessionHost {
           commandBridge({
             ...(agent ? { agent } : {}),
             ...(completion ? { completion } : {}),
-            artifactDir: () => this.artifactDir,
+            artifactDir: () => this.artifactDir ?? artifactDir(),
           }),
         this.settings['bridge.maxConcurrent'],
       ),
@@ -95,16 +96,19 @@ export class Executor implements SessionHost {
     });
   }
 
-  private artifactFolder?: string;
+  private readonly artifactScope: string;
   /**
-   * This executor's folder of artifacts: a scope of its own under the user's artifacts folder,
-   * the only one its sandboxed kernels can see (one MCP session cannot read another's outputs).
+   * This executor's folder of artifacts under the user's artifacts folder, the only one its
+   * sandboxed kernels can see: by default one per working directory (commands run one after
+   * the other there read each other's outputs, as `omp-eval tool` calls do), one per session
+   * for the MCP server's. Asked anew each time (as the folder itself is): $TMPDIR may change.
    */
-  get artifactDir(): string {
-    this.artifactFolder ??= artifactDir(
-      this.opts.artifactScope ?? `${process.pid}-${randomBytes(4).toString('hex')}`,
-    );
-    return this.artifactFolder;
+  get artifactDir(): string | undefined {
+    try {
+      return artifactDir(this.artifactScope);
+    } catch {
+      return undefined; // no folder (a temp dir gone): each artifact then says why it is missing
+    }
   }
 
   private get hostEnv() {
@@ -287,20 +291,14 @@ export class Executor implements SessionHost {
 
   /** Where the kernel's read() finds `artifact://` and `agent://` names. */
   private artifactEnv(): Record<string, string> {
-    try {
-      return { OMP_EVAL_ARTIFACTS: this.artifactDir };
-    } catch {
-      return {}; // no folder for artifacts: read() of such a name then says so
-    }
+    const folder = this.artifactDir; // (none: read() of such a name then says so)
+    return folder ? { OMP_EVAL_ARTIFACTS: folder } : {};
   }
 
   /** The artifacts a sandboxed kernel may read: its executor's, no other's. */
   private visibleArtifacts(): string[] {
-    try {
-      return [this.artifactDir];
-    } catch {
-      return [];
-    }
+    const folder = this.artifactDir;
+    return folder ? [folder] : [];
   }
 
   /** Interrupts every running cell of every session; runs that start later are not affected. */
@@ -381,4 +379,9 @@ function realPath(path: string): string {
 
 export function createExecutor(opts: ExecutorOptions = {}): Executor {
   return new Executor(opts);
+}
+
+/** The artifacts scope of a working directory: `w-` and a hash of its path. */
+export function workspaceScope(cwd: string): string {
+  return `w-${createHash('sha256').update(cwd).digest('hex').slice(0, 16)}`;
 }

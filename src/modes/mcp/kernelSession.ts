@@ -3,6 +3,7 @@
  * cells know which tool call they belong to), its retained kernels, and a queue that runs the
  * session's tool calls one at a time in the order they arrived.
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -46,6 +47,8 @@ export class KernelSession {
     this.executor = createExecutor({
       settings,
       bridge: connectionBridge(settings, server, () => this.currentRequest),
+      // Its artifacts in a folder of its own: a sandboxed kernel sees no other session's outputs.
+      artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,
     });
   }
 
