@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -23,7 +23,71 @@ const ISOLATED = [
   'test/unit/tui-width.test.ts',
   'test/unit/watchdog.test.ts',
 ];
-const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
+/**
+ * The tiers (issue 44), each its own vitest project (and one for its isolated files): `npm test`
+ * runs unit and integration, the others have a script each (package.json) and run in .ci/run.
+ * A file belongs to the first tier whose patterns match it.
+ */
+const TIERS: [name: string, patterns: string[]][] = [
+  // The real IPython and node:repl as oracles of the kernels' semantics.
+  [
+    'oracle',
+    [
+      'test/integration/ipython-oracle.test.ts',
+      'test/integration/js-differential.test.ts',
+      'test/integration/js-repl-wording.test.ts',
+      'test/unit/editor-words-ipython.test.ts',
+    ],
+  ],
+  // Memory and render budgets, and bridge calls under load.
+  [
+    'load',
+    [
+      'test/integration/load.test.ts',
+      'test/integration/bridge-concurrency.test.ts',
+      'test/tui/budget.test.tsx',
+      'test/tui/memory.test.tsx',
+      'test/tui/history-load.test.tsx',
+      'test/unit/tui-memory.test.ts',
+    ],
+  ],
+  // The sandbox: the escape suite and the sandbox's own integration tests.
+  ['sandbox', ['test/sandbox/**/*.test.ts', 'test/integration/sandbox*.test.ts']],
+  // The real CLI in a pseudo-terminal or tmux, real MCP clients, a real Jupyter server.
+  ['e2e', ['test/e2e/**/*.test.ts', 'test/integration/remote-*.test.ts']],
+  ['integration', ['test/integration/**/*.test.ts']],
+  ['unit', ['test/unit/**/*.test.ts', 'test/tui/**/*.test.tsx']],
+];
+
+/** A pattern of the tiers (`**` for any folders, `*` within a name) as a regular expression. */
+function glob(pattern: string): RegExp {
+  const body = pattern
+    .split('**/')
+    .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*'))
+    .join('(?:.*/)?');
+  return new RegExp(`^${body}$`);
+}
+
+const matches = (file: string, patterns: string[]) => patterns.some((p) => glob(p).test(file));
+
+/** The tiers' projects: the files of a tier not claimed by an earlier one, shared and isolated. */
+function tierProjects(): TestProjectInlineConfiguration[] {
+  const claimed: string[] = [];
+  return TIERS.flatMap(([name, include]) => {
+    const exclude = [...claimed];
+    claimed.push(...include);
+    const isolated = ISOLATED.filter((file) => matches(file, include) && !matches(file, exclude));
+    return [
+      { extends: true as const, test: { name, include, exclude: [...exclude, ...ISOLATED], isolate: false } },
+      ...(isolated.length
+        ? [{ extends: true as const, test: { name: `${name}-isolated`, include: isolated, isolate: true } }]
+        : []),
+    ];
+  });
+}
+
+/** Test deadlines times this factor (OMP_EVAL_TEST_SLOW=3 on a machine known to be slow). */
+const SLOW = Number(process.env.OMP_EVAL_TEST_SLOW) || 1;
 
 /**
  * The files that run longest, started first. Without the durations of an earlier run (a fresh
@@ -68,8 +132,8 @@ export default defineConfig({
     // Above the product's own limits (a kernel's 20 s start-up, 5 s interrupt escalation, cell
     // timeouts of up to a minute in tests), so that a loaded machine slows tests down instead of
     // failing them. Tests wait for conditions, never for time.
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000 * SLOW,
+    hookTimeout: 60_000 * SLOW,
     // Integration tests spawn real kernels and wait on them: three files at a time keep the two
     // cores busy (with two, a sixth of their time went unused; with four, the suite took longer).
     fileParallelism: true,
@@ -79,10 +143,7 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // The other files share their workers' module graphs (no new process and no new imports per
     // file): the suite spent a seventh of its CPU starting workers and importing anew.
-    projects: [
-      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
-      { extends: true, test: { name: 'shared', include: ALL, exclude: ISOLATED, isolate: false } },
-    ],
+    projects: tierProjects(),
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts', 'src/**/*.tsx'],

@@ -1,6 +1,7 @@
-// `npm run test:stress`: the vitest suite while `stress-ng --cpu 4` loads every core, several
-// times in a row (default 3; `npm run test:stress -- --runs 1`). Tests must wait for conditions,
-// not for time: a loaded machine may only make them slower. Needs Debian's stress-ng.
+// `npm run test:stress`: npm test's vitest tiers (unit and integration) while `stress-ng --cpu 8`
+// loads every core four times over, several times in a row (default 3; `npm run test:stress --
+// --runs 1`; other arguments go to vitest). Tests must wait for conditions, not for time: a
+// loaded machine may only make them slower. Needs Debian's stress-ng.
 import { spawn, spawnSync } from 'node:child_process';
 
 const at = process.argv.indexOf('--runs');
@@ -14,7 +15,7 @@ if (spawnSync('stress-ng', ['--version'], { stdio: 'ignore' }).error) {
 const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const load = spawn('stress-ng', ['--cpu', '4', '--quiet'], { stdio: 'ignore' });
+const load = spawn('stress-ng', ['--cpu', '8', '--quiet'], { stdio: 'ignore' });
 const stopLoad = () => {
   if (load.exitCode === null) load.kill('SIGTERM');
 };
@@ -28,9 +29,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 let failed = 0;
 for (let run = 1; run <= runs && !failed; run++) {
-  process.stdout.write(`\n── test:stress run ${run} of ${runs} (stress-ng --cpu 4) ──\n`);
+  process.stdout.write(`\n── test:stress run ${run} of ${runs} (stress-ng --cpu 8) ──\n`);
   const started = Date.now();
-  const result = spawnSync('npx', ['vitest', 'run', ...extra], { stdio: 'inherit' });
+  const tiers = extra.length ? extra : ['--project', 'unit*', '--project', 'integration*'];
+  const result = spawnSync('npx', ['vitest', 'run', ...tiers], { stdio: 'inherit' });
   process.stdout.write(
     `── run ${run}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s ──\n`,
   );

@@ -1,5 +1,6 @@
-// `npm test`: the linters and the build, then the type check, vitest (with coverage) and the
-// Python tests side by side. Vitest keeps both cores busy but not all the time (its tests wait on
+// `npm test`: the linters and the build, then the type check, vitest's unit and integration tiers
+// (with coverage) and the Python tests side by side. The other tiers (e2e, oracle, load, sandbox)
+// have scripts of their own (package.json), which .ci/run runs after this. Vitest keeps both cores busy but not all the time (its tests wait on
 // kernels and servers); the type check and the Python tests fill that time instead of adding
 // theirs after it. Their output is printed after vitest's, each under its name; the command fails
 // if any part fails.
@@ -39,7 +40,8 @@ process.env.OMP_EVAL_TEST_TMP = runTmp;
 
 const beside = [quietly('typecheck'), quietly('test:py')];
 const vitest = await new Promise((resolve) => {
-  spawn('npx', ['vitest', 'run', '--coverage'], { stdio: 'inherit' }).on('close', (code) =>
+  const tiers = ['--project', 'unit*', '--project', 'integration*'];
+  spawn('npx', ['vitest', 'run', '--coverage', ...tiers], { stdio: 'inherit' }).on('close', (code) =>
     resolve(code ?? 1),
   );
 });

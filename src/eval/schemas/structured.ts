@@ -18,8 +18,9 @@ export type Structured = { data: unknown } | { schemaError: string; notJson?: tr
 
 /** The longest schema checked (its JSON). */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
-/** How long one check may take. */
+/** How long one check may take ($OMP_EVAL_SCHEMA_CHECK_MS sets it: tests on a loaded machine). */
 export const CHECK_TIMEOUT_MS = 5_000;
+const checkTimeoutMs = () => Number(process.env.OMP_EVAL_SCHEMA_CHECK_MS) || CHECK_TIMEOUT_MS;
 
 const require = createRequire(import.meta.url);
 
@@ -92,14 +93,15 @@ export async function structuredOutput(text: string, schema: unknown, who: strin
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(WORKER, { eval: true, workerData: { text, schema, who, paths } });
   let timer: NodeJS.Timeout | undefined;
+  const deadline = checkTimeoutMs();
   try {
     return await new Promise<Structured>((resolve, reject) => {
       timer = setTimeout(
         () =>
           resolve({
-            schemaError: `checking the ${who} output against the schema took over ${CHECK_TIMEOUT_MS / 1000} s and was stopped (a "pattern" that backtracks?)`,
+            schemaError: `checking the ${who} output against the schema took over ${deadline / 1000} s and was stopped (a "pattern" that backtracks?)`,
           }),
-        CHECK_TIMEOUT_MS,
+        deadline,
       );
       worker.once('message', (result: Structured) => resolve(result));
       worker.once('error', reject);
