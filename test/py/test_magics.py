@@ -117,9 +117,48 @@ class Namespace(MagicsTestCase):
         self.assertIn("    f = <function f at", "\n".join(lines))
         self.assertFalse([line for line in lines if "big" in line or "In =" in line])
         self.assertEqual(self.run_cell("%xmode plain").stdout, "Exception reporting mode: Plain\n")
-        self.assertEqual(self.run_cell("%xmode nope").ename, "UsageError")
+        # (IPython 8 warns, and the mode stays)
+        nope = self.run_cell("%xmode nope")
+        self.assertEqual((nope.ename, nope.stdout), (None, ""))
+        self.assertTrue(nope.stderr.startswith("UserWarning: Error changing user exception modes.\n"))
+        self.assertEqual(self.run_cell("%xmode").stdout, "Exception reporting mode: Context\n")
         self.assertEqual(self.run_cell("%nope_magic").ename, "UsageError")
         self.assertEqual(self.run_cell("%%nope_magic\nx").ename, "UsageError")
+
+    def test_an_unknown_magic_is_a_usage_error_and_a_name_error(self):
+        cell = self.run_cell(
+            "for code in ('%nope_magic', '%%nope_magic\\nx', '%%time_it\\nx', '%%pwd\\nx'):\n"
+            "    try:\n"
+            "        get_ipython().run_cell(code)\n"
+            "    except NameError as e:\n"
+            "        print(type(e).__name__, isinstance(e, UsageError), e, sep=' | ')"
+        )
+        self.assertEqual(
+            cell.stdout.split("\n"),
+            [
+                "UsageError | True | Line magic function `%nope_magic` not found.",
+                "UsageError | True | Cell magic `%%nope_magic` not found.",
+                "UsageError | True | Cell magic `%%time_it` not found.",
+                "UsageError | True | Cell magic `%%pwd` not found (But line magic `%pwd` exists, did you mean that instead?).",
+                "",
+            ],
+        )
+        # A misused magic is a UsageError alone; an empty cell magic's body is one (IPython's words).
+        self.assertEqual(self.run_cell("try:\n    %reset -z\nexcept NameError:\n    pass").ename, "UsageError")
+        empty = self.run_cell("%%time\n")
+        self.assertEqual(
+            empty.error["evalue"], "%%time is a cell magic, but the cell body is empty. Did you mean the line magic %time (single %)?"
+        )
+
+    def test_a_hidden_name_bound_again_is_the_users(self):
+        # (IPython's user_ns_hidden: the prelude's `log` hidden, the user's `log` listed)
+        self.assertEqual(self.run_cell("%who").stdout, "Interactive namespace is empty.\n")
+        self.run_cell("log = []\nIn = In")
+        self.assertEqual(self.run_cell("%who_ls").plain, "['log']")
+        reply = self.k.request({"type": "variables", "id": "v1", "limit": 10}, "variables_reply")
+        self.assertEqual([v["name"] for v in reply["variables"]], ["log"])
+        self.run_cell("%reset -f")
+        self.assertEqual(self.run_cell("%who_ls").plain, "[]")
 
     def test_whos_shows_numpy_arrays_as_ipythons_does(self):
         # IPython is the oracle (Debian's python3-numpy and ipython3, which CI installs).
@@ -623,7 +662,11 @@ class Files(MagicsTestCase):
         # ... and elsewhere %recall prints them and %load runs them.
         self.assertEqual(self.run_cell("%recall 1").stdout, "x = 20\n")
         self.assertEqual(self.run_cell("%load 2").plain, "21")
-        self.assertEqual(self.run_cell("%load no_such_file.py").ename, "UsageError")
+        missing = self.run_cell("%load no_such_file.py")  # (IPython's ValueError and words)
+        self.assertEqual(
+            (missing.ename, missing.error["evalue"]),
+            ("ValueError", "'no_such_file.py' was not found in history, as a file, url, nor in the user namespace."),
+        )
 
     def test_history_macro_save_notebook(self):
         self.run_cell("a = 10")

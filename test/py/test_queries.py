@@ -174,7 +174,7 @@ class Variables(unittest.TestCase):
                 raise ValueError("no")
 
         ns = {"a": [1, 2], "m": Matrix(), "s": "x" * 80, "b": Broken(), "_private": 1, "hidden": 2}
-        described, total = variables.list_variables(ns, {"hidden"}, 10)
+        described, total = variables.list_variables(ns, {"hidden": 2}, 10)
         self.assertEqual(total, 4)
         by_name = {v["name"]: v for v in described}
         self.assertEqual(sorted(by_name), ["a", "b", "m", "s"])
@@ -182,7 +182,7 @@ class Variables(unittest.TestCase):
         self.assertEqual(by_name["m"]["shape"], [2, 3])
         self.assertEqual(by_name["s"]["summary"], "x" * 25 + "<...>" + "x" * 25)
         self.assertIn("str() failed", by_name["b"]["summary"])
-        self.assertEqual(len(variables.list_variables(ns, set(), 2)[0]), 2)
+        self.assertEqual(len(variables.list_variables(ns, {}, 2)[0]), 2)
 
     def test_the_request_lists_the_users_names_and_leaves_no_trace(self):
         k = Kernel()

@@ -20,7 +20,8 @@ class KernelAPI(object):
 
     @property
     def hidden_names(self):
-        """Names in the namespace that are not the user's (the prelude's, In, Out, ...)."""
+        """Names in the namespace that are not the user's (the prelude's, In, Out, ...), with the
+        object each held when the kernel hid it (IPython's user_ns_hidden)."""
         return self._k.executor.hidden
 
     @property
@@ -42,11 +43,26 @@ class KernelAPI(object):
 
     def user_names(self):
         """The user's variables, sorted (what %who lists)."""
-        hidden = self.hidden_names
-        return sorted(k for k in self.user_ns if not k.startswith("_") and k not in hidden)
+        from .variables import user_names
 
-    def reset_underscores(self):
-        self._k.executor.forget_results()
+        return user_names(self.user_ns, self.hidden_names)
+
+    def reset_underscores(self, value=NO_VALUE):
+        """_, __ and ___ empty (IPython's display hook flushed); with a value, the ones that are
+        that value become None (%xdel)."""
+        self._k.executor.forget_results(value)
+
+    def reset_inputs(self):
+        self._k.executor.forget_inputs()
+
+    @property
+    def interactivity(self):
+        """Which statements of a cell show their value (IPython's ast_node_interactivity)."""
+        return self._k.executor.interactivity
+
+    @interactivity.setter
+    def interactivity(self, mode):
+        self._k.executor.interactivity = mode
 
     def rerun_prelude(self):
         self._k.executor.rerun_prelude()

@@ -44,10 +44,10 @@ class Display(object):
         DisplayHandle; update=True replaces that display."""
         include, exclude = kwargs.get("include"), kwargs.get("exclude")
         metadata = kwargs.get("metadata")
-        display_id = kwargs.get("display_id")
+        display_id = asked = kwargs.get("display_id")
         transient = kwargs.get("transient")
         if display_id is None and isinstance(transient, dict):
-            display_id = transient.get("display_id")
+            display_id = transient.get("display_id")  # (no handle returned for it, as IPython's)
         update = bool(kwargs.get("update", False))
         if display_id is True:
             display_id = DisplayHandle().display_id
@@ -68,7 +68,7 @@ class Display(object):
                     bundle.metadata.update(metadata)
             if bundle:
                 self.publish(bundle, display_id=display_id, update=update)
-        return DisplayHandle(display_id) if display_id is not None and not update else None
+        return DisplayHandle(display_id) if asked else None
 
     def update_display(self, obj, **kwargs):
         """Replaces the display that has this display_id: update_display(obj, display_id=...)."""

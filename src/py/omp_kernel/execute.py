@@ -68,17 +68,24 @@ class Executor(object):
         self.count = 0
         self.In = [""]  # cell sources by execution count, as IPython's In
         self.Out = {}  # results by execution count, as IPython's Out
-        self.hidden = set()  # names that are not the user's (%who, %reset); grows at init
+        # The names that are not the user's (%who, %reset), with what the kernel put there: as
+        # IPython's user_ns_hidden, a name the user binds again is theirs.
+        self.hidden = {}
         self.prelude = ""  # the init request's code, run again by %reset
         self.flags = _TOP_LEVEL_AWAIT  # compiler flags; `from __future__` imports add theirs
-        self._unders = [None, None, None]  # what the display hook last put in _, __, ___
+        self._unders = ["", "", ""]  # what the display hook last put in _, __, ___
+        self._inputs = ["", "", "", ""]  # the current input, then _i, _ii and _iii
         self.dir_history = []  # IPython's _dh: the working directories of the session
         self._loop = None
+        # Which statements of a cell show their value (IPython's ast_node_interactivity):
+        # 'last_expr' (a last expression), 'all', 'last', 'none' or 'last_expr_or_assign'.
+        self.interactivity = "last_expr"
 
     def install(self, builtins):
         ns = self.user_ns
         ns["__builtins__"] = builtins
         ns["In"], ns["Out"] = self.In, self.Out
+        ns["_"], ns["__"], ns["___"] = self._unders  # (empty strings at the start, as IPython's)
         ns["_oh"], ns["_ih"], ns["_dh"] = self.Out, self.In, self.dir_history
         sys.modules["__main__"] = self.user_module
         self.hidden.update(ns)
@@ -146,9 +153,11 @@ class Executor(object):
 
         return transform.transform(code)
 
-    def run_source(self, code, filename, want_value=True, register=True):
+    def run_source(self, code, filename, want_value=True, register=True, show=None):
         """Runs code in the user namespace; returns the value of a last bare expression (not
-        followed by ';'), or NO_VALUE."""
+        followed by ';'), or NO_VALUE. With `show` (a cell of the user's), the values shown are
+        those IPython's ast_node_interactivity names, each given to show() as it comes, and
+        NO_VALUE is returned."""
         ast = self._ast
         code = normalize(code)
         if register:  # the lines as the user wrote them (the transform keeps their numbers)
@@ -156,6 +165,9 @@ class Executor(object):
         # The prelude is plain Python: nothing to rewrite, and the transformer stays unloaded.
         source = code if filename == PRELUDE_FILENAME else self.transform(code)
         tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | self.flags, True)
+        if show is not None:
+            self._run_interactive(tree, source, filename, show)
+            return NO_VALUE
         last = None
         if want_value and tree.body and isinstance(tree.body[-1], ast.Expr):
             if not semicolon_after(source, tree.body[-1]):
@@ -168,6 +180,51 @@ class Executor(object):
         if last is None:
             return NO_VALUE
         return self._run_code(compile(last, filename, "eval", self.flags, True))
+
+    def _run_interactive(self, tree, source, filename, show):
+        """IPython's run_ast_nodes: the statements ast_node_interactivity names run as at a
+        prompt (an expression's value, or each one a loop's body evaluates, is shown); the others
+        run as a script. A cell that ends with ';' shows nothing (IPython's quiet display hook)."""
+        ast = self._ast
+        nodes = tree.body
+        mode = self.interactivity
+        quiet = bool(nodes) and semicolon_after(source, nodes[-1])
+        if mode == "last_expr_or_assign":
+            target = _assigned_name(ast, nodes[-1]) if nodes else None
+            if target is not None:
+                shown = ast.Expr(ast.Name(target, ast.Load()))
+                nodes.append(ast.copy_location(shown, nodes[-1]))
+                ast.fix_missing_locations(shown)
+            mode = "last_expr"
+        if mode == "last_expr":
+            mode = "last" if nodes and isinstance(nodes[-1], ast.Expr) else "none"
+        split = len(nodes) if mode == "none" else 0 if mode == "all" else max(0, len(nodes) - 1)
+        # Every value goes to show(), None too (IPython's display hook looks at `_` then); a
+        # quiet cell's as None.
+        emit = (lambda value: show(None)) if quiet else show
+        future = "__future__" in source
+        if split:
+            tree.body = nodes[:split]
+            self._run_code(self._compile(tree, filename, "exec", future))
+        for node in nodes[split:]:
+            if isinstance(node, ast.Expr):
+                emit(self._run_code(self._compile(ast.Expression(node.value), filename, "eval", future)))
+                continue
+            # A compound statement as at a prompt ('single'): each expression statement in it
+            # (a loop's body) goes to sys.displayhook, which shows it meanwhile.
+            code_obj = self._compile(ast.Interactive([node]), filename, "single", future)
+            saved = sys.displayhook
+            sys.displayhook = emit
+            try:
+                self._run_code(code_obj)
+            finally:
+                sys.displayhook = saved
+
+    def _compile(self, tree, filename, mode, future):
+        code_obj = compile(tree, filename, mode, self.flags, True)
+        if future:  # (a later statement compiled apart is under the import too)
+            self._carry_future(code_obj)
+        return code_obj
 
     def prefilter(self, code):
         """A one-line cell, as IPython's prefilter sees it: a macro's name runs the macro, and
@@ -195,10 +252,17 @@ class Executor(object):
     # ---- results and history ------------------------------------------------------------------
 
     def publish_result(self, value, count):
-        """The cell's result: `_` and friends, Out, then the display (IPython's display hook)."""
+        """The cell's result: `_` and friends, Out, then the display (IPython's display hook).
+        None shows nothing."""
         import builtins
 
         ns = self.user_ns
+        if "_" in builtins.__dict__ and ns.get("_", self) is self._unders[0]:
+            # (IPython's check_for_underscore: gettext.install() put `_` in builtins, and the
+            # display hook's own `_` would hide it)
+            del ns["_"]
+        if value is None:
+            return
         # Formatted before Out holds it, as IPython's display hook: `_i, Out` shows Out as it was.
         bundle = self.k.display.formatter.format(value)
         if value is not self.Out:
@@ -213,16 +277,26 @@ class Executor(object):
         if bundle:
             self.k.display.publish(bundle, "result")
 
-    def forget_results(self):
-        """After Out is flushed: the display hook no longer owns _, __ and ___."""
-        self._unders = [None, None, None]
+    def forget_results(self, value=NO_VALUE):
+        """After Out is flushed: the display hook's _, __ and ___ are empty again (IPython's
+        flush). With a value (%xdel's): only the ones that are that value, which become None."""
+        if value is NO_VALUE:
+            self._unders = ["", "", ""]
+        else:
+            self._unders = [None if v is value else v for v in self._unders]
 
     def record_input(self, code):
-        # IPython's names: _i, _ii, _iii are the three previous inputs, _i00 and _iN the current.
+        # IPython's names: _i, _ii, _iii are the three previous inputs, _iN the current one. They
+        # are the history's (IPython's history manager), so they outlive %reset -f.
         ns = self.user_ns
         self.In.append(code)
-        ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", "")
-        ns["_i00"] = ns["_i%d" % self.count] = code
+        self._inputs = [code] + self._inputs[:3]
+        ns["_i"], ns["_ii"], ns["_iii"] = self._inputs[1:]
+        ns["_i%d" % self.count] = code
+
+    def forget_inputs(self):
+        """%reset in: _i, _ii and _iii are empty, and stay so until the next input."""
+        self._inputs = ["", "", "", ""]
 
     def finish_init(self, code):
         """After the init request: its code is the prelude, and what exists now is not the user's."""
@@ -235,8 +309,11 @@ class Executor(object):
         warnings.filterwarnings("ignore", message="Can not control echo on the terminal")
 
     def rerun_prelude(self):
+        """After %reset: the prelude runs again, and what the namespace holds then is the kernel's."""
         if self.prelude:
             self.run_source(self.prelude, PRELUDE_FILENAME, False)
+        self.hidden.clear()
+        self.hidden.update(self.user_ns)
 
     # ---- one cell -----------------------------------------------------------------------------
 
@@ -282,9 +359,12 @@ class Executor(object):
                     if not init and not silent:
                         k.run_hooks(k.hooks_before_cell)
                         code = self.prefilter(code)
-                    value = self.run_source(code, filename, not silent)
-                    if value is not NO_VALUE and value is not None:
-                        self.publish_result(value, self.count if store else 0)
+                    if silent:
+                        self.run_source(code, filename, False)
+                    else:
+                        count = self.count if store else 0
+                        show = lambda value: self.publish_result(value, count)  # noqa: E731
+                        self.run_source(code, filename, show=show)
                 except Exception:
                     if not (k.call_pdb and k.stdin.allowed and not silent and not init):
                         raise
@@ -358,6 +438,18 @@ class Executor(object):
             if folder in sys.path:
                 sys.path.remove(folder)
             sys.path.insert(0, folder)
+
+
+def _assigned_name(ast, node):
+    """The name an assignment statement binds alone (`x = ...`, `x += ...`, `x: int = ...`), as
+    IPython's last_expr_or_assign shows it; None for other statements."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        target = node.target
+    else:
+        return None
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _cell_number(request):

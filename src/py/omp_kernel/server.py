@@ -132,6 +132,7 @@ class Kernel(object):
         builtins.clear_output = display.clear_output
         builtins.input = input
         builtins.get_ipython = get_ipython
+        builtins.__IPYTHON__ = True  # (as IPython's: code may ask whether it runs in one)
         builtins.BridgeError = BridgeError
         builtins.StdinNotImplementedError = StdinNotImplementedError
         builtins.__omp_bridge__ = self.bridge_call

@@ -2,6 +2,13 @@
 so that `jupyter nbconvert --to script` output (get_ipython().run_line_magic(...)) runs."""
 import sys
 
+# IPython's ast_node_interactivity values: which statements of a cell show their value.
+INTERACTIVITY = ("all", "last", "last_expr", "none", "last_expr_or_assign")
+
+
+class TraitError(Exception):
+    """A shell setting given a value it does not take (traitlets' name, as IPython's)."""
+
 
 class Shell(object):
     """What get_ipython() returns in an omp-eval kernel."""
@@ -31,11 +38,49 @@ class Shell(object):
 
     @property
     def user_ns_hidden(self):
-        return {name: self._api.user_ns.get(name) for name in self._api.hidden_names}
+        return self._api.hidden_names
 
     @property
     def execution_count(self):
         return self._api.execution_count + 1
+
+    @property
+    def ast_node_interactivity(self):
+        """Which statements show their value: 'last_expr' (the default: a last expression),
+        'all', 'last' (the last statement, a loop's values too), 'none', or
+        'last_expr_or_assign' (also the value a last `x = ...` assigns)."""
+        return self._api.interactivity
+
+    @ast_node_interactivity.setter
+    def ast_node_interactivity(self, value):
+        if value not in INTERACTIVITY:
+            raise TraitError(
+                "The 'ast_node_interactivity' trait of an InteractiveShell instance expected any of %s, "
+                "not the %s %r." % (list(INTERACTIVITY), type(value).__name__, value)
+            )
+        self._api.interactivity = value
+
+    def reset(self, new_session=True, aggressive=False):
+        """Clears the user's namespace as %reset -f does (aggressive: and forgets the modules
+        imported since the start, as --aggressive); new_session also starts the input history
+        again (In). The execution count goes on: it is the number the notebook shows."""
+        from .magics.namespace import cull_modules, flush_inputs, hard_reset
+
+        if aggressive:
+            cull_modules()
+        hard_reset(self._api, self._magics.reg)
+        if new_session:
+            flush_inputs(self._api)
+            del self._api.In[1:]
+
+    def drop_by_id(self, variables):
+        """Removes each name of a dict from the user's namespace if it still holds that very
+        object (an extension takes back what it pushed; a name the user rebound stays)."""
+        ns = self._api.user_ns
+        for name, obj in variables.items():
+            if name in ns and ns[name] is obj:
+                del ns[name]
+                self._api.hidden_names.pop(name, None)
 
     def run_line_magic(self, magic_name, line, _stack_depth=1):
         return self._magics.magic(magic_name, line, frame=sys._getframe(_stack_depth))
@@ -70,8 +115,12 @@ class Shell(object):
             frame = sys._getframe(1)
             variables = {name: eval(name, frame.f_globals, frame.f_locals) for name in variables.replace(",", " ").split()}
         self._api.user_ns.update(variables)
-        if not interactive:
-            self._api.hidden_names.update(variables)
+        hidden = self._api.hidden_names
+        if interactive:  # (as IPython's: pushed names are the user's)
+            for name in variables:
+                hidden.pop(name, None)
+        else:
+            hidden.update(variables)
 
     def run_cell(self, raw_cell, store_history=False, silent=False, shell_futures=True):
         """Runs code as part of the current cell (its result is shown)."""

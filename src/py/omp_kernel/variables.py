@@ -40,9 +40,22 @@ def describe(name, value):
     return item
 
 
+_NOTHING = object()
+
+
+def user_names(namespace, hidden):
+    """The user's names, sorted: not private (`_x`), and not one the kernel put there still
+    holding what it put (IPython's rule for %who: a hidden name bound again is the user's)."""
+    return sorted(
+        k
+        for k, v in namespace.items()
+        if isinstance(k, str) and not k.startswith("_") and hidden.get(k, _NOTHING) is not v
+    )
+
+
 def list_variables(namespace, hidden, limit):
     """(described, total): the first `limit` of the user's names, sorted, and how many there are."""
-    names = sorted(k for k in namespace if isinstance(k, str) and not k.startswith("_") and k not in hidden)
+    names = user_names(namespace, hidden)
     described = []
     for name in names[: max(0, limit)]:
         described.append(describe(name, namespace[name]))

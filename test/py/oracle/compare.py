@@ -21,6 +21,9 @@ _CHAIN = re.compile(
     r"Traceback: [^\n]*\n\n(?:The above exception was the direct cause of the following exception:|"
     r"During handling of the above exception, another exception occurred:)\n\n?"
 )
+# A warning IPython raises from its own code (%xmode of an unknown mode) names its file and line
+# and shows that line; omp-eval's kernel says the same words without a location in IPython.
+_IPYTHON_WARNING = re.compile(r"(?m)^/\S*/IPython/\S+\.py:\d+: (\w+Warning: [^\n]*(?:\n(?!  )[^\n]*)*)\n  [^\n]*$")
 STATUS_MIME = "application/x-omp-status"
 
 
@@ -28,6 +31,7 @@ def text(value, casedir):
     if not isinstance(value, str):
         return value
     value = _ANSI.sub("", value).replace("\r\n", "\n")
+    value = _IPYTHON_WARNING.sub(r"\1", value)
     if casedir:
         value = value.replace(casedir, "<DIR>")
     value = _ADDRESS.sub("0x<addr>", value)
@@ -62,11 +66,11 @@ def output(out, casedir):
 
 
 def cell(obs, casedir):
-    result = obs.get("result")
     return {
         "stdout": text(obs["stdout"], casedir),
         "stderr": text(obs["stderr"], casedir),
-        "result": None if result is None else {"data": bundle(result["data"], casedir), "metadata": result.get("metadata") or {}},
+        # (Several with ast_node_interactivity = 'all'.)
+        "results": [{"data": bundle(r["data"], casedir), "metadata": r.get("metadata") or {}} for r in obs["results"]],
         # Status events are omp-eval's status line (timing, cd), not output.
         "displays": [output(o, casedir) for o in obs["displays"] if not _status_only(o)],
         "error": obs["error"],
@@ -99,7 +103,7 @@ def compare_case(case, ours, theirs, our_dir, their_dir):
         return None if a == b else "is_complete: omp %r, IPython %r" % (a, b)
     for index, (mine, other) in enumerate(zip(ours["cells"], theirs["cells"])):
         a, b = cell(mine, our_dir), cell(other, their_dir)
-        for key in ("error", "stdout", "stderr", "result", "displays", "prompts"):
+        for key in ("error", "stdout", "stderr", "results", "displays", "prompts"):
             if a[key] != b[key]:
                 mine, other = _around_difference(repr(a[key]), repr(b[key]))
                 return "cell %d %s: omp %s | IPython %s" % (index + 1, key, mine, other)

@@ -36,9 +36,10 @@ class RecordingPublisher(DisplayPublisher):
 
 
 class RecordingHook(DisplayHook):
-    """ipykernel's display hook shape: the result's format data is recorded, nothing printed."""
+    """ipykernel's display hook shape: each result's format data is recorded, nothing printed (a
+    cell shows several with ast_node_interactivity = 'all')."""
 
-    result = None
+    results = []
 
     def start_displayhook(self):
         pass
@@ -47,7 +48,7 @@ class RecordingHook(DisplayHook):
         pass
 
     def write_format_data(self, format_dict, md_dict=None):
-        RecordingHook.result = {"data": dict(format_dict), "metadata": dict(md_dict or {})}
+        RecordingHook.results.append({"data": dict(format_dict), "metadata": dict(md_dict or {})})
 
     def finish_displayhook(self):
         sys.stdout.flush()
@@ -105,7 +106,12 @@ class IPythonSide(object):
         os.chdir(casedir)  # first: the reset takes the cwd as the start of _dh
         shell.reset(new_session=True)
         shell.execution_count = 1
+        shell.ast_node_interactivity = "last_expr"  # (a case may change these)
+        shell.InteractiveTB.set_mode("Context")
+        shell.displayhook.flush()  # _, __, ___ are '' as in a fresh IPython (the reset dropped them)
         shell.history_manager.reset(new_session=True)
+        hm = shell.history_manager  # (its _i, _ii, _iii outlive the reset: a fresh IPython's are empty)
+        hm._i = hm._ii = hm._iii = hm._i00 = ""
         shell.history_manager.output_hist_reprs.clear()
         shell.compile.reset_compiler_flags()  # `from __future__` of an earlier case
         for module in list(sys.modules.values()):  # each case sees its warnings, as a fresh kernel does
@@ -123,7 +129,7 @@ class IPythonSide(object):
         self.prompts = []
         self.shown = []
         self.error = None
-        RecordingHook.result = None
+        RecordingHook.results = []
         self.shell.display_pub.outputs = []
         with _FdCapture() as capture:
             signal.alarm(CELL_LIMIT)
@@ -149,7 +155,7 @@ class IPythonSide(object):
         return {
             "stdout": capture.stdout,
             "stderr": stderr,
-            "result": RecordingHook.result,
+            "results": list(RecordingHook.results),
             "displays": list(self.shell.display_pub.outputs),
             "error": error,
             "prompts": list(self.prompts),

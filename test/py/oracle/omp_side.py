@@ -49,7 +49,7 @@ class Kernel(object):
         self.ids = 0
 
     def collect(self, request_id, interrupted=False):
-        obs = {"stdout": "", "stderr": "", "result": None, "displays": [], "error": None, "prompts": []}
+        obs = {"stdout": "", "stderr": "", "results": [], "displays": [], "error": None, "prompts": []}
         try:
             for frame in self.k.frames(CELL_LIMIT):
                 kind = frame.get("type")
@@ -67,7 +67,7 @@ class Kernel(object):
                 elif kind == "clear_output":
                     obs["displays"].append({"clear": bool(frame.get("wait"))})
                 elif kind == "result":
-                    obs["result"] = {"data": frame["bundle"], "metadata": frame.get("metadata", {})}
+                    obs["results"].append({"data": frame["bundle"], "metadata": frame.get("metadata", {})})
                 elif kind == "error" and frame.get("id") == request_id:
                     obs["error"] = frame.get("ename")
                 elif kind == "input_request":
@@ -130,7 +130,7 @@ def run_case(case, casedir, python):
             try:
                 cells.append(kernel.run(substitute(cell["code"], casedir, python), cell.get("store", True)))
             except EOFError:
-                cells.append({"stdout": "", "stderr": "", "result": None, "displays": [], "error": "KernelDied", "prompts": []})
+                cells.append({"stdout": "", "stderr": "", "results": [], "displays": [], "error": "KernelDied", "prompts": []})
                 return {"cells": cells, "namespace": {}}
         return {"cells": cells, "namespace": kernel.namespace()}
     finally:

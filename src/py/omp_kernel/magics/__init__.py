@@ -15,6 +15,15 @@ class UsageError(Exception):
     """A magic was misused or does not exist (IPython's name and wording)."""
 
 
+class UnknownMagic(UsageError, NameError):
+    """A magic that does not exist: a UsageError by IPython's name and words, and a NameError too,
+    as an unknown name is (the specification's `NameError: UsageError`), so that `except
+    NameError` catches it."""
+
+
+UnknownMagic.__name__ = UnknownMagic.__qualname__ = "UsageError"
+
+
 class Registry(object):
     """The magics by kind and name; each module's register(reg) adds its own."""
 
@@ -67,7 +76,8 @@ class Magics(object):
         frame = frame or sys._getframe(1)
         fn = self.reg.line.get(name)
         if fn is None:
-            raise UsageError("Line magic function `%%%s` not found." % name)
+            hint = " (But cell magic `%%%%%s` exists, did you mean that instead?)" % name if name in self.reg.cell else ""
+            raise UnknownMagic("Line magic function `%%%s` not found%s." % (name, hint))
         if name not in self.reg.no_expand:
             arg = expand(arg, frame, self.api.user_ns)
         return fn(arg, frame)
@@ -83,7 +93,13 @@ class Magics(object):
                 'takes {"language": "js"} instead.' % name
             )
         if fn is None:
-            raise UsageError("Cell magic `%%%%%s` not found." % name)
+            hint = " (But line magic `%%%s` exists, did you mean that instead?)" % name if name in self.reg.line else ""
+            raise UnknownMagic("Cell magic `%%%%%s` not found%s." % (name, hint))
+        if body == "":
+            message = "%%%%%s is a cell magic, but the cell body is empty." % name
+            if name in self.reg.line:
+                message += " Did you mean the line magic %%%s (single %%)?" % name
+            raise UsageError(message)
         if name not in ("time", "timeit", "prun"):
             line = expand(line, frame, self.api.user_ns)
         return fn(line, body, body_line, frame)

@@ -166,11 +166,11 @@ def register(reg):
         try:
             with open(path, encoding="utf-8") as handle:
                 source = handle.read()
-        except OSError as exc:
-            try:  # not a file: inputs of the history (`%load 12`), or a string or a macro
-                source = api.find_user_code(target.strip())
-            except (ValueError, TypeError):
-                raise UsageError("could not load %s: %s" % (path, exc.strerror or exc)) from None
+        except OSError:
+            # Not a file: inputs of the history (`%load 12`), or a string or a macro; else
+            # IPython's ValueError ("... was not found in history, as a file, url, nor in the
+            # user namespace.").
+            source = api.find_user_code(target.strip())
         if api.stdin_allowed:
             api.status("set_next_input", text="# %%load %s\n%s" % (arg.strip(), source), replace=True)
             return None

@@ -109,7 +109,8 @@ def register(reg):
         file, else a string or Macro in the namespace. Raises ValueError or TypeError with a
         message to print."""
         form = (lambda source: source) if raw else ipython_form
-        code = "\n".join(form(source) for _, source in inputs(target)) if target.strip() else ""
+        # (No target: the whole session before this cell, as IPython 8's.)
+        code = "\n".join(form(source) for _, source in inputs(target))
         if code:
             return code
         if os.path.isfile(os.path.expanduser(target)):

@@ -64,15 +64,13 @@ def register(reg):
             print("Nothing done.")
             return None
         if aggressive and not opts.get("s") and not targets:  # (a hard reset only, as IPython)
-            from ..server import MODULES_AT_START
-
-            _cull_modules(MODULES_AT_START)
+            cull_modules()
         ns = api.user_ns
         if opts.get("s"):
             for name in api.user_names():
                 del ns[name]
         elif not targets:
-            _hard_reset(api, reg)
+            hard_reset(api, reg)
         for target in targets:
             _reset_target(api, reg, target.lower())
         gc.collect()
@@ -84,7 +82,7 @@ def register(reg):
         opts, names = parse_options(arg, "n", strict="n")
         for name in names.split():
             try:
-                _delete_everywhere(api, name, by_name=bool(opts.get("n")))
+                _delete_everywhere(api, name, reg.state.get("run_namespaces", {}), by_name=bool(opts.get("n")))
             except (NameError, ValueError) as exc:
                 print(type(exc).__name__ + ": " + str(exc))
 
@@ -103,12 +101,18 @@ def register(reg):
     @reg.line_magic("xmode", expand=False)
     def xmode(arg, frame):
         """Plain, Context, Verbose or Minimal tracebacks; without an argument the next mode."""
-        modes = {"plain": "Plain", "context": "Context", "verbose": "Verbose", "minimal": "Minimal"}
-        mode = modes.get(arg.strip().lower())
-        if arg.strip() and mode is None:
-            raise UsageError("Valid modes: Plain, Context, Verbose, Minimal")
-        if mode is None:
-            order = ["Plain", "Context", "Verbose", "Minimal"]
+        order = ["Plain", "Context", "Verbose", "Minimal"]
+        if arg.strip() in ("--show", "--hide"):
+            return None  # (IPython's: whether frames with __tracebackhide__ show; none are hidden here)
+        mode = arg.strip().capitalize()
+        if mode and mode not in order:
+            # As IPython's: a warning (in its words), and the mode stays.
+            sys.stderr.write(
+                "UserWarning: Error changing user exception modes.\nUnrecognized mode in FormattedTB: "
+                "<%s>\nValid modes: %s\n" % (mode, order)
+            )
+            return None
+        if not mode:
             mode = order[(order.index(api.xmode) + 1) % len(order)]
         api.xmode = mode
         print("Exception reporting mode: %s" % mode)
@@ -142,11 +146,13 @@ def _array_info(array):
     return info + " (%s Mb)" % (nbytes / 1024.0 / 1024.0)
 
 
-def _cull_modules(kept):
+def cull_modules():
     """IPython's %reset --aggressive: the modules imported since the start go from sys.modules, so
     that the next import reads them again. The standard library's stay (the kernel itself uses
     linecache, ast and others loaded after the start: a second copy would split their state), and
     so do multiprocessing's and the kernel's own."""
+    from ..server import MODULES_AT_START as kept
+
     stdlib = os.path.realpath(os.path.dirname(os.__file__)) + os.sep
     print("culling sys module...")
     for name in set(sys.modules) - kept:
@@ -173,7 +179,10 @@ def _confirmed(api, UsageError):
     return answer in ("y", "yes")
 
 
-def _hard_reset(api, reg):
+def hard_reset(api, reg):
+    """%reset -f: the user's names, Out and the scripts' namespaces that %run kept go; the
+    prelude runs again."""
+    reg.state.get("run_namespaces", {}).clear()
     ns = api.user_ns
     keep = {"__builtins__", "__name__", "__doc__", "__package__", "__loader__", "__spec__"}
     for name in list(ns):
@@ -186,8 +195,8 @@ def _hard_reset(api, reg):
     import os
 
     dh[:] = [os.getcwd()]
-    ns.update({"In": api.In, "Out": api.Out, "_ih": api.In, "_oh": api.Out, "_dh": dh, "_": "", "__": "", "___": ""})
-    ns.update({"_i": "", "_ii": "", "_iii": "", "_i00": ""})
+    # (As IPython's: _, __, ___ and _i, _ii, _iii come back with the next result and input.)
+    ns.update({"In": api.In, "Out": api.Out, "_ih": api.In, "_oh": api.Out, "_dh": dh})
     api.rerun_prelude()
 
 
@@ -202,10 +211,7 @@ def _reset_target(api, reg, target):
         api.reset_underscores()
     elif target == "in":
         print("Flushing input history")
-        for count in range(1, api.execution_count + 1):
-            ns.pop("_i%d" % count, None)
-        ns.update({"_i": "", "_ii": "", "_iii": "", "_i00": ""})
-        api.In[:] = [""] * (api.execution_count + 1)
+        flush_inputs(api)
     elif target == "array":
         try:
             import numpy
@@ -223,25 +229,36 @@ def _reset_target(api, reg, target):
         print(target + ", please run `%reset?` for details")
 
 
-def _delete_everywhere(api, name, by_name=False):
+def flush_inputs(api):
+    """%reset in: In keeps its length (%save and %macro count on it), every input empty."""
+    ns = api.user_ns
+    for count in range(1, api.execution_count + 1):
+        ns.pop("_i%d" % count, None)
+    ns.update({"_i": "", "_ii": "", "_iii": ""})
+    api.reset_inputs()
+    api.In[:] = [""] * (api.execution_count + 1)
+
+
+def _delete_everywhere(api, name, run_namespaces, by_name=False):
+    """IPython's del_var: the name, or every reference to its value, from the user's namespace,
+    the namespaces of the scripts %run ran, Out and _, __, ___."""
     ns = api.user_ns
     if name in ("__builtin__", "__builtins__"):
         raise ValueError("Refusing to delete %s" % name)
     if by_name:
-        try:
-            del ns[name]
-        except KeyError:
-            raise NameError("name '%s' is not defined" % name) from None
+        for names in [ns] + list(run_namespaces.values()):
+            names.pop(name, None)  # (as IPython's: a name that is nowhere is no error)
         return
     try:
         value = ns[name]
     except KeyError:
         raise NameError("name '%s' is not defined" % name) from None
-    for key in [k for k, v in ns.items() if v is value]:
-        del ns[key]
+    for names in [ns] + list(run_namespaces.values()):
+        for key in [k for k, v in names.items() if v is value]:
+            del names[key]
     for count in [c for c, v in api.Out.items() if v is value]:
         del api.Out[count]
-    api.reset_underscores()
+    api.reset_underscores(value)
 
 
 def _set_precision(formatter, spec):

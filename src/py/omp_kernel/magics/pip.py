@@ -16,7 +16,9 @@ def pip(api, arg):
     if args and args[0] == "install" and code == 0:
         evict(requirement_names(args[1:]))
         print("Note: modules of the installed packages were unloaded; the next import loads them fresh.")
-    api.user_ns["_exit_code"] = code
+    from .system import exit_code
+
+    api.user_ns["_exit_code"] = exit_code(code)
     if code:
         print("pip exited with code %d" % code, file=sys.stderr)
 

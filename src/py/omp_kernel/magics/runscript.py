@@ -16,14 +16,14 @@ def register(reg):
         notebook's namespace, magics too; its first error is the cell's. %run -m MODULE [ARGS]
         runs a module. As IPython's: -t times it (-N N: N times), -p profiles it (with %prun's
         -s, -l, -r, -D, -T), -d runs it under pdb (-b LINE: a breakpoint there)."""
-        return _run(api, UsageError, arg)
+        return _run(api, UsageError, arg, reg.state.setdefault("run_namespaces", {}))
 
 
 # IPython's getopt string for %run: every option it takes is read, whichever are used.
 RUN_OPTIONS = "nidtN:b:pD:l:rs:T:em:G"
 
 
-def _run(api, UsageError, arg):
+def _run(api, UsageError, arg, namespaces):
     import shlex
 
     from . import parse_options
@@ -37,7 +37,11 @@ def _run(api, UsageError, arg):
             arg, module_args = " ".join(shlex.quote(w) for w in words[: index + 2]), words[index + 2 :]
             break
     opts, rest = parse_options(arg, "nidtprGe", "NbDlsTm", strict=RUN_OPTIONS, multi="sl")
-    argv = shlex.split(rest) + module_args
+    argv = shlex.split(rest)
+    if argv and "m" not in opts and "G" not in opts:
+        # As IPython's and a shell's: the script's arguments are globbed (`\\*` is a `*`).
+        argv[1:] = _shellglob(os.path.expanduser(word) for word in argv[1:])
+    argv += module_args
     saved_argv, saved_main = sys.argv, sys.modules.get("__main__")
     if "m" in opts:
         import runpy
@@ -60,13 +64,14 @@ def _run(api, UsageError, arg):
         if module_ns:
             _merge(api, module_ns)
         return result if "p" in opts and "r" in opts else None
+    # (A missing file is IPython's plain Exception, with its words.)
     if not argv:
-        raise UsageError("%run needs a file name (or -m module)")
+        raise Exception("you must provide at least a filename.")
     path = os.path.expanduser(argv[0])
-    if not os.path.exists(path) and os.path.exists(path + ".py"):
+    if not os.path.isfile(path) and not path.endswith(".py") and os.path.isfile(path + ".py"):
         path += ".py"
     if not os.path.isfile(path):
-        raise UsageError("File %r not found." % argv[0])
+        raise Exception("File `%r` not found." % os.path.expanduser(argv[0]))
     # (as IPython's and `python script.py`: the script's folder comes first on sys.path meanwhile)
     folder = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, folder)
@@ -74,7 +79,7 @@ def _run(api, UsageError, arg):
         if path.lower().endswith((".ipynb", ".ipy")):
             _run_cells(api, UsageError, path)
             return None
-        return _run_script(api, UsageError, path, argv, opts, saved_argv, saved_main)
+        return _run_script(api, UsageError, path, argv, opts, saved_argv, saved_main, namespaces)
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
@@ -150,7 +155,7 @@ def _debug(api, UsageError, run, path, where):
     return debugger.runcall(run)
 
 
-def _run_script(api, UsageError, path, argv, opts, saved_argv, saved_main):
+def _run_script(api, UsageError, path, argv, opts, saved_argv, saved_main, namespaces):
     with open(path, "rb") as handle:
         code = compile(handle.read(), path, "exec", dont_inherit=True)
     name = "__main__" if "n" not in opts else os.path.splitext(os.path.basename(path))[0]
@@ -159,7 +164,12 @@ def _run_script(api, UsageError, path, argv, opts, saved_argv, saved_main):
         saved = {key: ns[key] for key in ("__name__", "__file__") if key in ns}
         ns.update({"__name__": name, "__file__": path})
     else:
-        ns = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
+        # As IPython's: one namespace per script, emptied when it runs again and kept meanwhile
+        # (its functions' globals), where %xdel and %reset find what it holds; __file__ is absolute.
+        absolute = os.path.abspath(path)
+        ns = namespaces.setdefault(absolute, {})
+        ns.clear()
+        ns.update({"__name__": name, "__file__": absolute, "__builtins__": __builtins__})
 
     quit_debugger = api.private_import("bdb").BdbQuit if "d" in opts else ()
 
@@ -228,6 +238,26 @@ def _run_cells(api, UsageError, path):
             ns.pop("__file__", None)
         else:
             ns["__file__"] = saved
+
+
+def _shellglob(words):
+    """IPython's shellglob: each word's matches, or the word itself (its glob characters
+    unescaped) when nothing matches."""
+    import glob
+
+    out = []
+    for word in words:
+        out.extend(glob.glob(word) or [_unescape_glob(word)])
+    return out
+
+
+def _unescape_glob(word):
+    def unescape(part):
+        for char in "*[]!?":
+            part = part.replace("\\" + char, char)
+        return part
+
+    return "\\".join(unescape(part) for part in word.split("\\\\"))
 
 
 def _merge(api, ns):

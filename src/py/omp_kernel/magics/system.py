@@ -102,6 +102,12 @@ def _path(line):
     return pathlib.Path(line) if os.path.exists(line) else None
 
 
+def exit_code(returncode):
+    """A command's _exit_code as IPython gives it: a signal's number negated, also where the shell
+    reports it as 128 + n (`!kill -9 $$` and `!sh -c 'kill -9 $$'` are both -9)."""
+    return -(returncode - 128) if returncode > 128 else returncode
+
+
 def register(reg):
     api = reg.api
     from . import UsageError
@@ -121,7 +127,7 @@ def register(reg):
         else:
             proc = popen(cmd, True)
         code = api.wait(proc)
-        api.user_ns["_exit_code"] = code
+        api.user_ns["_exit_code"] = exit_code(code)
         return code
 
     def system(cmd, frame):
@@ -145,7 +151,7 @@ def register(reg):
         except KeyboardInterrupt:
             api.stop(proc)
             raise
-        api.user_ns["_exit_code"] = api.wait(proc)
+        api.user_ns["_exit_code"] = exit_code(api.wait(proc))
         return SList(b"".join(chunks).decode("utf-8", "replace").splitlines())
 
     def define(name, command):

@@ -190,9 +190,8 @@ def register(reg):
 
     @reg.line_magic("time", expand=False)
     def time_line(arg, frame):
-        """Times one statement or expression (CPU and wall time); returns its value."""
-        if not arg.strip():
-            raise UsageError("%time needs a statement or an expression")
+        """Times one statement or expression (CPU and wall time); returns its value. (Nothing to
+        run is timed too, as in IPython.)"""
         return time_code(arg, frame, False)
 
     @reg.cell_magic("time")
@@ -202,15 +201,15 @@ def register(reg):
             raise UsageError("Can't use statement directly after '%%time'!")
         return time_code("\n" * (body_line - 1) + body, frame, True)
 
-    def timeit(arg, stmt, frame):
+    def timeit(arg, body, frame):
         opts, rest = parse_options(arg, "qotc", "nrp", strict="n:r:tcp:qo")
-        setup = "pass"
+        setup, stmt = "pass", body
         if stmt is None:
             stmt = rest
         elif rest:
             setup = rest
-        if not stmt.strip():
-            raise UsageError("%timeit needs a statement")
+        if not stmt.strip() and body is None:
+            return None  # (as IPython's: %timeit alone does nothing)
         stmt, setup = api.transform(stmt), api.transform(setup)
         api.private_import("ast").parse(stmt)  # a SyntaxError here, not inside timeit's wrapper
         timer = api.private_import("timeit").Timer(stmt, setup, globals=namespace(frame))
