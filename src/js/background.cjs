@@ -38,7 +38,7 @@ function createBackground({ proc, main, timers, frames, stacks, membrane, output
           return;
         }
       }
-      frames.text(1, outputId(), `Uncaught ${stacks.tracebackOf(err).join('\n')}\n`);
+      frames.text(1, outputId(), `${stacks.uncaught(err)}\n`);
     }),
   );
   proc.on(
@@ -47,7 +47,8 @@ function createBackground({ proc, main, timers, frames, stacks, membrane, output
       const failure = new main.Error(`a promise was rejected and not handled: ${describe(reason)}`);
       if (draining && !draining.failure) draining.failure = failure;
       else if (!draining && outputId() === null) between ??= failure;
-      frames.text(1, outputId(), `Uncaught (in promise) ${stacks.tracebackOf(reason).join('\n')}\n`);
+      // (Node's REPL says `Uncaught`, as of a callback's error: no "(in promise)".)
+      frames.text(1, outputId(), `${stacks.uncaught(reason)}\n`);
     }),
   );
 

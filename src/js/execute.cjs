@@ -83,7 +83,8 @@ function createAbandoned({ main, timers }) {
 
 /**
  * Compiles a cell (transform.cjs; `Script` and `stacks` the runner's own). Code acorn cannot parse
- * gets V8's own message and position; if V8 accepts what acorn did not, it runs as written.
+ * gets V8's own message and position (Node's REPL's, after an `await`); if V8 accepts what acorn
+ * did not, it runs as written.
  */
 function compileCell(code, filename, { Script, stacks, loadTransform }) {
   let t;
@@ -91,6 +92,8 @@ function compileCell(code, filename, { Script, stacks, loadTransform }) {
     t = loadTransform().transformCell(code);
   } catch (parseError) {
     if (parseError.cellTransform) throw parseError;
+    const afterAwait = loadTransform().awaitSyntaxError(code);
+    if (afterAwait) throw syntaxError(code, filename, afterAwait);
     return { script: new Script(code, { filename }), async: false, lexical: [], vars: [] };
   }
   let script;
@@ -102,6 +105,14 @@ function compileCell(code, filename, { Script, stacks, loadTransform }) {
   }
   stacks.register(filename, t.map, code);
   return { script, async: t.async, lexical: t.lexical, vars: t.vars };
+}
+
+/** A SyntaxError laid out as V8's of a script: where, the line, a caret under the column. */
+function syntaxError(code, filename, { message, line, column }) {
+  const err = new SyntaxError(message);
+  const text = code.split('\n')[line - 1] ?? '';
+  err.stack = `${filename}:${line}\n${text}\n${' '.repeat(Math.max(0, column))}^\n\nSyntaxError: ${message}`;
+  return err;
 }
 
 const isInterrupt = (err) =>

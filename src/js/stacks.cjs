@@ -121,11 +121,12 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
   const inspect = (value, colors = false) =>
     withoutRunnerFrames(utilInspect(value, inspectOptions(colors)), runnerPaths);
 
+  const hasStack = (err) =>
+    isNativeError(err) || (err && typeof err === 'object' && typeof err.stack === 'string');
+
   /** The traceback of a thrown value: util.inspect of it (its `[cause]` and properties too). */
   function tracebackOf(err) {
-    if (!isNativeError(err) && !(err && typeof err === 'object' && typeof err.stack === 'string')) {
-      return [`Uncaught ${inspect(err)}`];
-    }
+    if (!hasStack(err)) return [`Uncaught ${inspect(err)}`];
     let text;
     try {
       text = isNativeError(err) ? inspect(err) : err.stack;
@@ -139,6 +140,15 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     const stack = typeof err.stack === 'string' ? err.stack : '';
     if (stack && text.startsWith(`[${stack}]`)) text = stack + text.slice(stack.length + 2);
     return withoutRunnerFrames(text, runnerPaths).split('\n');
+  }
+
+  /**
+   * What Node's REPL prints of an error no cell caught (a callback's, or a promise rejected and
+   * not handled): `Uncaught ` and its traceback, as `Uncaught 42` or `Uncaught Error: boom`.
+   */
+  function uncaught(err) {
+    const lines = tracebackOf(err);
+    return hasStack(err) ? `Uncaught ${lines.join('\n')}` : lines.join('\n');
   }
 
   function errorFrame(err, id) {
@@ -162,6 +172,7 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     },
     inspect,
     tracebackOf,
+    uncaught,
     errorFrame,
   };
 }

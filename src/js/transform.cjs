@@ -172,6 +172,33 @@ function importEdit(code, statement, index, lexical) {
 }
 
 /**
+ * A syntax error in a cell with `await` as Node's REPL reports it (lib/internal/repl/await.js):
+ * acorn's, in the cell wrapped in an async arrow, when it lies after the first `await` (`await x
+ * y` is `Unexpected token 'y'`, not V8's "await is only valid in async functions" for the cell
+ * as a script). `{message, line, column}`, or null where V8's message for the cell is Node's.
+ */
+function awaitSyntaxError(src) {
+  if (!src.includes('await')) return null;
+  const prefix = '(async () => { ';
+  try {
+    acorn.parse(`${prefix}${src} })()`, { ecmaVersion: 'latest' });
+    return null;
+  } catch (e) {
+    if (typeof e.pos !== 'number' || !e.loc || e.message.startsWith('Unterminated ')) return null;
+    const awaitPos = src.indexOf('await');
+    const errPos = e.pos - prefix.length;
+    if (awaitPos > errPos) return null;
+    // (`await` itself misused: V8's message for the cell as typed, as Node's REPL)
+    if (errPos === awaitPos + 6 && e.message.includes('Expecting Unicode escape sequence')) return null;
+    if (errPos === awaitPos + 7 && e.message.includes('Unexpected token')) return null;
+    let message = e.message.replace(/ \([^)]+\)/, '');
+    if (message.endsWith('Unexpected token')) message += ` '${src[errPos] ?? src[src.length - 1]}'`;
+    const { line, column } = e.loc;
+    return { message, line, column: line === 1 ? column - prefix.length : column };
+  }
+}
+
+/**
  * Returns `{code, map, async, lexical, vars}`: `lexical` are the let/const/class/import names
  * (the runner puts them in their dead zone first), `vars` the names to declare as `var`.
  * Throws acorn's SyntaxError (the caller compiles the original code to report V8's message).
@@ -291,4 +318,4 @@ function nestedEdits(ast, vars, lexical) {
   return edits;
 }
 
-module.exports = { transformCell, IMPORT_FN, BIND, VOID, walk };
+module.exports = { transformCell, awaitSyntaxError, IMPORT_FN, BIND, VOID, walk };
