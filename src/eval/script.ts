@@ -1,6 +1,7 @@
 /**
  * Splits a Python script into cells as Jupytext reads it: `# %%` lines (the percent format of
- * VS Code, Spyder and Jupytext; `# %%time` is a commented magic, not a marker), `# In[ ]:` or
+ * VS Code, Spyder and Jupytext; `# %%%` and deeper are Spyder's sub-cells, cells too; `# %%time`
+ * is a commented magic, not a marker), `# In[ ]:` or
  * `# In[1]` (nbconvert's script export) and `# <codecell>` (the old IPython format); a JavaScript
  * one on `// %%`. A marker inside a Python triple-quoted string is text, as for Jupytext.
  */
@@ -11,8 +12,11 @@ export interface ScriptCell {
   line: number;
 }
 
-/** `# %%` then a space or the end of the line: `# %%time` is a magic commented out. */
-const PERCENT = { py: /^#\s*%%(?=\s|$)(.*)$/, js: /^\/\/\s*%%(?=\s|$)(.*)$/ };
+/**
+ * `# %%` (or a sub-cell's `# %%%`, as Jupytext's `%%(%*)`) then a space or the end of the line:
+ * `# %%time` is a magic commented out.
+ */
+const PERCENT = { py: /^#\s*%%%*(?=\s|$)(.*)$/, js: /^\/\/\s*%%%*(?=\s|$)(.*)$/ };
 const IN_MARKER = /^#\s*In\[\s*\d*\s*\]:?\s*$/;
 const SPHINX_MARKER = /^#\s*<(codecell|markdowncell|rawcell)>\s*$/;
 

@@ -9,6 +9,15 @@ describe('cell markers as Jupytext reads them', () => {
     expect(hasCellMarkers('# %%time\nx = 1')).toBe(false);
   });
 
+  it("takes Spyder's sub-cell markers (# %%%, # %%%%) as cells, after a markdown cell too", () => {
+    const cells = splitCells('# %% [markdown]\n# Text\n# %%% sub\nx = 1\n# %%%%\ny = 2\n# %%%time\nz = 3');
+    expect(cells.map((c) => [c.code, c.title ?? '', c.line])).toEqual([
+      ['x = 1', 'sub', 4],
+      ['y = 2\n# %%%time\nz = 3', '', 6],
+    ]);
+    expect(splitCells('// %%% a\nlet a = 1', 'js').map((c) => c.title)).toEqual(['a']);
+  });
+
   it('takes "# In[1]" without a colon and "# <codecell>" as markers', () => {
     expect(splitCells('# In[1]\na = 1\n# In[2]:\nb = 2').map((c) => c.code)).toEqual(['a = 1', 'b = 2']);
     const old = splitCells('# <codecell>\na = 1\n# <markdowncell>\n# Some *text*\n# <codecell>\nb = 2');
