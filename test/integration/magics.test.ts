@@ -250,8 +250,11 @@ describe('magics: namespace', () => {
     expect((await run(k, 'args')).result?.['text/plain']).toBe("['one', 'two words']");
     await run(k, '%run -m modrun --x');
     expect((await run(k, 'flag')).result?.['text/plain']).toBe("['--x']");
-    expect((await run(k, '%run missing.py')).outcome.error?.traceback).toEqual([
-      "UsageError: File 'missing.py' not found.",
+    // (IPython's plain Exception, in its words)
+    const missing = (await run(k, '%run missing.py')).outcome.error;
+    expect([missing?.ename, missing?.traceback.at(-1)]).toEqual([
+      'Exception',
+      "Exception: File `'missing.py'` not found.",
     ]);
   });
 
