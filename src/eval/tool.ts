@@ -169,6 +169,11 @@ export interface EvalToolContext extends SessionOptions, RunOptions {
    * running is reported in the last cell's notices.
    */
   kernelsEndWithCall?: boolean;
+  /**
+   * The retained session to run in, made by an earlier call (the MCP server's): used as it is, its
+   * interpreter not resolved again (that probes the interpreter: milliseconds a call).
+   */
+  session?: Session;
 }
 
 /**
@@ -188,7 +193,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
   let pyProblem: string | undefined;
   if (!available.py)
     pyProblem = 'The Python backend is disabled (eval.py is false or PI_PY=0); use a js cell.';
-  else if (hasPy && env.PI_PYTHON_SKIP_CHECK !== '1') {
+  else if (hasPy && env.PI_PYTHON_SKIP_CHECK !== '1' && !ctx.session?.python) {
     try {
       await ctx.executor.resolvePython(ctx.cwd ?? process.cwd());
     } catch (err) {
@@ -203,7 +208,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
   const blocked = params.cells.findIndex((c) => problemOf(c) !== undefined);
   const runnable = blocked === -1 ? params.cells : params.cells.slice(0, blocked);
   let results: CellResult[] = [];
-  const mode = ctx.mode ?? ctx.executor.settings['python.kernelMode'];
+  const mode = ctx.session?.mode ?? ctx.mode ?? ctx.executor.settings['python.kernelMode'];
   const endsWithCall = mode === 'per-call' || ctx.kernelsEndWithCall === true;
   const blockedMessage = blocked === -1 ? undefined : problemOf(params.cells[blocked] as CellRequest);
   if (runnable.length) {
@@ -211,7 +216,9 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
     try {
       // Without Python, js cells still run; a py cell then fails with the availability error
       // (the preflight above reports it first unless PI_PYTHON_SKIP_CHECK skipped it).
-      session = await ctx.executor.session({ ...ctx, retain: mode === 'session', requirePython: false });
+      session =
+        ctx.session ??
+        (await ctx.executor.session({ ...ctx, retain: mode === 'session', requirePython: false }));
     } catch (err) {
       if (err instanceof ExecutorError) return { text: plainText(err.message), isError: true, cells: [] };
       throw err;
@@ -239,7 +246,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
           : {}),
       });
     } finally {
-      if (mode === 'per-call') await session.release();
+      if (mode === 'per-call' && session !== ctx.session) await session.release();
     }
   }
   const failAt = blocked === -1 ? results.length : Math.min(blocked, results.length);

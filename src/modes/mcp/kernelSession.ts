@@ -16,7 +16,6 @@ import {
   LANGUAGES,
   type Language,
   type RunOptions,
-  renderToolText,
   runEvalTool,
   type Session,
   type Settings,
@@ -113,30 +112,25 @@ export class KernelSession {
   }
 
   /**
-   * Runs an eval call's cells. The first call goes through runEvalTool (backend checks, the
-   * interpreter's resolution); later ones run in the session it made, without resolving the
-   * interpreter again (about 1 ms a call). The interpreter is the session's until a restart.
+   * Runs an eval call's cells through runEvalTool, as `omp-eval tool` does (its checks, its
+   * output budget), every call alike. The first call makes the retained session; later ones run
+   * in it without resolving the interpreter again (about 1 ms a call). The interpreter is the
+   * session's until a restart.
    */
   async runCells(
     params: EvalToolParams,
     options: { signal: AbortSignal; onEvent?: RunOptions['onEvent']; env: NodeJS.ProcessEnv },
   ): Promise<EvalToolResult> {
     const { env, ...runOptions } = options;
-    const available = backendAvailability(this.executor.settings, env);
-    const languages = new Set(params.cells.map((c) => c.language ?? 'py'));
-    const session = this.retained;
-    if (session && [...languages].every((l) => available[l]) && (!languages.has('py') || session.python)) {
-      const cells = await session.run(params.cells, runOptions);
-      return { text: renderToolText(cells), isError: cells.some((c) => c.status !== 'ok'), cells };
-    }
     const result = await runEvalTool(params, {
       executor: this.executor,
       id: this.name,
       cwd: this.cwd,
       env,
       ...runOptions,
+      ...(this.retained ? { session: this.retained } : {}),
     });
-    if (this.mode === 'session') {
+    if (this.mode === 'session' && !this.retained) {
       this.retained = await this.executor
         .session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
         .catch(() => undefined);
