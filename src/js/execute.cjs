@@ -174,7 +174,10 @@ function createBarriers(writeSync, frames) {
   };
 }
 
-/** The init request's working directory, environment and script (`omp-eval run`). */
+/**
+ * The init request's working directory, environment and script (`omp-eval run`). Returns the name
+ * the script's frames show (its path, as node's), if there is one.
+ */
 function init(proc, request) {
   if (request.cwd) proc.chdir(request.cwd);
   for (const [key, value] of Object.entries(request.env || {})) {
@@ -188,6 +191,7 @@ function init(proc, request) {
     const path = typeof script.path === 'string' && script.path.startsWith('/') ? script.path : argv[0];
     proc.argv.splice(1, proc.argv.length - 1, path, ...argv.slice(1));
   }
+  return script && typeof script.path === 'string' && script.path ? script.path : undefined;
 }
 
 /** A cell's file name in stacks: the number the front end shows for it, when it sends one. */
@@ -239,6 +243,8 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
   const { writeSync } = fs;
   const { Script } = vm;
   let current = null;
+  /** The script the cells come from (`omp-eval run`): its cells' frames name it. */
+  let scriptPath;
   let executionCount = 0;
   const barriers = createBarriers(writeSync, frames);
   const RunnerPromise = Promise;
@@ -277,7 +283,11 @@ function createExecutor({ proc, vm, fs, timers, frames, stacks, hooks, membrane,
     let status = 'ok';
     let cancelled = false;
     try {
-      if (request.init) init(proc, request);
+      if (request.init) scriptPath = init(proc, request);
+      const line = request.scriptLine;
+      // (`omp-eval run`: the cell's frames name the script and its lines, as node's)
+      if (scriptPath && storeHistory && Number.isSafeInteger(line) && line > 0)
+        stacks.origin(filename, scriptPath, line - 1);
       hooks.prepare();
       const code = request.code ?? '';
       if (code.trim()) {

@@ -59,9 +59,32 @@ function withoutRunnerFrames(text, runnerPaths) {
   return out.join('\n');
 }
 
+/** The cells of a script (`omp-eval run`), by file name: where their lines are in the script. */
+function scriptOrigins() {
+  const origins = new Map();
+  /** Where a cell's line is, as a stack says it: `Cell In[3]:2`, or `/path/script.js:14`. */
+  const where = (file, line) => {
+    const origin = origins.get(file);
+    return origin ? `${origin.path}:${line + origin.offset}` : `${file}:${line}`;
+  };
+  return {
+    where,
+    set(file, path, offset) {
+      origins.set(file, { path, offset });
+    },
+    /** A syntax error's first line says where it is (`Cell In[3]:2`). */
+    header: (text) =>
+      text.replace(
+        /^(Cell In\[\d+\]|<omp-eval>):(\d+)\n/,
+        (_, file, line) => `${where(file, Number(line))}\n`,
+      ),
+  };
+}
+
 function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isProcessExit }) {
   /** Position maps of transformed cells, by file name. */
   const maps = new Map();
+  const origins = scriptOrigins();
   const { inspect: utilInspect } = util;
   const { isNativeError } = util.types;
   const errorToString = main.Error.prototype.toString;
@@ -71,13 +94,14 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     let hidden = false;
     const text = String(site).replace(CELL_POSITION, (whole, file, line, column) => {
       const entry = maps.get(file);
-      if (!entry) return whole;
-      const pos = originalPosition(entry.map, entry.source, Number(line), Number(column));
+      const pos = entry
+        ? originalPosition(entry.map, entry.source, Number(line), Number(column))
+        : { line: Number(line), column: Number(column) };
       if (!pos) {
         hidden = true;
         return whole;
       }
-      return `${file}:${pos.line}:${pos.column}`;
+      return `${origins.where(file, pos.line)}:${pos.column}`;
     });
     return hidden ? null : text;
   }
@@ -139,6 +163,7 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     // error's: shown bare, as Node prints it (its properties, if any, still follow).
     const stack = typeof err.stack === 'string' ? err.stack : '';
     if (stack && text.startsWith(`[${stack}]`)) text = stack + text.slice(stack.length + 2);
+    text = origins.header(text);
     return withoutRunnerFrames(text, runnerPaths).split('\n');
   }
 
@@ -170,6 +195,8 @@ function createStacks({ main, util, isRunnerFile, runnerPaths, nodePrepare, isPr
     register(filename, map, source) {
       maps.set(filename, { map, source });
     },
+    /** The cell in `filename` is a script's, from its line `offset + 1` (`omp-eval run`). */
+    origin: origins.set,
     inspect,
     tracebackOf,
     uncaught,

@@ -158,6 +158,15 @@ async function waitForTheRest(
   return exitCode;
 }
 
+/** The requests of the script's cells: tracebacks name the script's file and line, as python's and node's. */
+function cellRequests(cells: ScriptCell[], language: CellLanguage) {
+  return cells.map((c) => ({
+    ...cellLanguage(c.code, language),
+    ...(c.title ? { title: c.title } : {}),
+    ...(c.line ? { scriptLine: c.line } : {}),
+  }));
+}
+
 export async function runScript(executor: Executor, opts: RunScriptOptions): Promise<number> {
   const streams = opts.streams ?? { out: process.stdout, err: process.stderr };
   const source = await readScript(opts, streams);
@@ -209,31 +218,28 @@ export async function runScript(executor: Executor, opts: RunScriptOptions): Pro
   process.on('SIGINT', onSigint);
   const headers = streams.err === process.stderr && process.stderr.isTTY === true && cells.length > 1;
   try {
-    const results = await session.run(
-      cells.map((c) => ({ ...cellLanguage(c.code, language), ...(c.title ? { title: c.title } : {}) })),
-      {
-        signal: controller.signal,
-        defaultTimeout: opts.timeout ?? null,
-        // A cell is not run again after its kernel died: that would repeat its side effects.
-        retryOnDeath: false,
-        collectOutput: false,
-        // (not on a Jupyter server: its input_reply cannot say that the input ended, and a loop
-        // reading to the end would read empty lines for ever)
-        allowStdin: !executor.jupyter,
-        stdinEnds: true,
-        onEvent: (index, event) => {
-          // (not awaited: a cell that ends while it waits, by a timeout or Ctrl-C, is not held up)
-          if (event.kind === 'input_request') return void input.answer(event.password);
-          if (event.kind === 'started' && headers) {
-            const cell = cells[index];
-            streams.err.write(
-              `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''}${lineNote(cell)} ──\x1b[0m\n`,
-            );
-          }
-          return writeRunEvent(event, streams);
-        },
+    const results = await session.run(cellRequests(cells, language), {
+      signal: controller.signal,
+      defaultTimeout: opts.timeout ?? null,
+      // A cell is not run again after its kernel died: that would repeat its side effects.
+      retryOnDeath: false,
+      collectOutput: false,
+      // (not on a Jupyter server: its input_reply cannot say that the input ended, and a loop
+      // reading to the end would read empty lines for ever)
+      allowStdin: !executor.jupyter,
+      stdinEnds: true,
+      onEvent: (index, event) => {
+        // (not awaited: a cell that ends while it waits, by a timeout or Ctrl-C, is not held up)
+        if (event.kind === 'input_request') return void input.answer(event.password);
+        if (event.kind === 'started' && headers) {
+          const cell = cells[index];
+          streams.err.write(
+            `\x1b[2m── [${index + 1}/${cells.length}]${cell?.title ? ` ${oneLine(cell.title)}` : ''}${lineNote(cell)} ──\x1b[0m\n`,
+          );
+        }
+        return writeRunEvent(event, streams);
       },
-    );
+    });
     if (interrupted) return 130;
     const failed = results.find((r) => r.status !== 'ok' && r.status !== 'skipped');
     // process.exit(n) / sys.exit(n) in a cell ends the script with n, as it would outside.

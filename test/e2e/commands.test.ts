@@ -30,7 +30,7 @@ describe('omp-eval run', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('set\n42\n');
     expect(r.stderr).toContain("TypeError: Cannot read properties of null (reading 'boom')");
-    expect(r.stderr).toContain('at Cell In[3]:1:6');
+    expect(r.stderr).toContain(`at ${file}:8:6`); // (the script's line, as node's)
     expect(r.stderr).toContain('omp-eval run: cell 3 of 3 (line 8) failed');
   });
 
@@ -364,6 +364,8 @@ describe('omp-eval run', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('one\n');
     expect(r.stderr).toContain('ValueError: two');
+    // (the script's file and line, as python's traceback names them)
+    expect(r.stderr).toContain(`File "${file}", line 4, in <module>\n    raise ValueError("two")`);
     expect(r.stderr).toContain('omp-eval run: cell 2 of 3 (line 4) failed; 1 later cell not run');
   });
 

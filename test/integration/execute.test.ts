@@ -136,3 +136,52 @@ describe('kernel: errors', () => {
     expect(tb).not.toContain('runner');
   });
 });
+
+describe('kernel: the cells of a script (`omp-eval run`)', () => {
+  const script = { path: '/work/project/job.py', argv: ['job.py'] };
+
+  it('name the script and its lines in tracebacks, as python does (cells of one script)', async () => {
+    const k = await startKernel({ script });
+    await run(k, 'import warnings\n\ndef inner():\n    raise ValueError("bad value")', {
+      cellNumber: 1,
+      scriptLine: 3,
+    });
+    const { outcome } = await run(k, 'x = 1\ninner()', { cellNumber: 2, scriptLine: 9 });
+    const tb = outcome.error?.traceback.join('\n') ?? '';
+    expect(tb).toContain('File "/work/project/job.py", line 10, in <module>\n    inner()');
+    expect(tb).toContain('File "/work/project/job.py", line 6, in inner\n    raise ValueError("bad value")');
+    expect(tb).not.toContain('Cell In[');
+    const syntax = await run(k, 'y = 2\nfor x in range(3) print(x)', { cellNumber: 3, scriptLine: 20 });
+    expect(syntax.outcome.error?.traceback.slice(0, 2)).toEqual([
+      '  File "/work/project/job.py", line 21',
+      '    for x in range(3) print(x)',
+    ]);
+    const warned = await run(k, 'warnings.warn("careful")', { cellNumber: 4, scriptLine: 30 });
+    expect(warned.stderr).toContain('/work/project/job.py:30: UserWarning: careful');
+    // (a cell the notebook runs is still its own)
+    expect((await run(k, '1/0', { cellNumber: 5 })).outcome.error?.traceback.join('\n')).toContain(
+      'Cell In[5], line 1',
+    );
+  });
+
+  it('name the script and its lines in js stacks, as node does', async () => {
+    const k = await startKernel({
+      language: 'js',
+      script: { path: '/work/project/job.js', argv: ['job.js'] },
+    });
+    await run(k, 'function inner() {\n  throw new Error("bad value");\n}', { cellNumber: 1, scriptLine: 4 });
+    const { outcome } = await run(k, 'let x = 1;\ninner();', { cellNumber: 2, scriptLine: 9 });
+    const tb = outcome.error?.traceback.join('\n') ?? '';
+    expect(tb).toContain('at inner (/work/project/job.js:5:9)');
+    expect(tb).toContain('at /work/project/job.js:10:1');
+    expect(tb).not.toContain('Cell In[');
+    const syntax = await run(k, 'let y = 2;\nlet z = ;', { cellNumber: 3, scriptLine: 20 });
+    expect(syntax.outcome.error?.traceback.slice(0, 3)).toEqual([
+      '/work/project/job.js:21',
+      'let z = ;',
+      '        ^',
+    ]);
+    const awaited = await run(k, 'await 1;\nlet w = ;', { cellNumber: 4, scriptLine: 30 });
+    expect(awaited.outcome.error?.traceback[0]).toBe('/work/project/job.js:31');
+  });
+});

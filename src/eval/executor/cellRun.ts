@@ -67,6 +67,7 @@ interface CellContext {
   host: CellRunHost;
   code: string;
   cellNumber: number | undefined;
+  scriptLine: number | undefined;
   seconds: number | undefined;
   sink: OutputSink;
   collector: ResultCollector;
@@ -105,6 +106,7 @@ export async function runCell(
     host,
     code: cell.code,
     cellNumber: cell.cellNumber,
+    scriptLine: cell.scriptLine,
     seconds: timeoutOf(cell, options, host.defaultTimeout),
     sink: new OutputSink({
       ...options.sinkLimits,
@@ -213,6 +215,7 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
       ...(c.options.stdinEnds ? { stdinEnds: true } : {}),
       ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),
+      ...(c.scriptLine !== undefined ? { scriptLine: c.scriptLine } : {}),
     });
     // The timeout fired: the cell timed out, whatever it did with the interrupt (a cell that
     // caught KeyboardInterrupt and ended normally still ran past its budget).

@@ -16,6 +16,8 @@ export interface CellRequest {
   reset?: boolean;
   /** The number a front end shows for the cell (`In [n]`): its tracebacks say `Cell In[n]`. */
   cellNumber?: number;
+  /** (`omp-eval run`) The script's line where the cell starts: its tracebacks name the script and line. */
+  scriptLine?: number;
 }
 
 export type CellStatus = 'ok' | 'error' | 'cancelled' | 'skipped';

@@ -80,6 +80,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** The number the front end shows for the cell: its tracebacks say `Cell In[n]`. */
   cellNumber?: number;
+  /** (`omp-eval run`) The script's line where the cell starts: its tracebacks name the script and line. */
+  scriptLine?: number;
 }
 
 export type KernelExitReason = 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error' | 'memory-limit';

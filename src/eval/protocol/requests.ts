@@ -32,6 +32,11 @@ export interface ExecuteRequest {
    * and `In[n]` are this cell (after a restart, or over js cells).
    */
   cellNumber?: number;
+  /**
+   * (`omp-eval run`) The script's line where the cell starts: the runner numbers the cell's lines
+   * as in the script and names the script (ScriptInfo's path) in tracebacks, as its interpreter.
+   */
+  scriptLine?: number;
 }
 /**
  * A script run cell by cell, as its interpreter would run it: `sys.argv` / `process.argv` name it
@@ -88,6 +93,7 @@ export function executeRequest(
     allowStdin?: boolean;
     stdinEnds?: boolean;
     cellNumber?: number;
+    scriptLine?: number;
   } = {},
 ): ExecuteRequest {
   const silent = options.silent ?? false;
@@ -100,6 +106,7 @@ export function executeRequest(
     ...(options.allowStdin ? { allowStdin: true } : {}),
     ...(options.allowStdin && options.stdinEnds ? { stdinEnds: true } : {}),
     ...(options.cellNumber !== undefined ? { cellNumber: options.cellNumber } : {}),
+    ...(options.scriptLine !== undefined ? { scriptLine: options.scriptLine } : {}),
   };
 }
 

@@ -80,6 +80,7 @@ class Executor(object):
         # Which statements of a cell show their value (IPython's ast_node_interactivity):
         # 'last_expr' (a last expression), 'all', 'last', 'none' or 'last_expr_or_assign'.
         self.interactivity = "last_expr"
+        self.script_path = None  # the script the cells come from (`omp-eval run`), if any
 
     def install(self, builtins):
         ns = self.user_ns
@@ -153,17 +154,20 @@ class Executor(object):
 
         return transform.transform(code)
 
-    def run_source(self, code, filename, want_value=True, register=True, show=None):
+    def run_source(self, code, filename, want_value=True, register=True, show=None, first_line=None):
         """Runs code in the user namespace; returns the value of a last bare expression (not
         followed by ';'), or NO_VALUE. With `show` (a cell of the user's), the values shown are
         those IPython's ast_node_interactivity names, each given to show() as it comes, and
-        NO_VALUE is returned."""
+        NO_VALUE is returned. `first_line`: the code is a script's cell that starts there (its
+        lines are numbered as in the script)."""
         ast = self._ast
         code = normalize(code)
         if register:  # the lines as the user wrote them (the transform keeps their numbers)
-            self.k.tracebacks.register_source(filename, code, self._linecache)
+            self.k.tracebacks.register_source(filename, code, self._linecache, first_line)
         # The prelude is plain Python: nothing to rewrite, and the transformer stays unloaded.
         source = code if filename == PRELUDE_FILENAME else self.transform(code)
+        if first_line:
+            source = "\n" * (first_line - 1) + source
         tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | self.flags, True)
         if show is not None:
             self._run_interactive(tree, source, filename, show)
@@ -341,8 +345,12 @@ class Executor(object):
             if in_step:  # the front end's number may skip some: js cells, or the cells before a restart
                 self.In.extend([""] * (self.count - len(self.In)))
             self.record_input(code)
+        first_line = _script_line(request) if store and self.script_path else None
         if init:
             filename = PRELUDE_FILENAME
+        elif first_line:
+            # `omp-eval run`: tracebacks and warnings name the script and its line, as python's
+            filename = self.script_path
         elif store:
             filename = cell_filename(_cell_number(request) or self.count)
         else:
@@ -364,7 +372,7 @@ class Executor(object):
                     else:
                         count = self.count if store else 0
                         show = lambda value: self.publish_result(value, count)  # noqa: E731
-                        self.run_source(code, filename, show=show)
+                        self.run_source(code, filename, show=show, first_line=first_line)
                 except Exception:
                     if not (k.call_pdb and k.stdin.allowed and not silent and not init):
                         raise
@@ -431,7 +439,7 @@ class Executor(object):
             sys.argv[:] = argv
         path = script.get("path")
         if isinstance(path, str) and path:
-            self.user_ns["__file__"] = path
+            self.user_ns["__file__"] = self.script_path = path
         if isinstance(path, str) and os.path.isabs(path):
             folder = os.path.dirname(path)
             self.k.private_import.protect(folder)  # before its files can shadow the runner's imports
@@ -450,6 +458,12 @@ def _assigned_name(ast, node):
     else:
         return None
     return target.id if isinstance(target, ast.Name) else None
+
+
+def _script_line(request):
+    """Where the cell starts in the script it comes from (`omp-eval run`), if the host said."""
+    line = request.get("scriptLine")
+    return line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None
 
 
 def _cell_number(request):

@@ -11,8 +11,16 @@ def cell_filename(count):
     return "<cell In[%d]>" % count
 
 
+# The scripts whose cells ran here under their own name (`omp-eval run`): their frames are cells'.
+_SCRIPT_FILES = set()
+
+
 def is_cell_frame(filename):
-    return filename.startswith("<cell In[") or (filename.startswith("<omp-") and filename != PRELUDE_FILENAME)
+    return (
+        filename.startswith("<cell In[")
+        or (filename.startswith("<omp-") and filename != PRELUDE_FILENAME)
+        or filename in _SCRIPT_FILES
+    )
 
 
 def exit_status(exc):
@@ -68,9 +76,20 @@ class Tracebacks(object):
         self.mode = "Context"  # %xmode: Plain and Context show frames with source, Verbose adds locals
         self.last = None  # (type, value, traceback) of the last error, for %tb
 
-    def register_source(self, filename, code, linecache):
+    def register_source(self, filename, code, linecache, first_line=None):
+        """The cell's lines, for tracebacks and inspect. A script's cell (`first_line`, where it
+        starts in the script) joins the script's other cells under the script's name."""
         lines = [line + "\n" for line in code.split("\n")]
-        linecache.cache[filename] = (len(code), None, lines, filename)
+        if first_line is not None:
+            _SCRIPT_FILES.add(filename)
+            entry = linecache.cache.get(filename)
+            known = list(entry[2]) if entry is not None and entry[1] is None else []
+            start = first_line - 1
+            known.extend(["\n"] * (start + len(lines) - len(known)))
+            known[start : start + len(lines)] = lines
+            lines = known
+        # (No modification time: linecache.checkcache leaves it, and never reads a file instead.)
+        linecache.cache[filename] = (sum(len(line) for line in lines), None, lines, filename)
 
     def _is_runner_frame(self, filename):
         path = os.path.abspath(filename)
