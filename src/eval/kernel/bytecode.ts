@@ -20,7 +20,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { filterEnv } from './env.js';
-import { runGuarded } from './python.js';
+import { runGuarded } from './guardedRun.js';
 
 /** How long the one compile of the package may take. */
 const COMPILE_TIMEOUT_MS = 30_000;
