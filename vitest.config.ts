@@ -51,10 +51,11 @@ const TIERS: [name: string, patterns: string[]][] = [
       'test/unit/tui-memory.test.ts',
     ],
   ],
-  // The sandbox: the escape suite and the sandbox's own integration tests.
-  ['sandbox', ['test/sandbox/**/*.test.ts', 'test/integration/sandbox*.test.ts']],
-  // The real CLI in a pseudo-terminal or tmux, real MCP clients, a real Jupyter server.
-  ['e2e', ['test/e2e/**/*.test.ts', 'test/integration/remote-*.test.ts']],
+  // The sandbox escape suite (the sandbox's own integration tests are integration tests).
+  ['sandbox', ['test/sandbox/**/*.test.ts']],
+  // The real CLI in a pseudo-terminal or tmux, real MCP clients. (The engine's remote kernels
+  // against a real Jupyter server are integration tests: they hold the engine's coverage.)
+  ['e2e', ['test/e2e/**/*.test.ts']],
   ['integration', ['test/integration/**/*.test.ts']],
   ['unit', ['test/unit/**/*.test.ts', 'test/tui/**/*.test.tsx']],
 ];
