@@ -1,16 +1,18 @@
 /**
  * The MCP server's eval calls in process (the SDK's client over its in-memory transport, real
- * kernels): every call of a session takes the same path, with the same output budget.
+ * kernels): every call of a session takes the same path, with the same output budget; a client
+ * gets only what the revision it negotiated has.
  */
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/eval/settings.js';
 import { McpConnection } from '../../src/modes/mcp/connection.js';
+import { waitFor } from '../helpers/kernel.js';
 
 const open: { client: Client; connection: McpConnection }[] = [];
 
@@ -21,8 +23,8 @@ afterEach(async () => {
   }
 });
 
-/** A connection with its client, over the in-memory transport. */
-async function connect(settings: Partial<Settings> = {}) {
+/** A connection, and the client's end of an in-memory transport to it. */
+async function serve(settings: Partial<Settings> = {}) {
   const cwd = await realpath(await mkdtemp(join(tmpdir(), 'omp-mcp-session-')));
   const connection = new McpConnection({
     settings: {
@@ -35,6 +37,12 @@ async function connect(settings: Partial<Settings> = {}) {
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await connection.server.connect(serverSide);
+  return { connection, clientSide };
+}
+
+/** A connection with the SDK's client, over the in-memory transport. */
+async function connect(settings: Partial<Settings> = {}) {
+  const { connection, clientSide } = await serve(settings);
   const client = new Client({ name: 'mcp-session-test', version: '1' });
   await client.connect(clientSide);
   open.push({ client, connection });
@@ -61,6 +69,55 @@ describe('every eval call of a session, the first and the later ones', { timeout
         );
       }
       expect(text.length).toBeLessThanOrEqual(60_000);
+    }
+  });
+});
+
+describe('a client on an earlier revision (2024-11-05)', { timeout: 120_000 }, () => {
+  it('gets no field that revision lacks: annotations, titles, output schemas, a progress message, a structured part', async () => {
+    const { connection, clientSide } = await serve();
+    const received: JSONRPCMessage[] = [];
+    clientSide.onmessage = (message) => received.push(message);
+    await clientSide.start();
+    const answer = async (id: number) => {
+      await waitFor(() => received.some((m) => 'id' in m && m.id === id), 60_000, `the answer to ${id}`);
+      return (received.find((m) => 'id' in m && m.id === id) as { result: Record<string, unknown> }).result;
+    };
+    try {
+      await clientSide.send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2024-11-05',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      });
+      expect(await answer(0)).toMatchObject({ protocolVersion: '2024-11-05' });
+      await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      for (const tool of (await answer(1)).tools as Record<string, unknown>[])
+        expect(Object.keys(tool).sort()).toEqual(['description', 'inputSchema', 'name']);
+      await clientSide.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'eval',
+          arguments: { cells: [py('log("step")\n6 * 7')] },
+          _meta: { progressToken: 'p' },
+        },
+      });
+      const result = await answer(2);
+      expect(result).toEqual({ content: [{ type: 'text', text: '[log] step\n42' }], isError: false });
+      const progress = received.filter((m) => 'method' in m && m.method === 'notifications/progress');
+      expect(progress.length).toBeGreaterThan(0);
+      for (const p of progress) expect(p).not.toHaveProperty('params.message');
+      expect(connection.protocolVersion).toBe('2024-11-05');
+    } finally {
+      await clientSide.close();
+      await connection.close();
     }
   });
 });

@@ -3,15 +3,20 @@
  * start at a session's first cell and are shut down by close(), when the client goes away.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  type InitializeResult,
+  isInitializeRequest,
+  isJSONRPCResultResponse,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { listArtifacts, readArtifact } from './artifacts.js';
@@ -29,6 +34,7 @@ import { ProgressReporter } from './progress.js';
 import { errorResult, evalCallResult } from './results.js';
 import { INSTRUCTIONS, toolsFor } from './tools.js';
 import { type KernelPresence, type KernelVariables, listVariables, variablesTable } from './variables.js';
+import { supports, withTitle } from './versions.js';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -54,6 +60,38 @@ function restartResult(
 
 type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 
+/**
+ * The SDK's Server, knowing the MCP revision it agreed with the client: what the server sends
+ * follows it (a field or content type newer than the client's revision can make it reject the
+ * whole message). The revision is read from the answer to initialize as it goes out; the Server
+ * calls a transport's own `onmessage` before its own, so the request is seen first.
+ */
+class VersionedServer extends Server {
+  /** The revision agreed in initialize (unset before). */
+  protocolVersion?: string;
+
+  override async connect(transport: Transport): Promise<void> {
+    let initializeId: string | number | undefined;
+    transport.onmessage = (message) => {
+      if (isInitializeRequest(message)) initializeId = (message as { id: string | number }).id;
+    };
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (initializeId !== undefined && isJSONRPCResultResponse(message) && message.id === initializeId) {
+        initializeId = undefined;
+        const result = message.result as InitializeResult;
+        this.protocolVersion = result.protocolVersion;
+        message = {
+          ...message,
+          result: { ...result, serverInfo: withTitle(result.serverInfo, result.protocolVersion) },
+        };
+      }
+      return send(message, options);
+    };
+    await super.connect(transport);
+  }
+}
+
 export interface ConnectionOptions {
   settings: Settings;
   /** The kernels' working directory. */
@@ -66,8 +104,25 @@ export interface ConnectionOptions {
 
 const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
 
+/** A tool as a client of `version` knows tools: no title or output schema before 2025-06-18, no annotations before 2025-03-26. */
+function toolFor(tool: Tool, version: string | undefined): Tool {
+  const { outputSchema, annotations, ...rest } = withTitle(tool, version);
+  return {
+    ...rest,
+    ...(outputSchema && supports(version, 'structuredContent') ? { outputSchema } : {}),
+    ...(annotations && supports(version, 'annotations') ? { annotations } : {}),
+  };
+}
+
+/** A tool result as a client of `version` takes it: no structured part or link block before 2025-06-18. */
+function resultFor(result: CallToolResult, version: string | undefined): CallToolResult {
+  if (supports(version, 'structuredContent') && supports(version, 'resourceLink')) return result;
+  const { structuredContent: _, ...rest } = result;
+  return { ...rest, content: result.content.filter((c) => c.type !== 'resource_link') };
+}
+
 export class McpConnection implements CapHolder {
-  readonly server: Server;
+  readonly server: VersionedServer;
   private readonly sessions = new Map<string, KernelSession>();
   private readonly caps: ServerCaps;
   private readonly artifacts: string[] = [];
@@ -80,7 +135,7 @@ export class McpConnection implements CapHolder {
     this.caps =
       opts.caps ?? new ServerCaps(opts.settings['mcp.maxSessions'], opts.settings['mcp.maxKernels']);
     this.caps.join(this);
-    this.server = new Server(
+    this.server = new VersionedServer(
       {
         name: 'omp-eval',
         title: 'omp-eval: persistent Python and JavaScript kernels',
@@ -89,27 +144,40 @@ export class McpConnection implements CapHolder {
       { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
     );
     const tools = toolsFor(opts.settings);
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.track(() => this.callTool(request.params.name, request.params.arguments, extra)),
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: tools.map((tool) => toolFor(tool, this.protocolVersion)),
+    }));
+    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+      resultFor(
+        await this.track(() => this.callTool(request.params.name, request.params.arguments, extra)),
+        this.protocolVersion,
+      ),
     );
     this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: [
-        {
-          uriTemplate: 'artifact://{id}',
-          name: 'artifact',
-          title: 'Full output of a cell',
-          description: 'All of the output of a cell whose output was cut in an eval result.',
-          mimeType: 'text/plain',
-        },
+        withTitle(
+          {
+            uriTemplate: 'artifact://{id}',
+            name: 'artifact',
+            title: 'Full output of a cell',
+            description: 'All of the output of a cell whose output was cut in an eval result.',
+            mimeType: 'text/plain',
+          },
+          this.protocolVersion,
+        ),
       ],
     }));
     this.server.setRequestHandler(ListResourcesRequestSchema, () => ({
-      resources: listArtifacts(this.artifacts),
+      resources: listArtifacts(this.artifacts).map((r) => withTitle(r, this.protocolVersion)),
     }));
     this.server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
       contents: [readArtifact(request.params.uri)],
     }));
+  }
+
+  /** The MCP revision agreed with the client (unset before initialize). */
+  get protocolVersion(): string | undefined {
+    return this.server.protocolVersion;
   }
 
   /** A call is running (idle timeouts do not apply). */
@@ -193,11 +261,22 @@ export class McpConnection implements CapHolder {
     extra: Extra,
   ): Promise<CallToolResult> {
     const token = extra._meta?.progressToken;
+    // (a progress notification's `message` came with 2025-03-26)
+    const withMessage = supports(this.protocolVersion, 'progressMessage');
     const progress =
       token === undefined
         ? undefined
         : new ProgressReporter(token, params.cells.length, (p) =>
-            extra.sendNotification({ method: 'notifications/progress', params: p }),
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: withMessage
+                ? p
+                : {
+                    progressToken: p.progressToken,
+                    progress: p.progress,
+                    ...(p.total !== undefined ? { total: p.total } : {}),
+                  },
+            }),
           );
     session.currentRequest = extra.requestId;
     try {
