@@ -112,11 +112,15 @@ export {
   SettingsError,
 } from './settings.js';
 export {
+  budgetSinkLimits,
+  composeToolText,
   type EvalToolContext,
   type EvalToolParams,
   type EvalToolResult,
   renderToolText,
   runEvalTool,
+  TOOL_TEXT_CHARS,
   ToolInputError,
+  type ToolText,
   validateToolInput,
 } from './tool.js';

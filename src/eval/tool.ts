@@ -15,7 +15,7 @@ import {
 import type { Session } from './executor/session.js';
 import { ExecutorError, type RunOptions, type SessionOptions } from './executor/types.js';
 import { LANGUAGE_LABEL } from './kernel/types.js';
-import { DEFAULT_SINK_LIMITS, OutputSink, type SinkLimits } from './output/outputSink.js';
+import { DEFAULT_SINK_LIMITS, OutputSink, type SinkLimits, type Truncation } from './output/outputSink.js';
 import { oneLine, plainText } from './output/text.js';
 import { toolInputProblems } from './schemas/index.js';
 import { backendAvailability } from './settings.js';
@@ -49,24 +49,42 @@ function cellHeader(cell: CellResult, total: number): string {
   return `[${cell.index + 1}/${total}]${cell.title ? ` ${oneLine(cell.title)}` : ''}`;
 }
 
-/** One cell's part of the text: its output, images, notices, and where its full output is. */
-function cellPart(cell: CellResult, total: number): string {
+/** A `completion()` call's closing status line: the first of the call says it, the rest add nothing. */
+const COMPLETION_LINE = /^\[completion(?: [^\n]*)? finished\]\n/gm;
+
+/** Status lines said once per call (see COMPLETION_LINE): the ones said already. */
+type SaidOnce = Set<string>;
+
+/** Output text for a model: without colour (SGR), each completion line once per call. */
+function modelText(text: string, said: SaidOnce): string {
+  const plain = plainText(text);
+  if (!plain.includes('[completion')) return plain;
+  return plain.replace(COMPLETION_LINE, (line) => {
+    if (said.has(line)) return '';
+    said.add(line);
+    return line;
+  });
+}
+
+/**
+ * One cell's part of the text, without its `[i/n]` header: its output, notices, and (unless
+ * `cutOnce`) a closing line on where its full output is (the marker inside the output names it too).
+ */
+function cellBody(cell: CellResult, said: SaidOnce, cutOnce: boolean): string {
   const lines: string[] = [];
-  if (total > 1) lines.push(cellHeader(cell, total));
   if (cell.background)
     lines.push(
       "[output of earlier cells' threads or timers, written outside any cell:]",
-      cell.background.replace(/\n+$/, ''),
+      modelText(cell.background, said).replace(/\n+$/, ''),
       '[end of that output]',
     );
-  const body = cell.text.replace(/\n+$/, '');
+  const body = modelText(cell.text, said).replace(/\n+$/, '');
   if (body) lines.push(body);
   for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${plainText(notice)}]`);
-  if (cell.truncation)
+  if (cell.truncation && !cutOnce)
     lines.push(
       `[output truncated: ${cell.truncation.totalChars} chars in all; ${cell.truncation.fullOutput}]`,
     );
-  if (total === 1 && lines.length === 0 && cell.status === 'ok') lines.push('(no output)');
   return lines.join('\n');
 }
 
@@ -126,30 +144,97 @@ function verdict(failed: CellResult, cells: CellResult[], endsWithCall: boolean)
   return `Cell ${n} ${what} (${code}).${earlierState(failed, cells, endsWithCall)}${later}${fix}`;
 }
 
+export interface ToolTextOptions {
+  /** The kernels end with the call (`omp-eval tool`, per-call mode), and so does state. */
+  endsWithCall?: boolean;
+  /** News from before this call, first, each in brackets (MCP: what became of a cancelled call). */
+  notices?: string[];
+  /** Lines after the verdict (MCP: what became of the images, how to read a cut output). */
+  trailer?: string[];
+  /**
+   * A cut output is announced by the marker inside its text only (it names the artifact), with no
+   * closing `[output truncated: ...]` line (MCP; `omp-eval tool` keeps the line).
+   */
+  cutOnce?: boolean;
+  /** The characters the whole text may take (default TOOL_TEXT_CHARS). */
+  budget?: number;
+  /** Where a text over the budget keeps all of itself (default: the artifacts folder itself). */
+  artifactDir?: string;
+}
+
+export interface ToolText {
+  /** What the agent reads. */
+  text: string;
+  /** Each cell's part of it that ran (no `[i/n]` header): its output, notices, where the rest is. */
+  parts: string[];
+  /** The closing sentence on the cell that did not end ok (or on a call that ran nothing). */
+  verdict?: string;
+  /** The text was over its budget: its head and tail are shown, all of it is in an artifact. */
+  truncation?: Truncation;
+}
+
+/**
+ * The text an agent reads and its parts: call notices, each cell's output (prefixed when there are
+ * several), the verdict, the trailer; head and tail of it when over the budget. Colour is dropped,
+ * and a `completion()` call's closing line said once per call.
+ */
+export function composeToolText(cells: CellResult[], options: ToolTextOptions = {}): ToolText {
+  const said: SaidOnce = new Set();
+  const parts = cells.map((c) => (c.status === 'skipped' ? '' : cellBody(c, said, options.cutOnce === true)));
+  const blocks = [(options.notices ?? []).map((n) => `[${plainText(n)}]`).join('\n')];
+  for (const [i, cell] of cells.entries()) {
+    if (cell.status === 'skipped') continue;
+    const part = parts[i] as string;
+    if (cells.length > 1)
+      blocks.push(part ? `${cellHeader(cell, cells.length)}\n${part}` : cellHeader(cell, cells.length));
+    else blocks.push(part || (cell.status === 'ok' ? '(no output)' : ''));
+  }
+  const failed = cells.find((c) => c.status !== 'ok' && c.status !== 'skipped');
+  const verdictText = failed
+    ? verdict(failed, cells, options.endsWithCall === true)
+    : cells.length && cells.every((c) => c.status === 'skipped')
+      ? 'No cell ran: the call was cancelled before it started.'
+      : undefined;
+  const trailer = (options.trailer ?? []).filter(Boolean).join('\n');
+  const whole = [...blocks, verdictText ?? '', trailer].filter(Boolean).join('\n\n');
+  const clamped = clampText(whole, options.budget ?? TOOL_TEXT_CHARS, options.artifactDir);
+  return {
+    text: clamped.text,
+    parts,
+    ...(verdictText ? { verdict: verdictText } : {}),
+    ...(clamped.truncation ? { truncation: clamped.truncation } : {}),
+  };
+}
+
 /**
  * The text an agent reads: each cell's output (prefixed when there are several), then the verdict.
  * `endsWithCall`: the kernels end with the call (`omp-eval tool`, per-call mode), and so does state.
  */
 export function renderToolText(cells: CellResult[], endsWithCall = false): string {
-  const parts: string[] = [];
-  for (const cell of cells) if (cell.status !== 'skipped') parts.push(cellPart(cell, cells.length));
-  const failed = cells.find((c) => c.status !== 'ok' && c.status !== 'skipped');
-  if (failed) parts.push(verdict(failed, cells, endsWithCall));
-  else if (cells.length && cells.every((c) => c.status === 'skipped'))
-    parts.push('No cell ran: the call was cancelled before it started.');
-  return clampText(parts.filter(Boolean).join('\n\n'));
+  return composeToolText(cells, { endsWithCall }).text;
 }
 
 /** The whole text's budget (each cell's output is within its share already; this bounds the rest). */
 export const TOOL_TEXT_CHARS = 60_000;
 
 /** A text over the budget: its head and tail, and all of it in an artifact. */
-function clampText(text: string): string {
-  if (text.length <= TOOL_TEXT_CHARS) return text;
-  const sink = new OutputSink({ headChars: TOOL_TEXT_CHARS * 0.4, tailChars: TOOL_TEXT_CHARS * 0.6 });
+function clampText(
+  text: string,
+  budget: number,
+  artifactDir: string | undefined,
+): { text: string; truncation?: Truncation } {
+  if (text.length <= budget) return { text };
+  // (less the marker between head and tail, which names the artifact)
+  const kept = budget - 300;
+  const sink = new OutputSink({
+    headChars: Math.floor(kept * 0.4),
+    tailChars: kept - Math.floor(kept * 0.4),
+    ...(artifactDir ? { artifactDir } : {}),
+  });
   sink.push(text);
   sink.end();
-  return sink.text;
+  const { truncation } = sink;
+  return { text: sink.text, ...(truncation ? { truncation } : {}) };
 }
 
 /** Each cell's output limits in a call of `count` cells: a share of the budget, so the call's text stays within it. */
@@ -159,6 +244,26 @@ export function toolSinkLimits(count: number): Partial<SinkLimits> {
     headChars: share(DEFAULT_SINK_LIMITS.headChars, 2_000),
     tailChars: share(DEFAULT_SINK_LIMITS.tailChars, 3_000),
   };
+}
+
+/** The characters of a call's cell outputs together (the rest of the text's budget is notices and verdict). */
+export const OUTPUT_CHARS = DEFAULT_SINK_LIMITS.headChars + DEFAULT_SINK_LIMITS.tailChars;
+/** What a cell adds besides its output: its header, and when its output is cut, the marker naming the artifact. */
+const CELL_OVERHEAD_CHARS = 160;
+/** The least a cell keeps of its output (below, a call of hundreds of cells is clamped as a whole). */
+const MIN_CELL_CHARS = 100;
+
+/**
+ * Each cell's output limits as a share of one budget for the whole call, with no floor that the
+ * cells together could exceed: `count` cells' outputs, headers and cut markers stay within
+ * OUTPUT_CHARS (down to MIN_CELL_CHARS a cell). (toolSinkLimits keeps 5,000 characters a cell, so
+ * that 30 cells came to 150,000 and the text's clamp dropped whole cells from its middle.)
+ */
+export function budgetSinkLimits(count: number): Pick<SinkLimits, 'headChars' | 'tailChars'> {
+  const n = Math.max(1, count);
+  const share = Math.max(MIN_CELL_CHARS, Math.floor((OUTPUT_CHARS - (n - 1) * CELL_OVERHEAD_CHARS) / n));
+  const headChars = Math.floor(share * 0.4);
+  return { headChars, tailChars: share - headChars };
 }
 
 export interface EvalToolContext extends SessionOptions, RunOptions {
@@ -174,6 +279,8 @@ export interface EvalToolContext extends SessionOptions, RunOptions {
    * interpreter not resolved again (that probes the interpreter: milliseconds a call).
    */
   session?: Session;
+  /** Leave the result's text empty: the caller composes its own (composeToolText). */
+  skipText?: boolean;
 }
 
 /**
@@ -257,7 +364,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
   for (let i = results.length; i < params.cells.length; i++)
     results.push(skippedResult(i, params.cells[i] as CellRequest));
   return {
-    text: renderToolText(results, endsWithCall),
+    text: ctx.skipText ? '' : renderToolText(results, endsWithCall),
     isError: results.some((r) => r.status !== 'ok'),
     cells: results,
   };

@@ -1,11 +1,12 @@
 /**
  * The MCP server's eval calls in process (the SDK's client over its in-memory transport, real
- * kernels): every call of a session takes the same path, with the same output budget; a client
- * gets only what the revision it negotiated has.
+ * kernels): every call of a session takes the same path, with the same output budget, and the
+ * model hears of each event once.
  */
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -14,6 +15,7 @@ import { DEFAULT_SETTINGS, type Settings } from '../../src/eval/settings.js';
 import { McpConnection } from '../../src/modes/mcp/connection.js';
 import { waitFor } from '../helpers/kernel.js';
 
+const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.py', import.meta.url));
 const open: { client: Client; connection: McpConnection }[] = [];
 
 afterEach(async () => {
@@ -53,6 +55,7 @@ async function connect(settings: Partial<Settings> = {}) {
 
 const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 const py = (code: string, extra: Record<string, unknown> = {}) => ({ language: 'py', code, ...extra });
+const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe('every eval call of a session, the first and the later ones', { timeout: 120_000 }, () => {
   it('shows each of five cells of 100,000 characters in the second call as in the first', async () => {
@@ -70,6 +73,35 @@ describe('every eval call of a session, the first and the later ones', { timeout
       }
       expect(text.length).toBeLessThanOrEqual(60_000);
     }
+  });
+
+  it('says a kernel that was killed once: in the result of the call that killed it, not again in the next', async () => {
+    const { connection, evalCells } = await connect();
+    await evalCells([py('x = 1')]);
+    const killed = await evalCells([
+      py('import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: time.sleep(0.05)', {
+        timeout: 1,
+      }),
+    ]);
+    expect(textOf(killed)).toMatch(/the kernel has been killed and will be recreated/);
+    const next = await evalCells([py('"x" in globals()')]);
+    expect(textOf(next)).toBe('False');
+    // A death between calls, that no result told of, is still said.
+    await evalCells([py('import os, threading\nthreading.Timer(0.1, lambda: os._exit(3)).start()')]);
+    await waitFor(() => connection.kernelCount() === 0, 60_000, 'the kernel to exit');
+    expect(textOf(await evalCells([py('2')]))).toMatch(/^2\n\[The previous Python kernel had exited/);
+  });
+
+  it('says a completion() call finished once per call, and sends no colour', async () => {
+    const { evalCells } = await connect({ 'bridge.completionCommand': `python3 ${FAKE_AGENT}` });
+    const r = await evalCells([
+      py('a = [completion("ab") for _ in range(3)]\nprint("\\x1b[31mred\\x1b[0m")'),
+      py('b = completion("cd")\nb'),
+    ]);
+    expect(count(textOf(r), '[completion finished]')).toBe(1);
+    expect(textOf(r)).toContain('red');
+    expect(textOf(r)).not.toContain('\x1b');
+    expect(JSON.stringify(r.structuredContent)).not.toMatch(/\\u001b/);
   });
 });
 

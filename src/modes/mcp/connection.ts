@@ -286,12 +286,16 @@ export class McpConnection implements CapHolder {
         ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
       });
       await progress?.finish();
-      for (const cell of result.cells)
-        if (cell.truncation?.artifact) this.artifacts.push(cell.truncation.artifact);
       // The client no longer waits for this result: the next call says what happened.
       const cancelled = extra.signal.aborted;
       if (cancelled) session.noteCancelledCall(result.cells);
-      return await evalCallResult(result, session.name, cancelled ? [] : session.takeNotices());
+      else session.delivered(result.cells);
+      const answer = await evalCallResult(result, session.name, cancelled ? [] : session.takeNotices(), {
+        version: this.protocolVersion,
+        artifactDir: session.executor.artifactDir,
+      });
+      this.artifacts.push(...answer.artifacts);
+      return answer.result;
     } finally {
       session.currentRequest = undefined;
       await progress?.finish();

@@ -8,6 +8,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   backendAvailability,
+  budgetSinkLimits,
   type CellResult,
   createExecutor,
   type EvalToolParams,
@@ -128,12 +129,41 @@ export class KernelSession {
       cwd: this.cwd,
       env,
       ...runOptions,
+      // One budget for the call's text: each cell's output a share of it, whatever the count.
+      sinkLimits: budgetSinkLimits(params.cells.length),
+      skipText: true,
       ...(this.retained ? { session: this.retained } : {}),
     });
     if (this.mode === 'session' && !this.retained) {
       this.retained = await this.executor
         .session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
         .catch(() => undefined);
+    }
+    return this.withoutRepeatedDeaths(result);
+  }
+
+  /**
+   * The languages whose kernel ended in a result the model read (that result said so): the notice
+   * of the next cell of that language, that a new kernel replaced it, would say it again.
+   */
+  private toldEnded = new Set<Language>();
+
+  /** Notes what the model was told by a result it receives: which kernels ended. */
+  delivered(cells: CellResult[]): void {
+    for (const language of new Set(cells.map((c) => c.language))) {
+      const kernel = this.retained?.kernelOf(language);
+      if (kernel?.state === 'dead') this.toldEnded.add(language);
+    }
+  }
+
+  private withoutRepeatedDeaths(result: EvalToolResult): EvalToolResult {
+    if (!this.toldEnded.size) return result;
+    for (const cell of result.cells) {
+      if (!this.toldEnded.has(cell.language) || cell.status === 'skipped') continue;
+      // (The engine's notice when a new kernel replaces one that ended unasked.)
+      const replaced = `The previous ${LABEL[cell.language]} kernel `;
+      cell.notices = cell.notices.filter((n) => !n.startsWith(replaced));
+      this.toldEnded.delete(cell.language);
     }
     return result;
   }
@@ -142,6 +172,7 @@ export class KernelSession {
   async restart(language?: Language): Promise<void> {
     const session = await this.session();
     this.retained = undefined;
+    this.toldEnded.clear();
     await session.restart(language);
   }
 
@@ -161,9 +192,10 @@ export class KernelSession {
       const label = LABEL[cell.language];
       if (cell.kernelKilled) {
         this.notices.push(
-          // (the engine's own notice on this call's cell says that a new kernel runs it)
-          `The previous eval call was cancelled and its cell ${cell.index + 1} did not respond to the interrupt, so the ${label} kernel was killed.`,
+          `The previous eval call was cancelled and its cell ${cell.index + 1} did not respond to the interrupt, so the ${label} kernel was killed: the ${label} state is gone, and the next ${cell.language} cell runs in a new kernel.`,
         );
+        // (this says it: not the engine's notice too, that a new kernel replaced the killed one)
+        this.toldEnded.add(cell.language);
       } else if (cell.status === 'cancelled') {
         this.notices.push(
           `The previous eval call was cancelled: its cell ${cell.index + 1} was interrupted, and the ${label} kernel kept its state.`,

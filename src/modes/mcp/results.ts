@@ -1,16 +1,33 @@
 /**
- * An eval call's result as MCP content: the agent text `omp-eval tool` gives, one `image` block per
- * image (scaled to fit, within a per-call budget), a `resource_link` per cut output, and the
+ * An eval call's result as MCP content, in the revision the client negotiated: the agent text
+ * `omp-eval tool` gives (one budget for all of it), one `image` block per image (scaled to fit,
+ * within a per-call budget), and from 2025-06-18 on a `resource_link` per cut output and the
  * per-cell results as `structuredContent` (the eval tool's outputSchema).
+ *
+ * Clients give the model one of the two: Claude Code, Codex and VS Code send `structuredContent`
+ * alone when it is there (and Claude Code the text alone for an error result), most others the
+ * text. So each is whole by itself, within the same budget: the structured part has each cell's
+ * part of the text (its output, notices and the marker naming a cut output's artifact), the
+ * verdict and the notes; nothing in it is said twice.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CellResult, EvalToolResult, StatusEvent } from './engine.js';
+import {
+  type CellResult,
+  composeToolText,
+  type EvalToolResult,
+  oneLine,
+  plainText,
+  TOOL_TEXT_CHARS,
+  type ToolText,
+} from './engine.js';
 import { type FittedImage, fitImage, MAX_IMAGES, MAX_TOTAL_BYTES } from './images.js';
+import { supports } from './versions.js';
 
 type Content = CallToolResult['content'][number];
 
-/** Status events kept per cell in structured content (a loop of log() calls can send thousands). */
-const MAX_STATUS_EVENTS = 50;
+/** The characters of the structured part (as JSON), and of its cell entries without their texts. */
+const STRUCTURED_CHARS = 100_000;
+const STRUCTURED_META_CHARS = 35_000;
 
 interface ImageInfo {
   mimeType: string;
@@ -26,6 +43,8 @@ async function imageBlocks(
 ): Promise<{ blocks: Content[]; infos: ImageInfo[][]; lines: string[] }> {
   const blocks: Content[] = [];
   const lines: string[] = [];
+  /** Images past the count or the bytes, by cell number: one line says it for all of them. */
+  const over: Record<'count' | 'bytes', number[]> = { count: [], bytes: [] };
   let bytes = 0;
   const infos: ImageInfo[][] = [];
   for (const cell of cells) {
@@ -39,21 +58,22 @@ async function imageBlocks(
       };
       if (blocks.length >= MAX_IMAGES) {
         mine.push({ ...base, attached: false, note: `not attached: at most ${MAX_IMAGES} images per call` });
-        lines.push(`[${label} not attached: at most ${MAX_IMAGES} images per call]`);
+        over.count.push(cell.index + 1);
         continue;
       }
       let fitted: FittedImage;
       try {
         fitted = await fitImage(image);
       } catch (err) {
-        mine.push({ ...base, attached: false, note: `could not be prepared: ${(err as Error).message}` });
-        lines.push(`[${label} not attached: it could not be prepared (${(err as Error).message})]`);
+        const why = oneLine((err as Error).message);
+        mine.push({ ...base, attached: false, note: `could not be prepared: ${why}` });
+        lines.push(`[${label} not attached: it could not be prepared (${why})]`);
         continue;
       }
       const size = Math.floor((fitted.data.length * 3) / 4);
       if (bytes + size > MAX_TOTAL_BYTES) {
         mine.push({ ...base, attached: false, note: 'not attached: the images of this call are over 4 MiB' });
-        lines.push(`[${label} not attached: the images of this call are over 4 MiB]`);
+        over.bytes.push(cell.index + 1);
         continue;
       }
       bytes += size;
@@ -69,28 +89,39 @@ async function imageBlocks(
     }
     infos.push(mine);
   }
+  const cellList = (numbers: number[]) => {
+    const unique = [...new Set(numbers)];
+    const shown = unique.slice(0, 10).join(', ');
+    return unique.length > 10 ? `${shown} and ${unique.length - 10} more` : shown;
+  };
+  const images = (n: number) => `${n} image${n === 1 ? '' : 's'}`;
+  if (over.bytes.length)
+    lines.push(
+      `[${images(over.bytes.length)} (of cell ${cellList(over.bytes)}) not attached: the images of this call are over 4 MiB]`,
+    );
+  if (over.count.length)
+    lines.push(
+      `[${images(over.count.length)} (of cell ${cellList(over.count)}) not attached: at most ${MAX_IMAGES} images per call]`,
+    );
   return { blocks, infos, lines };
 }
 
-/** Status events without their bulky fields, as a client can show them. */
-function compactStatus(events: StatusEvent[]): StatusEvent[] {
-  return events.slice(-MAX_STATUS_EVENTS);
-}
-
-function structuredCell(cell: CellResult, images: ImageInfo[]) {
+/** A cell in the structured part: what a client or model needs beyond its part of the text. */
+function structuredCell(cell: CellResult, text: string, images: ImageInfo[]) {
   const t = cell.truncation;
+  const ran = cell.status !== 'skipped';
   return {
     index: cell.index,
-    ...(cell.title ? { title: cell.title } : {}),
+    ...(cell.title ? { title: oneLine(cell.title) } : {}),
     language: cell.language,
     status: cell.status,
-    exitCode: cell.exitCode,
+    ...(ran ? { exitCode: cell.exitCode } : {}),
     ...(cell.executionCount !== undefined ? { executionCount: cell.executionCount } : {}),
-    durationMs: Math.round(cell.durationMs * 1000) / 1000,
-    timedOut: cell.timedOut,
-    kernelKilled: cell.kernelKilled,
-    retried: cell.retried,
-    text: cell.text,
+    ...(ran ? { durationMs: Math.round(cell.durationMs * 10) / 10 } : {}),
+    ...(cell.timedOut ? { timedOut: true } : {}),
+    ...(cell.kernelKilled ? { kernelKilled: true } : {}),
+    ...(cell.retried ? { retried: true } : {}),
+    ...(text ? { text } : {}),
     ...(t
       ? {
           fullOutput: {
@@ -102,23 +133,95 @@ function structuredCell(cell: CellResult, images: ImageInfo[]) {
           },
         }
       : {}),
-    images,
-    ...(cell.error ? { error: { ename: cell.error.ename, evalue: cell.error.evalue } } : {}),
-    notices: cell.notices,
-    statusEvents: compactStatus(cell.statusEvents),
+    ...(images.length ? { images } : {}),
+    ...(cell.error ? { error: { ename: cell.error.ename, evalue: plainText(cell.error.evalue) } } : {}),
   };
 }
 
-/** Lines naming the file behind each artifact, and a link block for each. */
-function artifactParts(cells: CellResult[]): { lines: string[]; links: Content[] } {
-  const lines: string[] = [];
+type StructuredCell = ReturnType<typeof structuredCell>;
+
+/**
+ * Which items (of these lengths) are kept within the budget: all of them when they fit, else
+ * those from the start (two fifths of it) and from the end (the rest), as the text's own clamp
+ * keeps its head and tail.
+ */
+function keptFromEnds(lengths: number[], budget: number): boolean[] {
+  if (lengths.reduce((sum, n) => sum + n, 0) <= budget) return lengths.map(() => true);
+  const kept = lengths.map(() => false);
+  let room = budget * 0.4;
+  for (let i = 0; i < lengths.length && (lengths[i] as number) <= room; i++) {
+    kept[i] = true;
+    room -= lengths[i] as number;
+  }
+  room += budget * 0.6;
+  for (let i = lengths.length - 1; i >= 0 && !kept[i] && (lengths[i] as number) <= room; i--) {
+    kept[i] = true;
+    room -= lengths[i] as number;
+  }
+  return kept;
+}
+
+/**
+ * The structured part, within STRUCTURED_CHARS: the cells' entries (left out from the middle past
+ * STRUCTURED_META_CHARS: hundreds of cells), then their texts (left out from the middle past what
+ * remains, as the text's own clamp cut it).
+ */
+function structuredPart(
+  result: EvalToolResult,
+  composed: ToolText,
+  images: ImageInfo[][],
+  session: string,
+  notices: string[],
+  notes: string[],
+) {
+  const entries = result.cells.map((cell, i) => structuredCell(cell, '', images[i] ?? []));
+  const keepEntry = keptFromEnds(
+    entries.map((e) => JSON.stringify(e).length + 1),
+    STRUCTURED_META_CHARS,
+  );
+  const metaChars = entries.reduce((sum, e, i) => sum + (keepEntry[i] ? JSON.stringify(e).length + 1 : 0), 0);
+  const top = JSON.stringify({ notices, verdict: composed.verdict, notes }).length + 1_000;
+  const textChars = Math.min(TOOL_TEXT_CHARS, STRUCTURED_CHARS - metaChars - top);
+  // (as JSON: a newline is two characters there)
+  const keepText = keptFromEnds(
+    composed.parts.map((p, i) => (keepEntry[i] ? JSON.stringify(p).length + 10 : 0)),
+    textChars,
+  );
+  const cells: StructuredCell[] = [];
+  for (const [i, cell] of result.cells.entries())
+    if (keepEntry[i])
+      cells.push(structuredCell(cell, keepText[i] ? (composed.parts[i] ?? '') : '', images[i] ?? []));
+  const said: string[] = [];
+  const leftOut = composed.parts.filter((part, i) => part && keepEntry[i] && !keepText[i]).length;
+  const whole = composed.truncation?.artifact
+    ? ` All of the text is ${composed.truncation.artifact}${composed.truncation.artifactPath ? ` (${composed.truncation.artifactPath})` : ''}.`
+    : '';
+  if (leftOut)
+    said.push(
+      `The texts of ${leftOut} cells in the middle are left out here, to keep this result within its budget.${whole}`,
+    );
+  const first = keepEntry.indexOf(false);
+  if (first !== -1)
+    said.push(
+      `Cells ${first + 1}-${keepEntry.lastIndexOf(false) + 1} are left out of this list, to keep it within its budget; the verdict says which cell did not end ok.${whole}`,
+    );
+  const allNotes = [...said, ...notes];
+  return {
+    session,
+    isError: result.isError,
+    ...(notices.length ? { notices: notices.map(plainText) } : {}),
+    cells,
+    ...(composed.verdict ? { verdict: composed.verdict } : {}),
+    ...(allNotes.length ? { notes: allNotes } : {}),
+  };
+}
+
+/** A link block for each cut output (and for the whole text, when it was cut). */
+function resourceLinks(cells: CellResult[], whole: ToolText): Content[] {
   const links: Content[] = [];
   for (const cell of cells) {
     const t = cell.truncation;
     if (!t?.artifact) continue;
-    lines.push(
-      `[full output of cell ${cell.index + 1}: resource ${t.artifact}${t.artifactPath ? `, file ${t.artifactPath}` : ''} (${t.totalLines} lines); read it with resources/read, or in a cell with read(path, offset, limit)]`,
-    );
     links.push({
       type: 'resource_link',
       uri: t.artifact,
@@ -127,29 +230,65 @@ function artifactParts(cells: CellResult[]): { lines: string[]; links: Content[]
       description: `All ${t.totalChars} characters (${t.totalLines} lines) of the output of cell ${cell.index + 1}`,
     });
   }
-  return { lines, links };
+  const t = whole.truncation;
+  if (t?.artifact)
+    links.push({
+      type: 'resource_link',
+      uri: t.artifact,
+      name: 'result text',
+      mimeType: 'text/plain',
+      description: `All ${t.totalChars} characters of this result's text`,
+    });
+  return links;
 }
 
-/** The tool result of an eval call. `notices` go first: news from before this call. */
+/** How to read a cut output: said once per result. */
+const READ_HINT =
+  '[A cut output is whole in the artifact its marker names: read it with resources/read, or in a cell with read("artifact://<id>", offset, limit).]';
+
+export interface EvalCallOptions {
+  /** The MCP revision the client negotiated. */
+  version: string | undefined;
+  /** Where a text over its budget keeps all of itself (the session's artifacts folder). */
+  artifactDir?: string;
+}
+
+/**
+ * The tool result of an eval call, and the artifacts it names. `notices` go first: news from
+ * before this call.
+ */
 export async function evalCallResult(
   result: EvalToolResult,
   session: string,
   notices: string[],
-): Promise<CallToolResult> {
+  options: EvalCallOptions,
+): Promise<{ result: CallToolResult; artifacts: string[] }> {
   const images = await imageBlocks(result.cells);
-  const artifacts = artifactParts(result.cells);
-  const text = [...notices.map((n) => `[${n}]`), result.text, ...images.lines, ...artifacts.lines]
-    .filter(Boolean)
-    .join('\n');
+  const cut = result.cells.some((c) => c.truncation?.artifact);
+  const composed = composeToolText(result.cells, {
+    notices,
+    trailer: [...images.lines, ...(cut ? [READ_HINT] : [])],
+    cutOnce: true,
+    ...(options.artifactDir ? { artifactDir: options.artifactDir } : {}),
+  });
+  const artifacts = [
+    ...result.cells.flatMap((c) => (c.truncation?.artifact ? [c.truncation.artifact] : [])),
+    ...(composed.truncation?.artifact ? [composed.truncation.artifact] : []),
+  ];
+  const structured = supports(options.version, 'structuredContent');
+  const links = supports(options.version, 'resourceLink') ? resourceLinks(result.cells, composed) : [];
+  const notes = [...images.lines, ...(cut ? [READ_HINT] : [])].map((line) => line.slice(1, -1));
   return {
-    content: [{ type: 'text', text }, ...images.blocks, ...artifacts.links],
-    structuredContent: {
-      session,
+    result: {
+      content: [{ type: 'text', text: composed.text }, ...images.blocks, ...links],
+      ...(structured
+        ? {
+            structuredContent: structuredPart(result, composed, images.infos, session, notices, notes),
+          }
+        : {}),
       isError: result.isError,
-      ...(notices.length ? { notices } : {}),
-      cells: result.cells.map((cell, i) => structuredCell(cell, images.infos[i] ?? [])),
     },
-    isError: result.isError,
+    artifacts,
   };
 }
 

@@ -52,7 +52,7 @@ ${PERSISTENCE[mode]}
 
 How cells run: the cells of one call run in order; after a cell fails, the rest are skipped and the result says which cell to fix. The value of a cell's last expression is shown, as in Jupyter, along with print() output and tracebacks. Plots (matplotlib figures, PIL images, display() of an image) come back as images. Python cells also take IPython syntax (%cd, %pip install, !shell commands, %%bash, %whos) and helpers: read(path, offset, limit), write(path, text), tree(), diff(a, b), log(message) and phase(title) for progress.
 
-Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. Output beyond about 50,000 characters per cell keeps its head and tail: the full text is the resource named in the result (artifact://<id>, read it with resources/read) and a file whose path is given, which a later cell can open with read(path, offset, limit).
+Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. A call's output is bounded to about 50,000 characters, shared among its cells: a cell's output beyond its share keeps its head and tail, and a marker names where all of it is: the resource artifact://<id> (read it with resources/read) and a file, which a later cell can open with read("artifact://<id>", offset, limit).
 
 Starting over: call "restart", or set "reset": true on a cell. Use "variables" to see what is defined.${sandbox ? `\n\n${sandbox}` : ''}`;
 }
@@ -97,17 +97,21 @@ const imageInfo = {
 const cellResultSchema = {
   type: 'object',
   properties: {
-    index: { type: 'integer' },
+    index: { type: 'integer', description: "The cell's place in the call, from 0." },
     title: { type: 'string' },
     language: { type: 'string', enum: ['py', 'js'] },
     status: { type: 'string', enum: ['ok', 'error', 'cancelled', 'skipped'] },
-    exitCode: { type: ['integer', 'null'] },
+    exitCode: { type: ['integer', 'null'], description: 'Absent for a cell that was not run.' },
     executionCount: { type: 'integer' },
     durationMs: { type: 'number' },
-    timedOut: { type: 'boolean' },
-    kernelKilled: { type: 'boolean' },
-    retried: { type: 'boolean' },
-    text: { type: 'string', description: 'Output text; head and tail only when "fullOutput" is set.' },
+    timedOut: { type: 'boolean', description: 'Present (true) only when the cell timed out.' },
+    kernelKilled: { type: 'boolean', description: 'Present (true) only when its kernel had to be killed.' },
+    retried: { type: 'boolean', description: 'Present (true) only when it ran again in a new kernel.' },
+    text: {
+      type: 'string',
+      description:
+        "The cell's part of the result's text, without colour: its output (head and tail, with a marker naming the artifact, when it was cut) and notices. Absent when there is none.",
+    },
     fullOutput: {
       type: 'object',
       description: 'Where all of the output is, when the text was cut.',
@@ -126,10 +130,8 @@ const cellResultSchema = {
       properties: { ename: { type: 'string' }, evalue: { type: 'string' } },
       required: ['ename', 'evalue'],
     },
-    notices: { type: 'array', items: { type: 'string' } },
-    statusEvents: { type: 'array', items: { type: 'object' } },
   },
-  required: ['index', 'language', 'status', 'exitCode', 'text', 'images', 'notices'],
+  required: ['index', 'language', 'status'],
 } as const;
 
 const EVAL_TOOL: Omit<Tool, 'description'> = {
@@ -149,8 +151,22 @@ const EVAL_TOOL: Omit<Tool, 'description'> = {
     properties: {
       session: { type: 'string' },
       isError: { type: 'boolean' },
-      notices: { type: 'array', items: { type: 'string' } },
+      notices: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'News from before this call (a cancelled call, what became of its kernel).',
+      },
       cells: { type: 'array', items: cellResultSchema },
+      verdict: {
+        type: 'string',
+        description: 'On the cell that did not end ok: what happened, which cells were not run, what to fix.',
+      },
+      notes: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'About the result itself: images not attached, how to read a cut output, what was left out.',
+      },
     },
     required: ['session', 'isError', 'cells'],
   },
