@@ -7,17 +7,19 @@
 import { PassThrough, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { describe, expect, it } from 'vitest';
+import { StdioBatches } from '../../src/modes/mcp/batches.js';
 import { type JsonRpcErrorResponse, JsonRpcLineGuard } from '../../src/modes/mcp/lineGuard.js';
 
 const LIMIT = 1000;
 
-async function feed(chunks: (string | Buffer)[]) {
+async function feed(chunks: (string | Buffer)[], batches?: StdioBatches) {
   const answers: JsonRpcErrorResponse[] = [];
   const reports: string[] = [];
   const guard = new JsonRpcLineGuard(
     (response) => answers.push(response),
     (what) => reports.push(what),
     LIMIT,
+    batches,
   );
   const transport = new StdioServerTransport(
     guard as unknown as NodeJS.ReadStream,
@@ -79,5 +81,67 @@ describe("the MCP server's stdin guard", () => {
     expect((r.messages[2] as { params: { e: string } }).params.e).toBe('é😀');
     expect(r.errors).toEqual([]);
     expect(r.closed).toBe(false);
+  });
+
+  it('takes a JSON-RPC batch only where the negotiated revision has them (2025-03-26), and answers it as one array', async () => {
+    const request = (id: number, method: string) => ({ jsonrpc: '2.0', id, method });
+    const batch = `${JSON.stringify([request(1, 'ping'), { jsonrpc: '2.0', method: 'n' }, 7, request(2, 'tools/list')])}\n`;
+    for (const version of [undefined, '2025-06-18', '2025-11-25']) {
+      const written: string[] = [];
+      const r = await feed(
+        [batch],
+        new StdioBatches(
+          () => version,
+          (line) => written.push(line),
+        ),
+      );
+      expect(r.messages, version).toEqual([]);
+      expect(r.answers).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .*batch/) },
+        },
+      ]);
+      if (version) expect(r.answers[0]?.error.message).toContain(`not part of MCP ${version}`);
+    }
+    const written: string[] = [];
+    const batches = new StdioBatches(
+      () => '2025-03-26',
+      (line) => written.push(line),
+    );
+    const r = await feed([batch, '[]\n'], batches);
+    // Each message reaches the transport by itself; the member that is none is answered in the batch.
+    expect(r.messages).toEqual([
+      request(1, 'ping'),
+      { jsonrpc: '2.0', method: 'n' },
+      request(2, 'tools/list'),
+    ]);
+    expect(r.answers).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } },
+    ]);
+    // The answers go out together once the last is in; others pass.
+    expect(batches.hold({ jsonrpc: '2.0', id: 2, result: { tools: [] } })).toBe(true);
+    expect(
+      batches.hold({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1 },
+      }),
+    ).toBe(false);
+    expect(batches.hold({ jsonrpc: '2.0', id: 9, result: {} })).toBe(false);
+    expect(written).toEqual([]);
+    expect(batches.hold({ jsonrpc: '2.0', id: 1, result: {} })).toBe(true);
+    expect(written.map((line) => JSON.parse(line))).toEqual([
+      [
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+        },
+        { jsonrpc: '2.0', id: 2, result: { tools: [] } },
+        { jsonrpc: '2.0', id: 1, result: {} },
+      ],
+    ]);
   });
 });

@@ -17,6 +17,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type ConnectionOptions, McpConnection } from './connection.js';
 import { ServerCaps } from './limits.js';
+import { allowsBatches, batchRefusal } from './versions.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest request body (cells of code). */
@@ -175,6 +176,10 @@ export class McpHttpServer {
           rpcError(-32001, 'Session not found (it ended or timed out): initialize a new one'),
         );
       session.connection.lastActive = performance.now();
+      // (the SDK's transport takes a batch whatever the revision: only 2025-03-26 has them)
+      const version = session.connection.protocolVersion;
+      if (Array.isArray(body) && !allowsBatches(version))
+        return sendJson(res, 400, rpcError(-32600, batchRefusal(version)));
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body))

@@ -5,10 +5,15 @@
  * than the transport takes (the SDK would close the connection) with Invalid Request too. Each is
  * then left out: the client hears what was wrong instead of waiting for an answer that never
  * comes, and the server goes on. Good lines pass unchanged.
+ *
+ * A batch (a JSON array) is refused the same way unless the negotiated revision has batches
+ * (2025-03-26 only): then its messages pass one a line, and `batches` answers it as one array.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { StdioBatches } from './batches.js';
+import { batchRefusal } from './versions.js';
 
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
@@ -31,6 +36,8 @@ export class JsonRpcLineGuard extends Transform {
     /** Says on stderr what was left out. */
     private readonly report: (what: string) => void,
     private readonly maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+    /** Batches, for a connection whose revision has them; unset: every batch is refused. */
+    private readonly batches?: StdioBatches,
   ) {
     super();
   }
@@ -81,30 +88,75 @@ export class JsonRpcLineGuard extends Transform {
       this.fail(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${(err as Error).message})`);
       return;
     }
-    if (!JSONRPCMessageSchema.safeParse(value).success) {
-      const message = value as { id?: unknown; method?: unknown; result?: unknown; error?: unknown } | null;
-      const problem = 'Invalid Request: not a JSON-RPC 2.0 request, notification or response';
-      // A response is never answered (its id is one of ours: the client would take the answer
-      // for its own request's); a request's id is given back when it has one.
-      if (
-        message &&
-        typeof message === 'object' &&
-        !('method' in message) &&
-        ('result' in message || 'error' in message)
-      ) {
-        this.report(`${problem} (a response; not answered)`);
-        return;
-      }
-      const id = message && typeof message === 'object' && 'method' in message ? message.id : undefined;
-      this.fail(
-        typeof id === 'string' || typeof id === 'number' ? id : null,
-        ErrorCode.InvalidRequest,
-        problem,
-      );
+    if (Array.isArray(value)) {
+      this.batch(value);
+      return;
+    }
+    const problem = this.problem(value);
+    if (problem) {
+      if (problem.answer)
+        this.fail(problem.answer.id, ErrorCode.InvalidRequest, problem.answer.error.message);
       return;
     }
     // (its own bytes: decoded and encoded again, invalid UTF-8 would grow, past the limit maybe)
     this.push(Buffer.concat([bytes.at(-1) === 0x0d ? bytes.subarray(0, -1) : bytes, NEWLINE_BYTE]));
+  }
+
+  /** What is wrong with a value that should be one JSON-RPC message, and its answer (none to a response). */
+  private problem(value: unknown): { answer?: JsonRpcErrorResponse } | undefined {
+    if (JSONRPCMessageSchema.safeParse(value).success) return undefined;
+    const message = value as { id?: unknown; method?: unknown; result?: unknown; error?: unknown } | null;
+    const problem = 'Invalid Request: not a JSON-RPC 2.0 request, notification or response';
+    // A response is never answered (its id is one of ours: the client would take the answer
+    // for its own request's); a request's id is given back when it has one.
+    if (
+      message &&
+      typeof message === 'object' &&
+      !('method' in message) &&
+      ('result' in message || 'error' in message)
+    ) {
+      this.report(`${problem} (a response; not answered)`);
+      return {};
+    }
+    const id = message && typeof message === 'object' && 'method' in message ? message.id : undefined;
+    return {
+      answer: {
+        jsonrpc: '2.0',
+        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        error: { code: ErrorCode.InvalidRequest, message: problem },
+      },
+    };
+  }
+
+  /** A JSON-RPC batch: refused, or its messages passed one a line and its answer left to `batches`. */
+  private batch(values: unknown[]) {
+    const batches = this.batches;
+    if (!batches?.allowed) {
+      this.fail(null, ErrorCode.InvalidRequest, batchRefusal(batches?.version()));
+      return;
+    }
+    if (!values.length) {
+      this.fail(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');
+      return;
+    }
+    const ids: (string | number)[] = [];
+    const errors: JsonRpcErrorResponse[] = [];
+    const lines: Buffer[] = [];
+    for (const value of values) {
+      const problem = this.problem(value);
+      if (problem) {
+        if (problem.answer) {
+          this.report(problem.answer.error.message);
+          errors.push(problem.answer);
+        }
+        continue;
+      }
+      const message = value as { id?: string | number; method?: string };
+      if (message.method !== undefined && message.id !== undefined) ids.push(message.id);
+      lines.push(Buffer.from(`${JSON.stringify(value)}\n`));
+    }
+    batches.begin(ids, errors);
+    for (const line of lines) this.push(line);
   }
 
   private fail(id: string | number | null, code: number, message: string) {

@@ -3,6 +3,7 @@
  * away (stdin ends, stdout breaks) or on SIGTERM/SIGINT/SIGHUP, after shutting its kernels down.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioBatches } from './batches.js';
 import { type ConnectionOptions, McpConnection } from './connection.js';
 import { JsonRpcLineGuard } from './lineGuard.js';
 
@@ -21,9 +22,16 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   const connection = new McpConnection(opts);
   // Lines that are no JSON-RPC message are answered (Parse error, Invalid Request) and left out
   // before the transport reads them: it would not answer them, and would close on a long one.
+  // (JSON-RPC batches, where the negotiated revision has them: their answers go out as one array)
+  const batches = new StdioBatches(
+    () => connection.protocolVersion,
+    (line) => stdout.write(line),
+  );
   const guard = new JsonRpcLineGuard(
     (response) => stdout.write(`${JSON.stringify(response)}\n`),
     (what) => stderr.write(`omp-eval mcp: ${what}\n`),
+    undefined,
+    batches,
   );
   stdin.pipe(guard);
   // (the transport listened for stdin's errors itself; a pipe passes none on)
@@ -35,6 +43,8 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
     guard as unknown as NodeJS.ReadStream,
     stdout as NodeJS.WriteStream,
   );
+  const send = transport.send.bind(transport);
+  transport.send = (message) => (batches.hold(message) ? Promise.resolve() : send(message));
   connection.server.onerror = (err) => {
     stderr.write(`omp-eval mcp: ${err.message.split('\n')[0]}\n`);
   };
