@@ -3,7 +3,8 @@
  * and Streamable HTTP on 2025-03-26 (batches, no resource_link or structured part) and on
  * 2025-06-18 (no batches), and the official SDK's client 1.12, which negotiates 2025-03-26 and
  * rejects a whole result with a content type it does not know. That client is installed from npm
- * into a temp folder by this file (about 10 s; the npm registry must be reachable).
+ * into a temp folder by this file (about 10 s; the npm registry must be reachable), unless
+ * OMP_EVAL_TEST_MCP_SDK_1_12 names a folder where it is installed already.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -205,7 +206,10 @@ describe('batches over Streamable HTTP', { timeout: 120_000 }, () => {
 describe("the official SDK's client 1.12 (2025-03-26)", { timeout: 180_000 }, () => {
   let prefix: string;
   beforeAll(async () => {
-    prefix = await mkdtemp(join(tmpdir(), 'omp-mcp-sdk112-'));
+    // (CI may install it beforehand: `npm install --prefix DIR @modelcontextprotocol/sdk@1.12.0`)
+    const installed = process.env.OMP_EVAL_TEST_MCP_SDK_1_12;
+    prefix = installed ?? (await mkdtemp(join(tmpdir(), 'omp-mcp-sdk112-')));
+    if (installed) return;
     await run(
       'npm',
       [
@@ -222,7 +226,7 @@ describe("the official SDK's client 1.12 (2025-03-26)", { timeout: 180_000 }, ()
   }, 180_000);
 
   it('takes a result with a cut output, and reads the artifact', async () => {
-    const script = join(prefix, 'client.mjs');
+    const script = join(await mkdtemp(join(tmpdir(), 'omp-mcp-old-client-')), 'client.mjs');
     const sdk = join(prefix, 'node_modules/@modelcontextprotocol/sdk/dist/esm');
     await writeFile(
       script,
