@@ -71,13 +71,15 @@ describe('parseFrameLine and validateFrame', () => {
     expect(parseFrameLine('[1,2]')).toMatchObject({ kind: 'noise', reason: 'not a JSON object' });
     expect(parseFrameLine('{"type":"done","id":"a"}')).toMatchObject({
       kind: 'noise',
-      reason: /done frame needs/,
+      reason: /^done frame: the object must have required property 'status'/,
     });
     expect(parseFrameLine('{"type":"bogus"}')).toMatchObject({
       kind: 'noise',
       reason: 'unknown frame type "bogus"',
     });
-    expect(validateFrame({ type: 'stdout', id: 3, data: 'x' })).toMatch(/needs id and data/);
+    expect(validateFrame({ type: 'stdout', id: 3, data: 'x' })).toMatch(
+      /^stdout frame: id must be string,null/,
+    );
   });
 
   it('encodes a request as one line', () => {

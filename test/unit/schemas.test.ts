@@ -1,5 +1,18 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import Ajv, { type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import {
+  completeRequest,
+  executeRequest,
+  exitRequest,
+  FRAME_TYPES,
+  initRequest,
+  inputReply,
+  isCompleteRequest,
+  type Request,
+  variablesRequest,
+} from '../../src/eval/protocol/index.js';
 import { bridgePayloadProblem, settingsProblems, validateBridgeCall } from '../../src/eval/schemas/index.js';
 
 describe('schemas (ajv, compiled ahead of time)', () => {
@@ -35,5 +48,39 @@ describe('schemas (ajv, compiled ahead of time)', () => {
       { key: 'eval.py', known: true },
       { key: 'eval.timeout', known: true },
     ]);
+  });
+});
+
+describe('protocol.json: the one description of frames and requests', () => {
+  const protocol = JSON.parse(readFileSync('src/eval/schemas/protocol.json', 'utf8'));
+  const ajv = new Ajv({ allowUnionTypes: true }).addSchema(protocol, 'protocol');
+  const requestValid = ajv.getSchema('protocol#/$defs/Request') as ValidateFunction;
+  const defOf = (ref: string) => protocol.$defs[ref.replace('#/$defs/', '')];
+
+  it('FRAME_TYPES are the frame types it lists, in its order', () => {
+    const types = protocol.$defs.Frame.oneOf.flatMap((s: { $ref: string }) => {
+      const type = defOf(s.$ref).properties.type;
+      return type.const ? [type.const] : type.enum;
+    });
+    expect(FRAME_TYPES).toEqual(types);
+  });
+
+  it('every request the host makes fits it', () => {
+    const requests: Request[] = [
+      executeRequest('a', '1', { allowStdin: true, stdinEnds: true, cellNumber: 3, scriptLine: 2 }),
+      initRequest('i', 'prelude', '/tmp', { A: 'x', B: null }, 'k'.repeat(32), {
+        path: '/s.py',
+        argv: ['s'],
+      }),
+      exitRequest(),
+      inputReply('a', 'text'),
+      inputReply('a', null),
+      completeRequest('c', 'pri', 3),
+      isCompleteRequest('q', 'if x:'),
+      variablesRequest('v', 10),
+    ];
+    for (const request of requests)
+      expect(requestValid(request), JSON.stringify(requestValid.errors)).toBe(true);
+    expect(requestValid({ type: 'execute', id: '', code: '' })).toBe(false);
   });
 });

@@ -3,86 +3,28 @@
  * request on the wire has the shape both runners expect.
  */
 
-export interface ExecuteRequest {
-  type: 'execute';
-  id: string;
-  code: string;
-  silent: boolean;
-  storeHistory: boolean;
-  allowStdin?: boolean;
-  /**
-   * (with allowStdin) The front end's input ends, as a pipe or a file does: each answer is a piece
-   * of whole lines with their `\n` (the input's last line may have none), `eof` answers at its
-   * end, and `sys.stdin.read()` reads up to there (else an answer is what a person typed, and
-   * read() is one answer).
-   */
-  stdinEnds?: boolean;
-  /** Applied before the code runs (the init request sets them). */
-  cwd?: string;
-  env?: Record<string, string | null>;
-  /** The kernel's init request: its code is the prelude, which `%reset` runs again. */
-  init?: boolean;
-  /** (init only) The key the runner puts on every frame; the host drops frames without it. */
-  frameKey?: string;
-  /** (init only) The script the kernel's cells come from (`omp-eval run`): see ScriptInfo. */
-  script?: ScriptInfo;
-  /**
-   * The number the front end shows for this cell (`In [n]`): the runner names the cell's code
-   * `Cell In[n]` in tracebacks, and its count goes on from there (never back), so `Out[n]`, `_n`
-   * and `In[n]` are this cell (after a restart, or over js cells).
-   */
-  cellNumber?: number;
-  /**
-   * (`omp-eval run`) The script's line where the cell starts: the runner numbers the cell's lines
-   * as in the script and names the script (ScriptInfo's path) in tracebacks, as its interpreter.
-   */
-  scriptLine?: number;
-}
-/**
- * A script run cell by cell, as its interpreter would run it: `sys.argv` / `process.argv` name it
- * (`argv[0]` as given, `-` for stdin); `__file__` is `path` (`<stdin>` for stdin), and the folder
- * of an absolute path is first on `sys.path`.
- */
-export interface ScriptInfo {
-  path?: string;
-  argv: string[];
-}
-export interface ExitRequest {
-  type: 'exit';
-}
-export interface InputReplyRequest {
-  type: 'input_reply';
-  id: string;
-  value: string;
-  /** The front end's input has ended (`value` is empty): input() raises EOFError. */
-  eof?: boolean;
-}
-export interface CompleteRequest {
-  type: 'complete';
-  id: string;
-  code: string;
-  cursor: number;
-}
-/** Whether `code` is a whole cell (Enter runs it) or needs more lines; answered by is_complete_reply. */
-export interface IsCompleteRequest {
-  type: 'is_complete';
-  id: string;
-  code: string;
-}
-/** The names the user defined (as %whos); answered by variables_reply. */
-export interface VariablesRequest {
-  type: 'variables';
-  id: string;
-  /** At most this many names are described (all are counted). */
-  limit: number;
-}
-export type Request =
-  | ExecuteRequest
-  | ExitRequest
-  | InputReplyRequest
-  | CompleteRequest
-  | IsCompleteRequest
-  | VariablesRequest;
+import type {
+  CompleteRequest,
+  ExecuteRequest,
+  ExitRequest,
+  InputReplyRequest,
+  IsCompleteRequest,
+  Request,
+  VariablesRequest,
+} from './wire.js';
+
+// The requests' types are generated from src/eval/schemas/protocol.json (scripts/gen-validators.mjs),
+// which says what each field means.
+export type {
+  CompleteRequest,
+  ExecuteRequest,
+  ExitRequest,
+  InputReplyRequest,
+  IsCompleteRequest,
+  Request,
+  ScriptInfo,
+  VariablesRequest,
+} from './wire.js';
 
 export function executeRequest(
   id: string,
@@ -117,7 +59,7 @@ export function initRequest(
   cwd: string,
   env?: Record<string, string | null>,
   frameKey?: string,
-  script?: ScriptInfo,
+  script?: ExecuteRequest['script'],
 ): ExecuteRequest {
   return {
     type: 'execute',

@@ -1,8 +1,8 @@
 /**
  * Every JSON shape that crosses a boundary into the engine (the eval tool's input, the config
- * file, bridge calls and their payloads) is checked by one JSON Schema validator: ajv, whose
- * validators are compiled ahead of time from schemas.json (scripts/gen-validators.mjs), so
- * nothing is compiled at start-up. This module turns ajv's errors into messages a user can act on.
+ * file, the kernels' frames, bridge calls and their payloads) is checked by one JSON Schema
+ * validator: ajv, whose validators are compiled ahead of time from schemas.json and protocol.json
+ * (scripts/gen-validators.mjs), so nothing is compiled at start-up. This module turns ajv's errors into messages a user can act on.
  */
 
 import type { SchemaError, Validator } from './validators.js';
@@ -114,6 +114,38 @@ export function settingsProblems(flat: Record<string, unknown>): { key: string; 
 function decodePointer(pointer: string): string {
   return (pointer.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
 }
+
+/** The validator of each frame type (protocol.json's definitions, compiled). */
+const FRAME_VALIDATORS: Record<string, Validator> = {
+  started: compiled.StartedFrame,
+  stdout: compiled.StreamFrame,
+  stderr: compiled.StreamFrame,
+  display: compiled.DisplayFrame,
+  result: compiled.DisplayFrame,
+  error: compiled.ErrorFrame,
+  input_request: compiled.InputRequestFrame,
+  complete_reply: compiled.CompleteReplyFrame,
+  is_complete_reply: compiled.IsCompleteReplyFrame,
+  variables_reply: compiled.VariablesReplyFrame,
+  done: compiled.DoneFrame,
+};
+
+/** What is wrong with a frame from a kernel (an object), or undefined when it fits protocol.json. */
+export function frameProblem(value: Record<string, unknown>): string | undefined {
+  const type = value.type;
+  const validate =
+    typeof type === 'string' && Object.hasOwn(FRAME_VALIDATORS, type) && FRAME_VALIDATORS[type];
+  if (!validate) return `unknown frame type ${JSON.stringify(type)}`;
+  const errors = errorsOf(validate, value).map((e) =>
+    e.keyword === 'additionalProperties'
+      ? { ...e, message: `has an unknown field "${e.params.additionalProperty}"` }
+      : e,
+  );
+  return errors.length ? `${type} frame: ${formatErrors(errors)}` : undefined;
+}
+
+/** The cell of the eval tool's input, as a JSON Schema (with descriptions), for the MCP tool. */
+export const cellSchema: Record<string, unknown> = compiled.cellSchema;
 
 /** What is wrong with a bridge call from a kernel, or undefined when it is well formed. */
 export function validateBridgeCall(value: unknown): string | undefined {

@@ -15,3 +15,14 @@ export const bridgeCall: Validator;
 export const bridgeCancel: Validator;
 export const agentPayload: Validator;
 export const completionPayload: Validator;
+export const StartedFrame: Validator;
+export const StreamFrame: Validator;
+export const DisplayFrame: Validator;
+export const ErrorFrame: Validator;
+export const InputRequestFrame: Validator;
+export const CompleteReplyFrame: Validator;
+export const IsCompleteReplyFrame: Validator;
+export const VariablesReplyFrame: Validator;
+export const DoneFrame: Validator;
+/** The eval tool's cell (schemas.json's `cell`), as data. */
+export const cellSchema: Record<string, unknown>;
