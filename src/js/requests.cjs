@@ -36,6 +36,48 @@ function parseRequest(line) {
   return { request };
 }
 
+// What a request's fields are, as src/eval/schemas/protocol.json (the one description) says; the
+// schema-driven test (test/integration/protocol-schema.test.ts) holds both runners to it.
+const MAX_ID_CHARS = 1024;
+const isString = (v) => typeof v === 'string';
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const EXECUTE_FIELDS = [
+  ['silent', 'a boolean', (v) => typeof v === 'boolean'],
+  ['storeHistory', 'a boolean', (v) => typeof v === 'boolean'],
+  ['allowStdin', 'a boolean', (v) => typeof v === 'boolean'],
+  ['stdinEnds', 'a boolean', (v) => typeof v === 'boolean'],
+  ['init', 'a boolean', (v) => typeof v === 'boolean'],
+  ['cwd', 'a string', isString],
+  ['frameKey', 'a string', isString],
+  ['cellNumber', 'an integer', Number.isSafeInteger],
+  ['scriptLine', 'an integer', Number.isSafeInteger],
+  [
+    'env',
+    'an object of strings or null',
+    (v) => isObject(v) && Object.values(v).every((x) => x === null || isString(x)),
+  ],
+  [
+    'script',
+    'an object with argv (strings) and path (a string)',
+    (v) =>
+      isObject(v) &&
+      Array.isArray(v.argv) &&
+      v.argv.every(isString) &&
+      (v.path === undefined || isString(v.path)) &&
+      Object.keys(v).every((k) => k === 'argv' || k === 'path'),
+  ],
+];
+
+const validId = (id) => isString(id) && id.length > 0 && id.length <= MAX_ID_CHARS;
+
+/** What is wrong with an execute request's fields besides its id, or undefined (as channel.py says). */
+function executeProblem(request) {
+  if (!isString(request.code)) return 'code must be a string';
+  for (const [name, rule, fits] of EXECUTE_FIELDS)
+    if (Object.hasOwn(request, name) && !fits(request[name])) return `${name} must be ${rule}`;
+  return undefined;
+}
+
 function createRequests({ net, fs, vm, Buffer, StringDecoder, membrane, runnerContext, guard }) {
   const { readSync } = fs; // the runner's own reference: cells may replace fs.readSync
   const decoder = new StringDecoder('utf8');
@@ -111,4 +153,4 @@ function createRequests({ net, fs, vm, Buffer, StringDecoder, membrane, runnerCo
   };
 }
 
-module.exports = { createRequests, lineSplitter, parseRequest };
+module.exports = { createRequests, executeProblem, lineSplitter, parseRequest, validId };

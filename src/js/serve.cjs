@@ -8,7 +8,7 @@
 const { createMembrane } = require('./membrane.cjs');
 const { createFrames } = require('./frames.cjs');
 const { createStacks } = require('./stacks.cjs');
-const { createRequests } = require('./requests.cjs');
+const { createRequests, executeProblem, validId } = require('./requests.cjs');
 const { createExecutor } = require('./execute.cjs');
 const { createCompleter } = require('./complete.cjs');
 const { createBridge } = require('./bridge.cjs');
@@ -200,17 +200,14 @@ function createQueries({ vm, frames, sigint }, hooks, protocolError) {
   return function query(kind, request) {
     const { id } = request;
     if (kind === 'is_complete') {
-      if (typeof id !== 'string' || typeof request.code !== 'string')
-        return protocolError('is_complete needs id and code (strings)', typeof id === 'string' ? id : null);
+      if (!validId(id) || typeof request.code !== 'string')
+        return protocolError('is_complete needs id and code (strings)', validId(id) ? id : null);
       const { parse } = require('acorn');
       return frames.send({ type: 'is_complete_reply', id, ...isComplete(parse, request.code) });
     }
-    const limit = request.limit ?? 500;
-    if (typeof id !== 'string' || !Number.isSafeInteger(limit))
-      return protocolError(
-        'variables needs id (a string) and limit (an integer)',
-        typeof id === 'string' ? id : null,
-      );
+    const limit = request.limit === undefined ? 500 : request.limit;
+    if (!validId(id) || !Number.isSafeInteger(limit))
+      return protocolError('variables needs id (a string) and limit (an integer)', validId(id) ? id : null);
     let listed = { variables: [], total: 0 };
     try {
       hooks.prepare();
@@ -273,20 +270,21 @@ function createHandler(host, channels, cells) {
     const id = request.id;
     if (kind === 'complete') {
       const { code, cursor = typeof code === 'string' ? code.length : 0 } = request;
-      if (typeof code !== 'string' || !Number.isInteger(cursor)) {
+      if (!validId(id) || typeof code !== 'string' || !Number.isSafeInteger(cursor)) {
         return protocolError(
-          'complete needs code (a string) and cursor (an integer)',
-          typeof id === 'string' ? id : null,
+          'complete needs id and code (strings) and cursor (an integer)',
+          validId(id) ? id : null,
         );
       }
       return frames.send({ type: 'complete_reply', id, ...complete(code, cursor) });
     }
     if (kind === 'is_complete' || kind === 'variables') return query(kind, request);
     if (kind !== 'execute')
-      return protocolError(`unknown request type ${repr(kind)}`, typeof id === 'string' ? id : null);
-    if (typeof id !== 'string' || !id) return protocolError('request needs a non-empty string id');
-    if (request.code !== undefined && typeof request.code !== 'string') {
-      protocolError(`request ${repr(id)}: code must be a string`, id);
+      return protocolError(`unknown request type ${repr(kind)}`, validId(id) ? id : null);
+    if (!validId(id)) return protocolError('request needs an id (a string of 1 to 1024 characters)');
+    const problem = executeProblem(request);
+    if (problem !== undefined) {
+      protocolError(`request ${repr(id)}: ${problem}`, id);
       const count = executor.executionCount;
       return frames.send({ type: 'done', id, status: 'error', executionCount: count, cancelled: false });
     }

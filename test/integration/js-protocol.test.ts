@@ -59,10 +59,10 @@ describe('js runner: request validation (as server.py)', () => {
       [null, 'request must be a JSON object, got number'],
       ['b1', "unknown request type 'bogus'"],
       [null, 'unknown request type 7'],
-      [null, 'request needs a non-empty string id'],
-      [null, 'request needs a non-empty string id'],
+      [null, 'request needs an id (a string of 1 to 1024 characters)'],
+      [null, 'request needs an id (a string of 1 to 1024 characters)'],
       ['c1', "request 'c1': code must be a string"],
-      ['q1', 'complete needs code (a string) and cursor (an integer)'],
+      ['q1', 'complete needs id and code (strings) and cursor (an integer)'],
     ]);
     // Only the init and the valid cell ran; the one with bad code ended with done (as in Python).
     expect(frames.filter((f) => f.type === 'started').map((f) => f.id)).toEqual(['init', 'ok']);

@@ -66,7 +66,7 @@ describe('runner.py protocol', () => {
       expect.stringMatching(/not valid JSON/),
       'request must be a JSON object, got list',
       "unknown request type 'launch_missiles'",
-      'request needs a non-empty string id',
+      'request needs an id (a string of 1 to 1024 characters)',
       "request 'bad': code must be a string",
     ]);
     expect(r.frames.find((f) => f.type === 'done' && f.id === 'bad')).toMatchObject({ status: 'error' });

@@ -202,6 +202,56 @@ def parse_request(line):
     return request
 
 
+# What a request's fields are, as src/eval/schemas/protocol.json (the one description) says; the
+# schema-driven test (test/integration/protocol-schema.test.ts) holds both runners to it.
+MAX_ID_CHARS = 1024
+EXECUTE_FIELDS = (
+    ("silent", "a boolean"),
+    ("storeHistory", "a boolean"),
+    ("allowStdin", "a boolean"),
+    ("stdinEnds", "a boolean"),
+    ("init", "a boolean"),
+    ("cwd", "a string"),
+    ("frameKey", "a string"),
+    ("cellNumber", "an integer"),
+    ("scriptLine", "an integer"),
+    ("env", "an object of strings or null"),
+    ("script", "an object with argv (strings) and path (a string)"),
+)
+
+
+def valid_id(value):
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS
+
+
+def _fits(rule, value):
+    if rule == "a boolean":
+        return isinstance(value, bool)
+    if rule == "a string":
+        return isinstance(value, str)
+    if rule == "an integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if rule.startswith("an object of"):
+        return isinstance(value, dict) and all(v is None or isinstance(v, str) for v in value.values())
+    argv = value.get("argv") if isinstance(value, dict) else None
+    return (
+        isinstance(argv, list)
+        and all(isinstance(a, str) for a in argv)
+        and isinstance(value.get("path", ""), str)
+        and set(value) <= {"argv", "path"}
+    )
+
+
+def execute_problem(request):
+    """What is wrong with an execute request's fields besides its id, or None."""
+    if not isinstance(request.get("code"), str):
+        return "code must be a string"
+    for name, rule in EXECUTE_FIELDS:
+        if name in request and not _fits(rule, request[name]):
+            return "%s must be %s" % (name, rule)
+    return None
+
+
 def open_private_fds():
     """Takes the host's descriptors (see the module's doc): returns (requests, frames, (raw stdout,
     raw stderr), bridge or None), all private and non-inheritable. fd 0 becomes /dev/null."""

@@ -12,7 +12,7 @@ import sys
 from . import fdguard
 from .bridge import DEFAULT_TIMEOUT, BridgeClient, BridgeError
 from .capture import Capture
-from .channel import Channel, open_private_fds
+from .channel import Channel, execute_problem, open_private_fds, valid_id
 from .display import Display, DisplayHandle
 from .execute import Executor
 from .formatters import Formatter
@@ -246,9 +246,7 @@ class Kernel(object):
             handler = self._handlers().get(kind)
             if handler is None:
                 request_id = request.get("id")
-                self.channel.protocol_error(
-                    "unknown request type %r" % (kind,), request_id if isinstance(request_id, str) else None
-                )
+                self.channel.protocol_error("unknown request type %r" % (kind,), request_id if valid_id(request_id) else None)
                 continue
             handler(request)
 
@@ -264,11 +262,12 @@ class Kernel(object):
 
     def execute(self, request):
         request_id = request.get("id")
-        if not isinstance(request_id, str) or not request_id:
-            self.channel.protocol_error("request needs a non-empty string id")
+        if not valid_id(request_id):
+            self.channel.protocol_error("request needs an id (a string of 1 to 1024 characters)")
             return
-        if not isinstance(request.get("code", ""), str):
-            self.channel.protocol_error("request %r: code must be a string" % request_id, request_id)
+        problem = execute_problem(request)
+        if problem is not None:
+            self.channel.protocol_error("request %r: %s" % (request_id, problem), request_id)
             self._done_after_error(request_id)
             return
         if request.get("init"):
@@ -291,10 +290,11 @@ class Kernel(object):
         from .complete import completions
 
         request_id = request.get("id")
-        code = request.get("code", "")
+        code = request.get("code")
         cursor = request.get("cursor", len(code) if isinstance(code, str) else 0)
-        if not isinstance(code, str) or not isinstance(cursor, int) or isinstance(cursor, bool):
-            self.channel.protocol_error("complete needs code (a string) and cursor (an integer)", request_id)
+        if not valid_id(request_id) or not isinstance(code, str) or not isinstance(cursor, int) or isinstance(cursor, bool):
+            known_id = request_id if valid_id(request_id) else None
+            self.channel.protocol_error("complete needs id and code (strings) and cursor (an integer)", known_id)
             return
         cursor = max(0, min(cursor, len(code)))
         matches, start = [], cursor
@@ -314,8 +314,8 @@ class Kernel(object):
 
         request_id = request.get("id")
         code = request.get("code")
-        if not isinstance(code, str) or not isinstance(request_id, str):
-            known_id = request_id if isinstance(request_id, str) else None
+        if not isinstance(code, str) or not valid_id(request_id):
+            known_id = request_id if valid_id(request_id) else None
             self.channel.protocol_error("is_complete needs id and code (strings)", known_id)
             return
         try:
@@ -335,8 +335,8 @@ class Kernel(object):
 
         request_id = request.get("id")
         limit = request.get("limit", 500)
-        if not isinstance(request_id, str) or not isinstance(limit, int) or isinstance(limit, bool):
-            known_id = request_id if isinstance(request_id, str) else None
+        if not valid_id(request_id) or not isinstance(limit, int) or isinstance(limit, bool):
+            known_id = request_id if valid_id(request_id) else None
             self.channel.protocol_error("variables needs id (a string) and limit (an integer)", known_id)
             return
         described, total = [], 0
