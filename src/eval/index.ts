@@ -124,3 +124,5 @@ export {
   type ToolText,
   validateToolInput,
 } from './tool.js';
+/** The eval tool's cell as a JSON Schema (schemas.json's `cell`): what the MCP tool declares. */
+export { cellSchema } from './schemas/index.js';

@@ -4,6 +4,7 @@
  * can act on (the schemas are for the client; not every client validates them).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { cellSchema } from '../../eval/index.js';
 import { type KernelMode, type Settings, sandboxOf, sandboxSummary, serverLabel } from './engine.js';
 
 /** Names of independent kernel sets: letters, digits, `_`, `-`, `.`. */
@@ -56,31 +57,6 @@ Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up
 
 Starting over: call "restart", or set "reset": true on a cell. Use "variables" to see what is defined.${sandbox ? `\n\n${sandbox}` : ''}`;
 }
-
-const cellSchema = {
-  type: 'object',
-  properties: {
-    language: {
-      type: 'string',
-      enum: ['py', 'js'],
-      description: '"py" for Python, "js" for JavaScript (Node).',
-    },
-    code: { type: 'string', description: 'The code of the cell.' },
-    title: { type: 'string', description: 'A short label for the cell, shown in the result.' },
-    timeout: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      description: 'Seconds before the cell is interrupted (clamped to 1..3600).',
-    },
-    reset: {
-      type: 'boolean',
-      description:
-        "Restart this cell's language kernel before running it: all earlier state of that language is lost.",
-    },
-  },
-  required: ['language', 'code'],
-  additionalProperties: false,
-} as const;
 
 const imageInfo = {
   type: 'object',
