@@ -96,6 +96,8 @@ export {
   sandboxOf,
   sandboxSummary,
 } from './sandbox/settings.js';
+/** The eval tool's cell as a JSON Schema (schemas.json's `cell`): what the MCP tool declares. */
+export { cellSchema } from './schemas/index.js';
 export {
   type CellLanguage,
   cellLanguage,
@@ -124,5 +126,3 @@ export {
   type ToolText,
   validateToolInput,
 } from './tool.js';
-/** The eval tool's cell as a JSON Schema (schemas.json's `cell`): what the MCP tool declares. */
-export { cellSchema } from './schemas/index.js';
