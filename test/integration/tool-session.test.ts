@@ -231,3 +231,26 @@ describe('a one-shot call names the processes its cells left running', () => {
     );
   });
 });
+
+describe('issue 40: a session keeps its interpreter', () => {
+  it('the notebook’s session says so in the next cell when a .venv appears, and keeps its names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-venv-watch-'));
+    const hostEnv = { PATH: process.env.PATH, HOME: dir };
+    const executor = makeExecutor({ hostEnv });
+    const session = await executor.session({ id: 'notebook', cwd: dir });
+    const [first] = await session.run([py('import sys\nkept = 1\nprint(sys.executable)')]);
+    execFileSync(first?.text.trim() as string, ['-m', 'venv', '--without-pip', join(dir, '.venv')]);
+    // The watch hears of the new folder on its own time: cells run until one carries the notice.
+    let notices: string[] = [];
+    let text = '';
+    while (!notices.some((n) => n.includes('A different Python would now be chosen here'))) {
+      const [r] = await session.run([py('print(kept)')]);
+      notices = r?.notices ?? [];
+      text = r?.text ?? '';
+    }
+    expect(text).toBe('1\n');
+    const [after] = await session.run([py('print(kept)')]);
+    expect(after?.notices).toEqual([]);
+    await session.release();
+  });
+});

@@ -147,7 +147,7 @@ export class Executor implements SessionHost {
     const retain = options.retain === true && mode === 'session';
     const pinned = retain ? this.retainedOf(owner) : undefined;
     if (pinned) {
-      await this.noteOtherInterpreter(pinned, cwd);
+      await this.noteOtherInterpreter(pinned);
       return pinned;
     }
     let python: ResolvedPython | undefined;
@@ -194,11 +194,11 @@ export class Executor implements SessionHost {
    * when another would now be chosen (a `.venv` made since), the next result says so, once per
    * interpreter. Resolving probes inside the sandbox, if there is one.
    */
-  private async noteOtherInterpreter(session: Session, cwd: string): Promise<void> {
+  async noteOtherInterpreter(session: Session): Promise<void> {
     if (this.kernelFactories?.py || !session.python) return;
     let now: ResolvedPython;
     try {
-      now = await this.resolvePython(cwd);
+      now = await this.resolvePython(session.cwd);
     } catch {
       return;
     }
@@ -208,7 +208,7 @@ export class Executor implements SessionHost {
     const kept = session.python;
     session.notify(
       `A different Python would now be chosen here: ${now.executable} (Python ${now.version.join('.')}, from ${now.source}). ` +
-        `This session keeps ${kept.executable} (Python ${kept.version.join('.')}) and its names; restart the session to use the new one.`,
+        `This session keeps ${kept.executable} (Python ${kept.version.join('.')}) and its names; a new session uses the new one (the MCP restart tool, a new omp-eval).`,
     );
   }
 

@@ -2,6 +2,8 @@
  * A session: one owner of the kernels of a key. Its runs queue on the key (a promise chain), so
  * the cells of two calls never interleave; it interrupts, restarts and completes.
  */
+
+import { type FSWatcher, watch } from 'node:fs';
 import { localCompleteness } from '../completeness.js';
 import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import type { ResolvedPython } from '../kernel/python.js';
@@ -26,6 +28,8 @@ export interface SessionHost {
   readonly artifactDir?: string;
   kernelFor(set: KernelSet, language: Language, notices: string[]): Promise<Kernel>;
   release(set: KernelSet): Promise<void>;
+  /** Resolves the interpreter again and notes it when it is not the session's (registry.ts). */
+  noteOtherInterpreter?(session: Session): Promise<void>;
 }
 
 /** How long Enter waits for the kernel's answer (then the local rules decide). */
@@ -33,6 +37,10 @@ const IS_COMPLETE_TIMEOUT_MS = 1_000;
 
 export class Session {
   private released = false;
+  /** Watches the working directory for a `.venv` or `venv` made while the session lives. */
+  private venvWatch?: FSWatcher;
+  /** A `.venv`/`venv` changed since the interpreter was last compared: the next run compares. */
+  private venvChanged = false;
   /** Interpreters the session was told of and keeps out (registry.ts: one notice each). */
   readonly noticedInterpreters = new Set<string>();
 
@@ -131,8 +139,13 @@ export class Session {
     this.set.lock = new Promise<void>((resolve) => {
       unlock = resolve;
     });
+    this.watchVenvs();
     return previous.then(async () => {
       try {
+        if (this.venvChanged) {
+          this.venvChanged = false;
+          await this.host.noteOtherInterpreter?.(this);
+        }
         const results = await this.runCells(cells, options);
         await options.afterCells?.(results, (more, moreOptions) => this.runCells(more, moreOptions));
         return results;
@@ -143,9 +156,27 @@ export class Session {
     });
   }
 
+  /**
+   * A session keeps its interpreter: when a `.venv` or `venv` appears in its working directory
+   * (`python -m venv .venv` in a cell), the next run resolves the interpreter again and says
+   * so if another would now be chosen. A watch, not a resolve per run (a warm cell is 0.3 ms).
+   */
+  private watchVenvs(): void {
+    if (this.venvWatch || !this.set.python || !this.host.noteOtherInterpreter) return;
+    try {
+      this.venvWatch = watch(this.set.cwd, { persistent: false }, (_event, name) => {
+        if (name === '.venv' || name === 'venv') this.venvChanged = true;
+      });
+      this.venvWatch.on('error', () => this.venvWatch?.close());
+    } catch {
+      // no watch here (too many watches, a folder gone): the session says nothing then
+    }
+  }
+
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
+    this.venvWatch?.close();
     await this.host.release(this.set);
   }
 
