@@ -85,7 +85,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
         ? `omp-eval mcp: bearer token ${token}\n`
         : 'omp-eval mcp: bearer token from OMP_EVAL_MCP_TOKEN\n',
     );
-    return await untilSignal(() => server.close());
+    return await untilSignal((signal) => server.close(`omp-eval mcp is shutting down (${signal})`));
   } catch (error) {
     const known =
       error instanceof HttpOptionError ||
@@ -101,13 +101,13 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
 }
 
 /** Waits for SIGINT, SIGTERM or SIGHUP, then shuts down; resolves with the signal's exit code. */
-function untilSignal(shutdown: () => Promise<void>): Promise<number> {
+function untilSignal(shutdown: (signal: string) => Promise<void>): Promise<number> {
   return new Promise((resolve) => {
     const codes: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
     const handlers = Object.entries(codes).map(([signal, code]) => {
       const handler = () => {
         for (const [s, h] of handlers) process.off(s, h);
-        void shutdown().finally(() => resolve(code as number));
+        void shutdown(signal).finally(() => resolve(code as number));
       };
       process.on(signal, handler);
       return [signal, handler] as const;

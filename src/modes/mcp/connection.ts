@@ -37,6 +37,8 @@ import { type KernelPresence, type KernelVariables, listVariables, variablesTabl
 import { supports, withTitle } from './versions.js';
 
 export const SERVER_VERSION = '0.1.0';
+/** How long a stopping server waits for the answers to the calls in flight to go out. */
+const ANSWER_WAIT_MS = 1000;
 
 /** The restart tool's answer. */
 function restartResult(
@@ -69,6 +71,8 @@ type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 class VersionedServer extends Server {
   /** The revision agreed in initialize (unset before). */
   protocolVersion?: string;
+  /** Told of each answer (result or error) once it went out, or failed to. */
+  onAnswered?: (id: string | number) => void;
 
   override async connect(transport: Transport): Promise<void> {
     let initializeId: string | number | undefined;
@@ -86,7 +90,14 @@ class VersionedServer extends Server {
           result: { ...result, serverInfo: withTitle(result.serverInfo, result.protocolVersion) },
         };
       }
-      return send(message, options);
+      const answer = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+      const sent = send(message, options);
+      if (answer !== undefined && answer !== null)
+        void sent.then(
+          () => this.onAnswered?.(answer),
+          () => this.onAnswered?.(answer),
+        );
+      return sent;
     };
     await super.connect(transport);
   }
@@ -128,6 +139,12 @@ export class McpConnection implements CapHolder {
   private readonly artifacts: string[] = [];
   private running = 0;
   private closing?: Promise<void>;
+  /** Tool calls whose answer has not gone out yet. */
+  private readonly unanswered = new Set<string | number>();
+  private allAnswered?: () => void;
+  /** Rejected by stopCalls(): every call in flight ends with its error. */
+  private readonly stopped: Promise<never>;
+  private stop!: (error: McpError) => void;
   /** When the last call ended (or the connection began), for idle timeouts. */
   lastActive = performance.now();
 
@@ -135,6 +152,10 @@ export class McpConnection implements CapHolder {
     this.caps =
       opts.caps ?? new ServerCaps(opts.settings['mcp.maxSessions'], opts.settings['mcp.maxKernels']);
     this.caps.join(this);
+    this.stopped = new Promise<never>((_, reject) => {
+      this.stop = reject;
+    });
+    this.stopped.catch(() => {}); // (raced by each call; nobody else waits for it)
     this.server = new VersionedServer(
       {
         name: 'omp-eval',
@@ -147,12 +168,17 @@ export class McpConnection implements CapHolder {
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: tools.map((tool) => toolFor(tool, this.protocolVersion)),
     }));
-    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-      resultFor(
+    this.server.onAnswered = (id) => {
+      this.unanswered.delete(id);
+      if (!this.unanswered.size) this.allAnswered?.();
+    };
+    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      this.unanswered.add(extra.requestId);
+      return resultFor(
         await this.track(() => this.callTool(request.params.name, request.params.arguments, extra)),
         this.protocolVersion,
-      ),
-    );
+      );
+    });
     this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: [
         withTitle(
@@ -188,7 +214,7 @@ export class McpConnection implements CapHolder {
   private async track<T>(body: () => Promise<T>): Promise<T> {
     this.running++;
     try {
-      return await body();
+      return await Promise.race([body(), this.stopped]);
     } finally {
       this.running--;
       this.lastActive = performance.now();
@@ -362,15 +388,37 @@ export class McpConnection implements CapHolder {
     return session ? session.enqueue(listing) : listing();
   }
 
+  /**
+   * Answers every tool call in flight with an error saying `why` (a signal: the server is going
+   * away) and resolves once those answers went out, or after `withinMs` (a client that reads no
+   * more). Calls that come later get the same error. close() then shuts the kernels down.
+   */
+  async stopCalls(why: string, withinMs = ANSWER_WAIT_MS): Promise<void> {
+    const error = new McpError(
+      ErrorCode.InternalError,
+      `${why}: the call did not finish, and the kernels are being shut down (their state is gone).`,
+    );
+    const answered = new Promise<void>((resolve) => {
+      this.allAnswered = resolve;
+      if (!this.unanswered.size) resolve();
+    });
+    this.stop(error);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+    clearTimeout(timer);
+  }
+
   /** Shuts down every kernel of the connection and closes the server; idempotent. */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      const sessions = [...this.sessions.values()];
-      this.sessions.clear();
-      this.caps.leave(this);
-      await Promise.all(sessions.map((s) => s.dispose()));
-      await this.server.close().catch(() => {});
-    })();
+    this.closing ??= this.closeNow();
     return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    this.caps.leave(this);
+    await Promise.all(sessions.map((s) => s.dispose()));
+    await this.server.close().catch(() => {});
   }
 }

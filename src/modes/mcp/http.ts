@@ -244,13 +244,19 @@ export class McpHttpServer {
     }
   }
 
-  /** Closes every session (shutting its kernels down) and stops listening. */
-  async close(): Promise<void> {
+  /**
+   * Closes every session (shutting its kernels down) and stops listening. `why` (a signal): the
+   * calls in flight are first answered with an error saying it.
+   */
+  async close(why?: string): Promise<void> {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(
-      sessions.map(({ connection, transport }) => transport.close().finally(() => connection.close())),
+      sessions.map(async ({ connection, transport }) => {
+        if (why) await connection.stopCalls(why);
+        await transport.close().finally(() => connection.close());
+      }),
     );
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));

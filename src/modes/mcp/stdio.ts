@@ -57,15 +57,22 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   const ended = new Promise<void>((resolve) => {
     connection.server.onclose = () => resolve();
   });
-  const stop = (exitCode: number) => () => {
+  const onEnd = () => void transport.close();
+  // A signal: the calls in flight are answered with an error first (the client may keep stdin
+  // open and wait for them), then the transport closes and the kernels are shut down. stdin no
+  // longer holds the process then.
+  const onSignal = (signal: NodeJS.Signals, exitCode: number) => () => {
     code ||= exitCode;
-    void transport.close();
+    stdin.unpipe(guard);
+    void connection
+      .stopCalls(`omp-eval mcp is shutting down (${signal})`)
+      .finally(() => transport.close())
+      .finally(() => (stdin as NodeJS.ReadStream).destroy?.());
   };
-  const onEnd = stop(0);
   const signals: [NodeJS.Signals, () => void][] = [
-    ['SIGTERM', stop(143)],
-    ['SIGHUP', stop(129)],
-    ['SIGINT', stop(130)],
+    ['SIGTERM', onSignal('SIGTERM', 143)],
+    ['SIGHUP', onSignal('SIGHUP', 129)],
+    ['SIGINT', onSignal('SIGINT', 130)],
   ];
   stdin.once('end', onEnd);
   stdin.once('close', onEnd);
