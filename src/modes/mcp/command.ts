@@ -67,7 +67,8 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
       opts.maxSessions ?? settings['mcp.maxSessions'],
       opts.maxKernels ?? settings['mcp.maxKernels'],
     );
-    if (!address) return await serveStdio({ settings, cwd, env, caps });
+    const keepaliveMs = keepaliveFrom(env);
+    if (!address) return await serveStdio({ settings, cwd, env, caps, ...keepaliveMs });
     const { token, generated } = bearerToken(env);
     const server = new McpHttpServer({
       settings,
@@ -76,6 +77,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
       ...address,
       token,
       caps,
+      ...keepaliveMs,
       idleTimeoutMs: (opts.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_S) * 1000,
     });
     const url = await server.listen();
@@ -98,6 +100,12 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     );
     return known && !(error instanceof ExecutorError || error instanceof SandboxError) ? 2 : 1;
   }
+}
+
+/** OMP_EVAL_MCP_KEEPALIVE_MS: the longest silence in a call's progress (tests shorten it). */
+function keepaliveFrom(env: NodeJS.ProcessEnv): { keepaliveMs?: number } {
+  const ms = Number(env.OMP_EVAL_MCP_KEEPALIVE_MS);
+  return env.OMP_EVAL_MCP_KEEPALIVE_MS && Number.isFinite(ms) && ms >= 10 ? { keepaliveMs: ms } : {};
 }
 
 /** Waits for SIGINT, SIGTERM or SIGHUP, then shuts down; resolves with the signal's exit code. */

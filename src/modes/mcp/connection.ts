@@ -111,6 +111,8 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
   /** The server's caps on sessions and kernels, shared by all its connections (default: a cap of this one's own). */
   caps?: ServerCaps;
+  /** The longest silence between progress notifications of a call with a progress token (default 15 s). */
+  keepaliveMs?: number;
 }
 
 const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
@@ -303,6 +305,7 @@ export class McpConnection implements CapHolder {
                     ...(p.total !== undefined ? { total: p.total } : {}),
                   },
             }),
+            this.opts.keepaliveMs,
           );
     session.currentRequest = extra.requestId;
     try {

@@ -2,12 +2,16 @@
  * `notifications/progress` for a running eval call: cell starts, status events (log(), phase(),
  * %cd, file helpers), notices, and a tail of the output. Status lines go out within
  * STATUS_INTERVAL_MS of each other (several that arrive together share one notification); the
- * output tail at most every TAIL_INTERVAL_MS, so a chatty cell costs the client little.
+ * output tail at most every TAIL_INTERVAL_MS, so a chatty cell costs the client little. A cell
+ * that says nothing still gets a notification every KEEPALIVE_MS: clients time a call out after
+ * a while without progress (the Inspector after 60 s), whatever its progress token.
  */
 import { type OutputEvent, plainText, type StatusEvent } from './engine.js';
 
 export const STATUS_INTERVAL_MS = 50;
 export const TAIL_INTERVAL_MS = 500;
+/** The longest silence while a call runs (OMP_EVAL_MCP_KEEPALIVE_MS sets another, for tests). */
+export const KEEPALIVE_MS = 15_000;
 /** What the tail shows of the latest output. */
 const TAIL_LINES = 5;
 const TAIL_CHARS = 400;
@@ -52,12 +56,29 @@ export class ProgressReporter {
   private timer?: NodeJS.Timeout;
   private timerAt = 0;
   private closed = false;
+  private keepalive?: NodeJS.Timeout;
+  private readonly startedAt = performance.now();
+  /** What runs now, for the keepalive's line (`cell 2/3`). */
+  private current = 'the call';
 
   constructor(
     private readonly token: string | number,
     private readonly cellCount: number,
     private readonly send: (params: ProgressParams) => Promise<void>,
-  ) {}
+    private readonly keepaliveMs = KEEPALIVE_MS,
+  ) {
+    this.armKeepalive();
+  }
+
+  /** (Re)starts the wait for a silence of keepaliveMs, after which the client hears the call still runs. */
+  private armKeepalive() {
+    clearTimeout(this.keepalive);
+    if (this.closed) return;
+    this.keepalive = setTimeout(() => {
+      const seconds = Math.round((performance.now() - this.startedAt) / 1000);
+      void this.emit(`${this.current} still running (${seconds} s)`);
+    }, this.keepaliveMs);
+  }
 
   /** An executor event of cell `index` (the executor's onEvent). */
   onEvent(index: number, event: OutputEvent): void {
@@ -65,6 +86,7 @@ export class ProgressReporter {
     const where = this.cellCount > 1 ? `cell ${index + 1}/${this.cellCount}` : 'cell';
     switch (event.kind) {
       case 'started':
+        this.current = where;
         this.status(`${where} started`);
         break;
       case 'status': {
@@ -94,6 +116,7 @@ export class ProgressReporter {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.keepalive);
     await this.flushStatus();
   }
 
@@ -159,6 +182,7 @@ export class ProgressReporter {
 
   private async emit(message: string) {
     this.count++;
+    this.armKeepalive();
     try {
       // No escape sequence or control character: a cell must not retitle or clear a client's screen.
       await this.send({ progressToken: this.token, progress: this.count, message: plainText(message) });
