@@ -59,6 +59,8 @@ export interface HttpServeOptions extends ConnectionOptions {
   token: string;
   /** A session without requests for this long is closed and its kernels shut down. */
   idleTimeoutMs: number;
+  /** Largest request body in bytes (default 16 MiB). */
+  maxBodyBytes?: number;
 }
 
 interface HttpSession {
@@ -72,18 +74,28 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
-function readBody(req: IncomingMessage): Promise<unknown> {
+/** A request body over the limit (answered 413). */
+class BodyTooLarge extends Error {}
+
+/**
+ * The body as JSON. Past `limit` bytes the rest is read and dropped, not kept, and the promise
+ * rejects with BodyTooLarge once it ended: the client, still sending, then reads a 413 instead
+ * of a connection reset.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the request body is over ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-      } else chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
     });
     req.on('end', () => {
+      if (size > limit) {
+        reject(new BodyTooLarge(`the request body is over ${limit} bytes (${size} bytes)`));
+        return;
+      }
       try {
         resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       } catch (err) {
@@ -92,6 +104,23 @@ function readBody(req: IncomingMessage): Promise<unknown> {
     });
     req.on('error', reject);
   });
+}
+
+/**
+ * Whether a browser page of this origin may call the server: only one served from loopback
+ * (the MCP specification has servers validate Origin against DNS rebinding; a request without
+ * Origin comes from no browser page and is fine).
+ */
+export function loopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // "null" (a sandboxed frame, a file) and anything else that is no URL
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 export class McpHttpServer {
@@ -120,7 +149,7 @@ export class McpHttpServer {
     });
     const { port } = this.http.address() as { port: number };
     const host = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
-    this.allowedHosts = new Set([`${host}:${port}`, `localhost:${port}`]);
+    this.allowedHosts = new Set([`${host}:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()));
     const every = Math.min(30_000, Math.max(100, this.opts.idleTimeoutMs / 4));
     this.sweeper = setInterval(() => this.closeIdle(), every);
     this.sweeper.unref();
@@ -143,8 +172,19 @@ export class McpHttpServer {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
     // A page in a browser may reach a loopback port under another name (DNS rebinding).
-    if (!this.allowedHosts.has(req.headers.host ?? ''))
+    // (host names are case-insensitive: LOCALHOST:8765 is the same server)
+    if (!this.allowedHosts.has((req.headers.host ?? '').toLowerCase()))
       return sendJson(res, 403, rpcError(-32000, `Forbidden: unexpected Host header ${req.headers.host}`));
+    const origin = req.headers.origin;
+    if (origin !== undefined && !loopbackOrigin(origin))
+      return sendJson(
+        res,
+        403,
+        rpcError(
+          -32000,
+          `Forbidden: a page of origin ${origin} may not call this server (loopback origins only)`,
+        ),
+      );
     if (!this.authorized(req)) {
       return sendJson(
         res,
@@ -161,8 +201,10 @@ export class McpHttpServer {
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = await readBody(req);
+        body = await readBody(req, this.opts.maxBodyBytes ?? MAX_BODY_BYTES);
       } catch (err) {
+        if (err instanceof BodyTooLarge)
+          return sendJson(res, 413, rpcError(-32600, `Request too large: ${err.message}`));
         return sendJson(res, 400, rpcError(-32700, `Parse error: ${(err as Error).message}`));
       }
     }
