@@ -162,3 +162,18 @@ describe('the protocol revision the client negotiated', () => {
     expect(now.structuredContent).toBeDefined();
   });
 });
+
+describe('titles in the structured part (issue 42, defect 9)', () => {
+  it('are sanitised and capped as in the text: no bidi controls or escapes, not a 2 MB title whole', async () => {
+    const title = `\u202eevil\u2066 \x1b[31mred\x1b[0m\n${'t'.repeat(2_000_000)}`;
+    const r = await call([
+      cellResult({ index: 0, text: 'ok\n', title }),
+      cellResult({ index: 1, text: 'two\n' }),
+    ]);
+    const cell = (r.structuredContent as { cells: { title?: string }[] }).cells[0];
+    expect(cell?.title).toMatch(/^evil red t+…$/);
+    expect(cell?.title?.length).toBeLessThanOrEqual(200);
+    expect(textOf(r)).toContain(`[1/2] ${cell?.title}`);
+    expect(JSON.stringify(r.structuredContent)).not.toMatch(/[\u202a-\u202e\u2066-\u2069\x1b]/);
+  });
+});
