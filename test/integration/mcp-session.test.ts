@@ -153,3 +153,24 @@ describe('a client on an earlier revision (2024-11-05)', { timeout: 120_000 }, (
     }
   });
 });
+
+describe('a cell timeout below 1 s (issue 42, defect 9)', { timeout: 120_000 }, () => {
+  it('is clamped to 1 s as the schema says, with a note, not refused', async () => {
+    const { client, evalCells } = await connect();
+    const { tools } = await client.listTools();
+    const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+    const input = new AjvJsonSchemaValidator().getValidator(tools[0]?.inputSchema as object);
+    expect(input({ cells: [py('1', { timeout: 0 })] }).valid).toBe(true);
+    const result = await evalCells([
+      py('1 + 1', { timeout: 0 }),
+      py('import time; time.sleep(3)', { timeout: 0.2 }),
+    ]);
+    const text = textOf(result);
+    expect(text).toMatch(/\[1\/2\]\n2\n/);
+    expect(text).toContain('cell 1: "timeout": 0 is below the shortest timeout, so the cell ran with 1 s.');
+    expect(text).toContain('cell 2: "timeout": 0.2 is below the shortest timeout, so the cell ran with 1 s.');
+    const cells = (result.structuredContent as { cells: { timedOut?: boolean }[] }).cells;
+    expect(cells[1]?.timedOut).toBe(true);
+    expect(result.isError).toBe(true);
+  });
+});

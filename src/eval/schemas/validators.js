@@ -3,7 +3,7 @@
 "use strict";
 export const toolInput = validate10;
 const schema11 = {"type":"object","required":["cells"],"additionalProperties":false,"properties":{"cells":{"type":"array","minItems":1,"items":{"$ref":"cell"}}},"$id":"toolInput"};
-const schema12 = {"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","exclusiveMinimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}},"$id":"cell"};
+const schema12 = {"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","minimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600: 0 runs it with 1)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}},"$id":"cell"};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="toolInput" */;
@@ -131,8 +131,8 @@ errors++;
 if(data1.timeout !== undefined){
 let data5 = data1.timeout;
 if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 <= 0 || isNaN(data5)){
-const err10 = {instancePath:instancePath+"/cells/" + i0+"/timeout",schemaPath:"cell/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data5 < 0 || isNaN(data5)){
+const err10 = {instancePath:instancePath+"/cells/" + i0+"/timeout",schemaPath:"cell/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3246,4 +3246,4 @@ validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const cellSchema = {"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","exclusiveMinimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}}};
+export const cellSchema = {"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","minimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600: 0 runs it with 1)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}}};

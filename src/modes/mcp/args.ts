@@ -28,8 +28,14 @@ function sessionProblem(value: unknown): string | undefined {
   return `"session" must be a name of 1-64 letters, digits, "_", "-" or ".", got ${JSON.stringify(value)}`;
 }
 
-/** The session name and the cells of an eval call. */
-export function parseEvalArgs(args: unknown): { session: string; params: EvalToolParams } {
+/** The shortest cell timeout, in seconds: a shorter one (0 too) is raised to it. */
+const MIN_TIMEOUT_S = 1;
+
+/**
+ * The session name and the cells of an eval call, and notes for the model on what was changed:
+ * a timeout below 1 s is clamped to 1 s as the tool's schema says (0 was refused).
+ */
+export function parseEvalArgs(args: unknown): { session: string; params: EvalToolParams; notes: string[] } {
   const { session, ...rest } = asObject('eval', args);
   const problems: string[] = [];
   const bad = sessionProblem(session);
@@ -44,7 +50,15 @@ export function parseEvalArgs(args: unknown): { session: string; params: EvalToo
     );
   }
   if (problems.length || !params) throw new ArgumentError('eval', problems);
-  return { session: (session as string | undefined) ?? DEFAULT_SESSION, params };
+  const notes: string[] = [];
+  const cells = params.cells.map((cell, i) => {
+    if (cell.timeout === undefined || cell.timeout >= MIN_TIMEOUT_S) return cell;
+    notes.push(
+      `cell ${i + 1}: "timeout": ${cell.timeout} is below the shortest timeout, so the cell ran with ${MIN_TIMEOUT_S} s.`,
+    );
+    return { ...cell, timeout: MIN_TIMEOUT_S };
+  });
+  return { session: (session as string | undefined) ?? DEFAULT_SESSION, params: { ...params, cells }, notes };
 }
 
 /** The session and languages of a restart or variables call (`language`: py, js or both). */

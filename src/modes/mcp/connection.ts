@@ -268,7 +268,7 @@ export class McpConnection implements CapHolder {
   }
 
   private async evalCall(args: unknown, extra: Extra): Promise<CallToolResult> {
-    const { session: name, params } = parseEvalArgs(args);
+    const { session: name, params, notes } = parseEvalArgs(args);
     const session = this.kernelSession(name);
     return session.enqueue(async () => {
       const env = this.opts.env ?? process.env;
@@ -279,7 +279,7 @@ export class McpConnection implements CapHolder {
         if (err instanceof CapError) return errorResult(err.message);
         throw err;
       }
-      return session.holdingKernels(params, () => this.runEval(session, params, extra));
+      return session.holdingKernels(params, () => this.runEval(session, params, extra, notes));
     });
   }
 
@@ -287,6 +287,7 @@ export class McpConnection implements CapHolder {
     session: KernelSession,
     params: EvalToolParams,
     extra: Extra,
+    notes: string[],
   ): Promise<CallToolResult> {
     const token = extra._meta?.progressToken;
     // (a progress notification's `message` came with 2025-03-26)
@@ -319,7 +320,8 @@ export class McpConnection implements CapHolder {
       const cancelled = extra.signal.aborted;
       if (cancelled) session.noteCancelledCall(result.cells);
       else session.delivered(result.cells);
-      const answer = await evalCallResult(result, session.name, cancelled ? [] : session.takeNotices(), {
+      const notices = cancelled ? [] : [...session.takeNotices(), ...notes];
+      const answer = await evalCallResult(result, session.name, notices, {
         version: this.protocolVersion,
         artifactDir: session.executor.artifactDir,
       });
