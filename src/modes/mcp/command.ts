@@ -15,6 +15,7 @@ import { bearerToken, HttpOptionError, McpHttpServer, parseListenAddress } from 
 import { ServerCaps } from './limits.js';
 import { type ClientName, configSnippet, invocationFromArgv } from './printConfig.js';
 import { serveStdio } from './stdio.js';
+import { unsafeWorkspace, workspaceRefusal } from './workspace.js';
 
 export const DEFAULT_IDLE_TIMEOUT_S = 30 * 60;
 
@@ -62,7 +63,15 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     }
     const settings = await opts.settings();
     const cwd = checkCwd(opts.cwd);
-    await checkSandbox(sandboxOf(settings, env)); // an agent's code never runs unsandboxed by mistake
+    const sandbox = sandboxOf(settings, env);
+    await checkSandbox(sandbox); // an agent's code never runs unsandboxed by mistake
+    const unsafe = sandbox.mode === 'workspace-write' ? unsafeWorkspace(cwd) : undefined;
+    if (unsafe) {
+      // (not refused here: a client that offers roots gives the workspace; eval calls say it otherwise)
+      err.write(
+        `omp-eval mcp: warning: eval calls will be refused unless the client offers MCP roots. ${workspaceRefusal(cwd, unsafe, 'cwd')}\n`,
+      );
+    }
     const caps = new ServerCaps(
       opts.maxSessions ?? settings['mcp.maxSessions'],
       opts.maxKernels ?? settings['mcp.maxKernels'],

@@ -16,6 +16,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
@@ -27,6 +28,7 @@ import {
   LANGUAGES,
   type Language,
   type Settings,
+  sandboxOf,
 } from './engine.js';
 import { KernelSession } from './kernelSession.js';
 import { CapError, type CapHolder, ServerCaps } from './limits.js';
@@ -35,6 +37,7 @@ import { errorResult, evalCallResult } from './results.js';
 import { INSTRUCTIONS, toolsFor } from './tools.js';
 import { type KernelPresence, type KernelVariables, listVariables, variablesTable } from './variables.js';
 import { supports, withTitle } from './versions.js';
+import { checkedWorkspace, rootsWorkspace, type Workspace, WorkspaceError } from './workspace.js';
 
 export const SERVER_VERSION = '0.1.0';
 /** How long a stopping server waits for the answers to the calls in flight to go out. */
@@ -105,12 +108,14 @@ class VersionedServer extends Server {
 
 export interface ConnectionOptions {
   settings: Settings;
-  /** The kernels' working directory. */
+  /** The kernels' working directory (unless the client offers roots). */
   cwd: string;
   /** The environment the backend switches (PI_PY, PI_JS) are read from. */
   env?: NodeJS.ProcessEnv;
   /** The server's caps on sessions and kernels, shared by all its connections (default: a cap of this one's own). */
   caps?: ServerCaps;
+  /** The home folder, refused as the workspace (default: the user's). */
+  home?: string;
   /** The longest silence between progress notifications of a call with a progress token (default 15 s). */
   keepaliveMs?: number;
 }
@@ -198,6 +203,10 @@ export class McpConnection implements CapHolder {
     this.server.setRequestHandler(ListResourcesRequestSchema, () => ({
       resources: listArtifacts(this.artifacts).map((r) => withTitle(r, this.protocolVersion)),
     }));
+    // New roots are for the sessions opened from now on: a running session keeps its folder.
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      this.roots = undefined;
+    });
     this.server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
       contents: [readArtifact(request.params.uri)],
     }));
@@ -240,12 +249,42 @@ export class McpConnection implements CapHolder {
     });
   }
 
+  /** The client's roots as a workspace, asked once (and again after they changed). */
+  private roots?: Promise<Workspace | undefined>;
+
+  /**
+   * Where a new session's kernels work: the client's roots if it offers them (the first the
+   * cwd, the others writable), else --cwd; `/` and the home folder refused (WorkspaceError).
+   */
+  private async workspace(): Promise<Workspace> {
+    const env = this.opts.env ?? process.env;
+    const writes = sandboxOf(this.opts.settings, env).mode === 'workspace-write';
+    if (this.server.getClientCapabilities()?.roots) {
+      this.roots ??= this.server.listRoots().then(
+        ({ roots }) => rootsWorkspace(roots),
+        () => undefined, // (a client that fails roots/list: the server's --cwd)
+      );
+      const fromRoots = await this.roots;
+      if (fromRoots) return checkedWorkspace(fromRoots, writes, this.opts.home);
+    }
+    return checkedWorkspace({ cwd: this.opts.cwd, writableRoots: [], from: 'cwd' }, writes, this.opts.home);
+  }
+
   /** The session of this name, opened now if it is new (within the server's session cap). */
-  private kernelSession(name: string): KernelSession {
+  private async kernelSession(name: string): Promise<KernelSession> {
     let session = this.sessions.get(name);
     if (!session) {
+      const ws = await this.workspace();
+      session = this.sessions.get(name); // (another call may have opened it meanwhile)
+      if (session) return session;
       this.caps.checkNewSession(this, name);
-      session = new KernelSession(name, this.opts.cwd, this.opts.settings, this.server);
+      const settings = ws.writableRoots.length
+        ? {
+            ...this.opts.settings,
+            'sandbox.writableRoots': [...this.opts.settings['sandbox.writableRoots'], ...ws.writableRoots],
+          }
+        : this.opts.settings;
+      session = new KernelSession(name, ws.cwd, settings, this.server);
       this.sessions.set(name, session);
     }
     return session;
@@ -258,7 +297,8 @@ export class McpConnection implements CapHolder {
       if (name === 'restart') return await this.restartCall(args);
       if (name === 'variables') return await this.variablesCall(args);
     } catch (err) {
-      if (err instanceof ArgumentError || err instanceof CapError) return errorResult(err.message);
+      if (err instanceof ArgumentError || err instanceof CapError || err instanceof WorkspaceError)
+        return errorResult(err.message);
       return errorResult(`${name} failed: ${(err as Error).message}`);
     }
     throw new McpError(
@@ -269,7 +309,7 @@ export class McpConnection implements CapHolder {
 
   private async evalCall(args: unknown, extra: Extra): Promise<CallToolResult> {
     const { session: name, params, notes } = parseEvalArgs(args);
-    const session = this.kernelSession(name);
+    const session = await this.kernelSession(name);
     return session.enqueue(async () => {
       const env = this.opts.env ?? process.env;
       // (checked and counted in one step: a call of another session cannot take the same room)
