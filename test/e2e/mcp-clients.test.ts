@@ -144,8 +144,10 @@ describe('--print-config', () => {
 
     const codex = await cli(['mcp', '--print-config', 'codex'], { env });
     expect(codex.stdout).toMatch(
-      /^\[mcp_servers\."omp-eval"\]\ncommand = ".*node.*"\nargs = \[".*omp-eval\.js", "mcp"\]/,
+      /^\[mcp_servers\."omp-eval"\]\ncommand = ".*node.*"\nargs = \[".*omp-eval\.js", "--cwd", "\/[^"]*", "mcp"\]/,
     );
+    // (Codex offers no roots: the folder --print-config ran in, absolute, is its workspace)
+    expect(codex.stderr).toMatch(/Codex offers no MCP roots: the kernels work in \//);
     expect(codex.stdout).toMatch(/tool_timeout_sec = 3700/);
     const cursor = JSON.parse((await cli(['mcp', '--print-config', 'cursor'], { env })).stdout);
     expect(cursor.mcpServers['omp-eval'].args.at(-1)).toBe('mcp');

@@ -44,7 +44,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
   try {
     const address = opts.http === undefined ? undefined : parseListenAddress(opts.http);
     if (opts.printConfig) {
-      const invocation = invocationFromArgv(opts.argv ?? process.argv);
+      const invocation = invocationFromArgv(opts.argv ?? process.argv, undefined, env, opts.cwd);
       if (address) {
         if (address.port === 0)
           throw new HttpOptionError('--print-config with --http needs a fixed port, not 0');

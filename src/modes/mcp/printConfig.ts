@@ -28,7 +28,16 @@ export interface Invocation {
    * line (--token, the URL's `?token=` or password) was left out, or JUPYTER_TOKEN is set here.
    */
   jupyterToken?: 'dropped' | 'env';
+  /**
+   * The absolute directory --print-config ran in, when the command line has no --cwd: the
+   * snippets of clients without MCP roots pass it as --cwd (such a client starts the server
+   * wherever it was started itself, often / or the home folder).
+   */
+  cwd?: string;
 }
+
+/** Clients that offer MCP roots, the workspace of a session (documented by each; Codex and Gemini CLI do not). */
+const ROOTS: Record<ClientName, boolean> = { claude: true, cursor: true, codex: false, gemini: false };
 
 /** The variable the server reads the Jupyter token from (src/eval/remote/factory.ts). */
 export const JUPYTER_TOKEN_VAR = 'JUPYTER_TOKEN';
@@ -45,6 +54,7 @@ export function invocationFromArgv(
   argv: string[],
   execPath = process.execPath,
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): Invocation {
   const [, script = 'omp-eval', ...rest] = argv;
   const args: string[] = [];
@@ -84,7 +94,12 @@ export function invocationFromArgv(
     // keep it as given
   }
   const jupyterToken = dropped ? 'dropped' : jupyter && env[JUPYTER_TOKEN_VAR] ? 'env' : undefined;
-  return { command: execPath, args: [launcher, ...args], ...(jupyterToken ? { jupyterToken } : {}) };
+  return {
+    command: execPath,
+    args: [launcher, ...args],
+    ...(jupyterToken ? { jupyterToken } : {}),
+    ...(cwd !== undefined && !args.includes('--cwd') ? { cwd: resolve(cwd) } : {}),
+  };
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -108,9 +123,18 @@ const FORWARDED_TOKEN: Record<Exclude<ClientName, 'codex'>, string> = {
 };
 
 /** The snippet (for stdout) and where to put it (for stderr), with what to set for a Jupyter token. */
-export function configSnippet(client: ClientName, inv: Invocation): { snippet: string; where: string } {
+export function configSnippet(client: ClientName, given: Invocation): { snippet: string; where: string } {
+  const withCwd = !given.url && !ROOTS[client] && given.cwd !== undefined;
+  const [launcher = '', ...rest] = given.args;
+  const inv = withCwd ? { ...given, args: [launcher, '--cwd', given.cwd as string, ...rest] } : given;
   const { snippet, where } = clientSnippet(client, inv);
-  return { snippet, where: inv.jupyterToken ? `${where}\n${jupyterNote(client, inv)}` : where };
+  const notes = [where];
+  if (withCwd)
+    notes.push(
+      `${CLIENT_NAMES[client]} offers no MCP roots: the kernels work in ${given.cwd} (--cwd); run --print-config in the project's folder, or pass --cwd, for another.`,
+    );
+  if (inv.jupyterToken) notes.push(jupyterNote(client, inv));
+  return { snippet, where: notes.join('\n') };
 }
 
 /** What the user must do for the Jupyter token, which no snippet holds. */
