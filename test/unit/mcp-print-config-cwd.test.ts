@@ -8,7 +8,7 @@ import { configSnippet, invocationFromArgv } from '../../src/modes/mcp/printConf
 
 const NODE = '/usr/bin/node';
 const argv = (...args: string[]) => [NODE, '/no/such/bin/omp-eval.js', ...args];
-const argsOf = (client: 'claude' | 'cursor' | 'gemini', snippet: string) =>
+const argsOf = (_client: 'claude' | 'cursor' | 'gemini', snippet: string) =>
   JSON.parse(snippet).mcpServers['omp-eval'].args as string[];
 
 describe('--print-config and the working directory', () => {

@@ -335,17 +335,20 @@ export class McpConnection implements CapHolder {
     const progress =
       token === undefined
         ? undefined
-        : new ProgressReporter(token, params.cells.length, (p) =>
-            extra.sendNotification({
-              method: 'notifications/progress',
-              params: withMessage
-                ? p
-                : {
-                    progressToken: p.progressToken,
-                    progress: p.progress,
-                    ...(p.total !== undefined ? { total: p.total } : {}),
-                  },
-            }),
+        : new ProgressReporter(
+            token,
+            params.cells.length,
+            (p) =>
+              extra.sendNotification({
+                method: 'notifications/progress',
+                params: withMessage
+                  ? p
+                  : {
+                      progressToken: p.progressToken,
+                      progress: p.progress,
+                      ...(p.total !== undefined ? { total: p.total } : {}),
+                    },
+              }),
             this.opts.keepaliveMs,
           );
     session.currentRequest = extra.requestId;
