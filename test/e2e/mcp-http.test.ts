@@ -214,7 +214,7 @@ describe('omp-eval mcp --http', { timeout: 60_000 }, () => {
     await expect(cancelled).rejects.toThrow(/abort/i);
     expect(messages.join('\n')).toMatch(/cell started/);
     const next = await evalCell(client, 'x + 1');
-    expect(textOf(next)).toMatch(/cell 1 was interrupted, and the Python kernel kept its state\.\]\n42$/);
+    expect(textOf(next)).toMatch(/cell 1 was interrupted, and the Python kernel kept its state\.\]\n\n42$/);
   });
 
   it('shuts an idle session down after --idle-timeout', async () => {
