@@ -259,8 +259,9 @@ function limitProcesses(max: number): { cgroup?: MemoryCgroup; step: string } {
   const cgroup = createPidsCgroup(max);
   if (cgroup) return { cgroup, step: joinCgroup(cgroup) };
   const limit = Math.max(max, RLIMIT_NPROC_FALLBACK);
-  // (dash names the limit -p, bash and busybox -u.)
-  return { step: `{ ulimit -u ${limit} || ulimit -p ${limit}; } 2>/dev/null` };
+  // (dash names the limit -p, bash and busybox -u. A hard limit below it keeps the user's own:
+  // the kernel starts all the same.)
+  return { step: `{ ulimit -u ${limit} || ulimit -p ${limit} || true; } 2>/dev/null` };
 }
 
 /** The shell step that moves the shell (and so what it execs) into `cgroup`. */
