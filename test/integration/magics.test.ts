@@ -344,7 +344,8 @@ with zipfile.ZipFile(path, "w") as z:
 describe('magics: %pip', () => {
   it('installs a local wheel and evicts its modules so the next import is fresh', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'omp-pip-'));
-    const venv = join(dir, 'venv');
+    // (Not named venv or .venv: a sandbox keeps those read-only in the working directory.)
+    const venv = join(dir, 'env');
     execFileSync('python3', ['-m', 'venv', venv]);
     const wheels = join(dir, 'wheels');
     mkdirSync(wheels);

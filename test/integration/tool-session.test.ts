@@ -200,9 +200,10 @@ describe('a one-shot call names the processes its cells left running', () => {
         {
           cells: [
             py('import subprocess\np = subprocess.Popen(["sleep", "0"])\np.wait()'),
-            // (multiprocessing's own helpers, its fork server and resource tracker, are not the cells')
+            // (multiprocessing's own helpers, its fork server and resource tracker, are not the cells'.
+            // A sandbox refuses the fork server's Unix socket: spawn's resource tracker there.)
             py(
-              'import multiprocessing as mp\nwith mp.get_context("forkserver").Pool(1) as pool:\n    print(pool.map(abs, [-1]))',
+              `import multiprocessing as mp\nwith mp.get_context("${process.env.OMP_EVAL_SANDBOX ? 'spawn' : 'forkserver'}").Pool(1) as pool:\n    print(pool.map(abs, [-1]))`,
             ),
           ],
         },
