@@ -2,18 +2,17 @@
  * The notebook in a real pseudo-terminal, against issue 16's targets: start to a usable prompt
  * (beside `ipython3 -c pass`), Ctrl-O and resize at 1,000 cells (time and bytes), memory at start,
  * after 1,000 cells and after a 25 MB line, a 200,000-line cell beside `omp-eval run`, and the
- * notebook's CPU while a cell prints (as fast as it can, and at 5,000 lines a second) or waits.
+ * notebook's CPU while a cell prints (as fast as it can, and at 5,000 lines a second) or waits;
+ * then issue 43's pastes and keystroke bursts beside `ipython3` (tuiInput.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pty from '@lydell/node-pty';
-import xterm from '@xterm/headless';
 import { median, scratchDir } from './lib.js';
+import { IPYTHON, inputBench, notebook } from './tuiInput.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
-const IPYTHON = '/usr/bin/ipython3';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** 256 lines of a megabyte each, written as fast as Python can. */
 const MEGA_LINES =
@@ -48,67 +47,6 @@ async function idleRss(pid: number): Promise<number> {
     last = now;
   }
   return last;
-}
-
-function notebook(opts: { ownTmp?: boolean } = {}, columns = 100, rows = 30) {
-  const term = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true, convertEol: true });
-  const started = performance.now();
-  // For the long session, a temporary folder of its own: the artifacts other runs left (the tests
-  // fill the folder to its cap) would make each spill file remove old ones first. (Not for the
-  // start: the kernel's compiled bytecode is kept there too.)
-  const home = scratchDir('omp-bench-');
-  const child = pty.spawn(process.execPath, [BIN], {
-    name: 'xterm-256color',
-    cols: columns,
-    rows,
-    env: {
-      ...process.env,
-      CI: 'false',
-      FORCE_COLOR: '1',
-      ...(opts.ownTmp ? { TMPDIR: home } : {}),
-      OMP_EVAL_HISTORY: join(home, 'history.json'),
-    } as Record<string, string>,
-  });
-  // The terminal's own replies (DA1 to the notebook's image-protocol query), as a real one sends them.
-  term.onData((data) => child.write(data));
-  const state = { bytes: 0, lastData: performance.now() };
-  let pending = Promise.resolve();
-  child.onData((data) => {
-    state.bytes += Buffer.byteLength(data);
-    state.lastData = performance.now();
-    pending = pending.then(() => new Promise<void>((resolve) => term.write(data, resolve)));
-  });
-  const screen = () => {
-    const buffer = term.buffer.active;
-    const lines: string[] = [];
-    for (let i = 0; i < term.rows; i++)
-      lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
-    return lines.join('\n');
-  };
-  const waitFor = async (predicate: (s: string) => boolean, timeoutMs = 300_000) => {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      await pending;
-      if (predicate(screen())) return performance.now();
-      if (Date.now() > until) throw new Error(`bench: timed out; screen:\n${screen()}`);
-      await sleep(2);
-    }
-  };
-  /** Waits until nothing was written for `quietMs`; returns the time of the last write. */
-  const settle = async (quietMs = 150) => {
-    const from = performance.now();
-    // Something is written in answer (at most 2 s), then nothing for quietMs.
-    while (state.lastData < from && performance.now() - from < 2000) await sleep(5);
-    while (performance.now() - state.lastData < quietMs) await sleep(10);
-    await pending;
-    return state.lastData;
-  };
-  const run = async (code: string) => {
-    child.write(code);
-    await sleep(60);
-    child.write('\r');
-  };
-  return { child, term, screen, waitFor, settle, run, state, started };
 }
 
 async function startup() {
@@ -251,6 +189,7 @@ async function longSession() {
 async function main() {
   const start = await startup();
   const s = await longSession();
+  const input = await inputBench();
   const ms = (x: number) => `${Math.round(x)} ms`;
   const kb = (x: number) => `${(x / 1024).toFixed(1)} KB`;
   const table = [
@@ -303,6 +242,7 @@ async function main() {
       '< 30 %',
     ],
     ['notebook CPU, a cell that sleeps 4 s', `${Math.round(s.cpuWaiting * 100)} % of a core`, '', 'report'],
+    ...input,
   ];
   const widths = table[0]?.map((_, c) => Math.max(...table.map((r) => (r[c] as string).length))) ?? [];
   const line = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c] as number)).join(' | ')} |`;

@@ -6,6 +6,7 @@
  * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
 import { ArtifactFile, type CellLanguage, type Executor, sandboxLabel } from '../eval/index.js';
+import { EarlyInput } from './lib/earlyInput.js';
 import type { ImageMode } from './lib/images.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './lib/terminalModes.js';
 
@@ -24,6 +25,8 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // which echoes them and turns Enter into a newline, before the key handler's effect would turn
   // raw mode on. (Ink turns it off when the notebook ends; Node restores the terminal at exit.)
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
+  // Keys typed before the prompt is drawn are kept for it (lib/earlyInput.ts).
+  const early = process.stdin.isTTY ? new EarlyInput(process.stdin) : undefined;
   // Before the notebook's libraries load (their load is what grows the young generation first).
   const memory = await import('./lib/memory.js');
   memory.capYoungGeneration();
@@ -56,8 +59,8 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   const color = chalk.level > 0;
   let imageMode = images.resolveImageMode(opts.images, process.env, color);
   // `auto`: the terminal itself says whether it speaks kitty's or iTerm2's protocol.
-  if (opts.images === 'auto' && color && !process.env.TMUX) {
-    imageMode = (await queryImageProtocol(process.stdin, process.stdout)) ?? imageMode;
+  if (opts.images === 'auto' && color && !process.env.TMUX && early) {
+    imageMode = (await queryImageProtocol(early, process.stdout)) ?? imageMode;
   }
   let finish!: () => void;
   const finished = new Promise<void>((done) => {
@@ -73,6 +76,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
     })();
     return stopping;
   };
+  early?.release();
   process.stdout.write(BRACKETED_PASTE_ON);
   const instance = render(
     React.createElement(App, {

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
@@ -48,6 +48,11 @@ function openTmux(columns: number, rows: number) {
     joined,
     screen,
     keys: (...keys: string[]) => tmux('send-keys', '-t', 'nb', ...keys),
+    /** Pastes a file's text as tmux pastes (its LFs sent as CRs), bracketed as the notebook asked. */
+    paste(file: string) {
+      tmux('load-buffer', file);
+      tmux('paste-buffer', '-p', '-t', 'nb');
+    },
     resize: (c: number, r: number) => tmux('resize-window', '-t', 'nb', '-x', String(c), '-y', String(r)),
     async waitFor(predicate: (screen: string) => boolean, what: string) {
       const until = Date.now() + 60_000;
@@ -131,5 +136,58 @@ describe('the notebook in tmux', () => {
     t.resize(200, 30);
     await t.waitFor((s) => s.includes(line.slice(0, 200)), 'the line, reflowed');
     expect(t.joined().split('\n')).toContain(line);
+  });
+
+  it('takes keys sent 20–50 ms apart, in one send-keys, or before it starts as cells of their own', async () => {
+    const t = openTmux(100, 30);
+    open = t;
+    // Before the notebook has drawn anything (or even started).
+    t.keys('a = 1; b = 2', 'Enter');
+    await t.waitFor((s) => s.includes('In [2]:') && s.includes('● idle'), 'the cell typed at start');
+    for (const [keys, pause] of [
+      [['-l', 'c = 3'], 20],
+      [['Enter'], 50],
+      [['-l', 'a + b + c'], 30],
+      [['Enter'], 0],
+    ] as const) {
+      t.keys(...keys);
+      await sleep(pause);
+    }
+    await t.waitFor((s) => s.includes('Out[3]: 6') && s.includes('In [4]:'), 'two cells');
+    t.keys('d = 4', 'Enter', 'a + b + c + d', 'Enter');
+    await t.waitFor((s) => s.includes('Out[5]: 10') && s.includes('In [6]:'), 'two more, in one write');
+    expect(t.all()).not.toMatch(/\.\.\.: a \+ b/);
+  });
+
+  it('takes in a 5 MB paste; Ctrl-C right after it leaves an empty prompt', async () => {
+    const t = openTmux(100, 30);
+    open = t;
+    const file = join(dirname(t.flag), 'paste.py');
+    const lines: string[] = [];
+    for (let i = 0, size = 0; size < 4 * 1024 * 1024; i++) {
+      lines.push(`x_${i} = ${i}  # a line of the pasted script`);
+      size += (lines.at(-1) as string).length + 1;
+    }
+    // And a literal of 1 MB on one line (a data dump): typed into the editor chunk by chunk, it
+    // alone took minutes.
+    lines.push(`data = "${'d'.repeat(1024 * 1024)}"`);
+    writeFileSync(file, `${lines.join('\n')}\nend_of_paste = 1`);
+    await t.waitFor((s) => s.includes('In [1]:') && s.includes('idle'), 'the prompt');
+    t.paste(file);
+    await t.waitFor((s) => s.includes('...: end_of_paste = 1'), 'the paste in the prompt');
+    // Pasted again and stopped at once: tmux sends Ctrl-C after the paste (or, from another
+    // client, inside it); either way none of it stays.
+    t.keys('C-c');
+    await t.waitFor((s) => /In \[1\]:\s*$/m.test(s) && !s.includes('end_of_paste'), 'an empty prompt');
+    t.paste(file);
+    t.keys('C-c');
+    await t.waitFor(
+      (s) => /In \[1\]:\s*$/m.test(s) && !s.includes('x_') && !s.includes('pasting'),
+      'an empty prompt again',
+    );
+    t.keys('-l', '6 * 7');
+    await t.waitFor((s) => s.includes('6 * 7'), 'the code');
+    t.keys('Enter');
+    await t.waitFor((s) => s.includes('Out[1]: 42'), 'the notebook, answering');
   });
 });

@@ -13,9 +13,14 @@ describe('raw input as keys', () => {
     ]);
   });
 
-  it('a chunk with several lines is a paste, newlines kept', () => {
-    expect(keyEvents('a = 1\rb = 2\r')).toEqual([{ text: 'a = 1\nb = 2\n' }]);
-    expect(keyEvents('x\ny')).toEqual([{ text: 'x\ny' }]);
+  it('keys that arrive together are keys, in order: each CR an Enter (only a bracketed paste is text)', () => {
+    expect(keyEvents('c = 3\ra + b + c\r')).toEqual([
+      { text: 'c = 3' },
+      { key: 'enter' },
+      { text: 'a + b + c' },
+      { key: 'enter' },
+    ]);
+    expect(keyEvents('x\ny')).toEqual([{ text: 'x' }, { key: 'ctrl+j' }, { text: 'y' }]);
   });
 
   it('tells Backspace from Delete, and names modified keys', () => {

@@ -113,36 +113,37 @@ describe('asking the terminal for its image protocol', () => {
     expect(protocolFromReply('')).toBeUndefined();
   });
 
-  it('sends the query and stops reading at the DA1 reply', async () => {
+  it('sends the query, stops reading at the DA1 reply, and keeps the keys typed meanwhile', async () => {
     const { EventEmitter } = await import('node:events');
     const { IMAGE_QUERY, queryImageProtocol } = await import('../../src/tui/lib/terminalQuery.js');
-    const queue: string[] = [];
+    const { EarlyInput } = await import('../../src/tui/lib/earlyInput.js');
+    const queue: Buffer[] = [];
+    const unshifted: Buffer[] = [];
     const stdin = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      isRaw: false,
-      setRawMode(raw: boolean) {
-        this.isRaw = raw;
-      },
       read: () => queue.shift() ?? null,
+      unshift: (chunk: Buffer) => unshifted.push(chunk),
     });
+    const early = new EarlyInput(stdin);
     const written: string[] = [];
     const stdout = {
       isTTY: true,
       write: (data: string) => {
         written.push(data);
         setTimeout(() => {
-          queue.push('\x1b_Gi=31;OK\x1b\\', '\x1b[?62;c');
+          // A key typed before the replies and one between them.
+          queue.push(Buffer.from('1+\x1b_Gi=31;OK\x1b\\'), Buffer.from('1\r\x1b[?62;c'));
           stdin.emit('readable');
         }, 5);
         return true;
       },
     };
     // A deadline far beyond the test's own: the answer, not the deadline, ends the query.
-    const found = await queryImageProtocol(stdin as never, stdout as never, 3_600_000);
+    const found = await queryImageProtocol(early, stdout, 3_600_000);
     expect(found).toBe('kitty');
     expect(written).toEqual([IMAGE_QUERY]);
-    expect(stdin.isRaw).toBe(false);
+    early.release();
     expect(stdin.listenerCount('readable')).toBe(0);
+    expect(Buffer.concat(unshifted).toString()).toBe('1+1\r');
   });
 });
 

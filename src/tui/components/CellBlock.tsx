@@ -4,10 +4,10 @@
  * and the code; the output follows it as lines of text (lib/rowText.ts, lib/printer.tsx).
  */
 
-import type { ReactNode } from 'react';
+import { type ReactNode, useMemo } from 'react';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
-import { expandTabs } from '../lib/graphemes.js';
+import { expandTabs, lineHead } from '../lib/graphemes.js';
 import type { PreviewItem } from '../lib/preview.js';
 import { outLabels } from '../lib/rowText.js';
 import { type Row, rowsOf } from '../state/output.js';
@@ -91,11 +91,35 @@ function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
   );
 }
 
+/** Lines in `text`. */
+export function countLines(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** The first `n` lines of `text`. */
+export function firstLines(text: string, n: number): string {
+  let end = -1;
+  for (let i = 0; i < n; i++) {
+    end = text.indexOf('\n', end + 1);
+    if (end === -1) return text;
+  }
+  return text.slice(0, Math.max(0, end));
+}
+
+/** Columns of a live code line that are drawn at most (Ink cuts it at the terminal's edge). */
+const LIVE_LINE_COLUMNS = 1000;
+
 export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps): ReactNode {
   // (The notebook's messages, info cells, are never live: they are printed at once, lib/rowText.ts.)
   const live = maxRows !== undefined;
-  let codeLines = highlightCode(expandTabs(cell.code), color, cell.highlight ?? cell.language).split('\n');
+  // The running cell draws on every tick: its code is counted once, and only the lines it shows
+  // are highlighted (a pasted cell can have a million).
+  const total = useMemo(() => (live ? countLines(cell.code) : 0), [live, cell.code]);
+  const language = cell.highlight ?? cell.language;
   if (!live) {
+    const codeLines = highlightCode(expandTabs(cell.code), color, language).split('\n');
     // Printed: the header and the code; the output follows as lines of text (lib/printer.tsx).
     // A code line that wraps keeps the gutter on its every row: the gutter is the box's border.
     return (
@@ -117,13 +141,14 @@ export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps):
     );
   }
   // Header, code and output must fit in maxRows terminal rows.
-  const codeBudget = Math.max(1, Math.min(codeLines.length, Math.floor((maxRows - 1) / 3)));
-  if (codeLines.length > codeBudget) {
-    codeLines = [
-      ...codeLines.slice(0, codeBudget - 1),
-      `… ${codeLines.length - codeBudget + 1} more code lines`,
-    ];
-  }
+  const codeBudget = Math.max(1, Math.min(total, Math.floor((maxRows - 1) / 3)));
+  const shown = total > codeBudget ? codeBudget - 1 : codeBudget;
+  const head = firstLines(cell.code, shown)
+    .split('\n')
+    .map((line) => lineHead(line, LIVE_LINE_COLUMNS))
+    .join('\n');
+  const codeLines = shown ? highlightCode(expandTabs(head), color, language).split('\n') : [];
+  if (total > codeBudget) codeLines.push(`… ${total - codeBudget + 1} more code lines`);
   const items = liveItems(
     rowsOf(cell.output),
     cell.output.omitted,
@@ -161,7 +186,7 @@ export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps):
 
 /** A queued cell on one row: its title or first code line. */
 export function QueuedLine({ cell }: { cell: CellView }): ReactNode {
-  const first = cell.code.split('\n')[0] ?? '';
+  const first = lineHead(firstLines(cell.code, 1), LIVE_LINE_COLUMNS);
   return (
     <Text wrap="truncate-end">
       <Text color="gray">○ [ ]</Text>

@@ -5,7 +5,15 @@ import { type CellLanguage, cellLanguage } from '../../eval/index.js';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import type { EditorState } from '../lib/editor.js';
-import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../lib/graphemes.js';
+import {
+  columnsOf,
+  drawnCells,
+  expandTabs,
+  graphemeCells,
+  lineHead,
+  reach,
+  snapOut,
+} from '../lib/graphemes.js';
 
 export interface EditorProps {
   editor: EditorState;
@@ -35,12 +43,19 @@ export function windowStart(total: number, row: number, size: number): number {
  * wide characters count two, a tab up to the next tab stop.
  */
 export function cursorWindow(
-  line: string,
+  whole: string,
   col: number,
   width: number,
 ): { before: string; at: string; after: string } {
+  // Only the part of the line that can be in view is measured: a line of megabytes (a pasted
+  // literal) is not segmented on every key. A part cut from the middle of a line starts with `…`
+  // anyway, so a tab's stop counted from there instead of the line's start shows nothing wrong.
+  const shift = snapOut(whole, Math.max(0, col - reach(width)));
+  const to = Math.min(whole.length, col + reach(width));
+  const cut = to < whole.length;
+  const line = shift > 0 || cut ? whole.slice(shift, snapOut(whole, to) === to ? to : to - 1) : whole;
   const cells = drawnCells(line);
-  const cursor = cells.findIndex((c) => c.offset >= col);
+  const cursor = cells.findIndex((c) => c.offset >= col - shift);
   const at = cursor === -1 ? cells.length : cursor;
   const total = cells.reduce((n, c) => n + c.width, 0);
   let start = 0;
@@ -67,9 +82,9 @@ export function cursorWindow(
       .map((c) => c.text)
       .join('');
   return {
-    before: `${start > 0 ? '…' : ''}${join(start, at)}`,
+    before: `${start > 0 || shift > 0 ? '…' : ''}${join(start, at)}`,
     at: cells[at]?.text ?? ' ',
-    after: `${join(at + 1, Math.max(at + 1, end))}${end < cells.length ? '…' : ''}`,
+    after: `${join(at + 1, Math.max(at + 1, end))}${end < cells.length || cut ? '…' : ''}`,
   };
 }
 
@@ -121,7 +136,7 @@ export function Editor({
                 {view.after}
               </>
             ) : (
-              highlightCode(expandTabs(line), color, language)
+              highlightCode(expandTabs(lineHead(line, columns)), color, language)
             )}
           </Text>
         );

@@ -15,6 +15,7 @@ import { KeyEdits } from '../keys/keyEdits.js';
 import { isKill } from '../keys/killBuffer.js';
 import { droppingCommand, type NodeReplDeps, nodeReplCommand } from '../keys/nodeRepl.js';
 import { type KeyEvent, keyEvents } from '../keys/parseKey.js';
+import { PASTE_END, PASTE_START, Paste, pasteSize } from '../keys/paste.js';
 import * as ed from '../lib/editor.js';
 import { type Action, INTERRUPTING_MESSAGE, runningCell, type State } from '../state/reducer.js';
 import type { CellRunner } from './useCellRunner.js';
@@ -38,20 +39,28 @@ export interface KeysOptions {
   runCommand: (line: string) => void;
 }
 
+/** A key, typed text, or the lines of a bracketed paste. */
+type InputEvent = KeyEvent | { lines: string[] };
+
 /** What leaves IPython's terminal shell, typed as a cell of its own. */
 const EXITERS = new Set(['exit', 'quit', 'exit()', 'quit()']);
-const PASTE_START = '\x1b[200~';
-const PASTE_END = '\x1b[201~';
+/** A paste this large says on the status line how far it has come, every PROGRESS_MS. */
+const PROGRESS_FROM = 1024 * 1024;
+const PROGRESS_MS = 250;
 
 /**
  * What the keys do. One instance lives for the notebook's life; `latest` holds the current render's
  * options, so that handlers always see the current state.
  */
 class KeyHandlers {
-  private pasting = false;
+  /** A bracketed paste being received. */
+  private paste: Paste | undefined;
+  private pasteShownAt: number | undefined;
   /** Enter is waiting for the kernel's answer: keys typed meanwhile wait, in order, behind it. */
   private deciding = false;
-  private held: KeyEvent[] = [];
+  /** Keys not handled yet, from `next` on (a queue: a burst of thousands of lines is linear). */
+  private queue: InputEvent[] = [];
+  private next = 0;
   private readonly edits = new KeyEdits();
   private readonly kills = this.edits.kills;
   private armedAt: number | undefined;
@@ -259,52 +268,88 @@ class KeyHandlers {
         this.deciding = false;
         if (needsMoreLines(answer)) editing.setEditor(ed.insert(editor, `\n${answer.indent ?? ''}`));
         else this.submit(text);
-        this.events(this.held.splice(0));
+        this.drain();
       });
   }
 
-  /** Key and text events in order; those that come while Enter waits are held until it is done. */
-  events(list: KeyEvent[]) {
-    for (const [i, event] of list.entries()) {
-      if (this.deciding) {
-        this.held.push(...list.slice(i));
-        return;
-      }
+  /**
+   * Key and text events in order. Those that come while Enter waits for the kernel's answer wait
+   * behind it, whatever the kernel is doing: keys typed after an Enter belong to the next cell.
+   */
+  events(list: InputEvent[]) {
+    for (const event of list) this.queue.push(event);
+    this.drain();
+  }
+
+  private drain() {
+    while (!this.deciding && this.next < this.queue.length) {
+      const event = this.queue[this.next++] as InputEvent;
       if ('key' in event) this.key(event.key);
-      else this.text(event.text);
+      else this.text('lines' in event ? event.lines : event.text);
+    }
+    if (this.next === this.queue.length) {
+      this.queue = [];
+      this.next = 0;
     }
   }
 
-  text(text: string) {
+  /** Text typed, or the lines of a paste. */
+  text(text: string | string[]) {
     const o = this.latest.current;
     const { editing } = o;
     this.disarm();
     this.kills.other();
+    const joined = () => (typeof text === 'string' ? text : text.join('\n'));
     const running = runningCell(o.state);
-    if (running?.input) return this.answering.text(running, text);
+    if (running?.input) return this.answering.text(running, joined());
     const search = editing.searchRef.current;
-    if (search) return editing.searchFor(search.query + text);
+    if (search) return editing.searchFor(search.query + joined());
     o.completion.close(true);
-    editing.setEditor(ed.type(editing.editorRef.current, text, o.backend.language));
+    const editor = editing.editorRef.current;
+    editing.setEditor(
+      typeof text === 'string' ? ed.type(editor, text, o.backend.language) : ed.insertLines(editor, text),
+    );
   }
 
   input(raw: string) {
-    // Bracketed paste: everything between the markers is text, newlines included.
+    // Bracketed paste: everything between the markers is text, newlines included, taken in once.
+    if (this.paste) return this.pasteInput(this.paste, raw);
     if (raw === PASTE_START) {
-      this.pasting = true;
+      this.paste = new Paste();
       return;
     }
-    if (raw === PASTE_END) {
-      this.pasting = false;
-      return;
-    }
-    if (this.pasting) {
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it drops
-      const text = raw.replace(/\r\n?/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
-      if (text) this.events([{ text }]);
-      return;
-    }
+    if (raw === PASTE_END) return;
     this.events(keyEvents(raw));
+  }
+
+  private pasteInput(paste: Paste, raw: string) {
+    const { dispatch, clock } = this.latest.current;
+    if (raw === PASTE_END) {
+      this.paste = undefined;
+      if (paste.cancelled) return;
+      if (this.pasteShownAt !== undefined) dispatch({ type: 'message' });
+      this.pasteShownAt = undefined;
+      const lines = paste.take();
+      if (lines.length > 1 || lines[0]) this.events([{ lines }]);
+      return;
+    }
+    if (paste.cancelled) return;
+    paste.add(raw);
+    if (paste.cancelled) {
+      // Ctrl-C pressed while the terminal was still sending the paste: none of it goes in.
+      this.pasteShownAt = undefined;
+      this.disarm();
+      dispatch({ type: 'message', text: 'paste cancelled' });
+      return;
+    }
+    const now = clock();
+    if (
+      paste.size >= PROGRESS_FROM &&
+      (this.pasteShownAt === undefined || now - this.pasteShownAt >= PROGRESS_MS)
+    ) {
+      this.pasteShownAt = now;
+      dispatch({ type: 'message', text: `pasting… ${pasteSize(paste.size)} (Ctrl-C cancels)` });
+    }
   }
 
   /** Ends the armed exit's timer (the notebook is closing). */

@@ -85,16 +85,16 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
  * One input event of Ink's parser as key events. A text run is split at its control characters
- * ("x=12" DEL DEL is text then two Backspaces; "4+4" CR is text then Enter), except that a run
- * holding a line break before its end is a paste: its text goes in as it is, newlines included.
+ * ("x=12" DEL DEL is text then two Backspaces; "4+4" CR is text then Enter). Keys that reach the
+ * notebook together (typed ahead while it was busy, a multiplexer's burst, a terminal without
+ * bracketed paste) are still keys, in order: each CR is an Enter, as in IPython. Only a bracketed
+ * paste (useKeys) goes in as text, newlines included.
  */
 export function keyEvents(input: string): KeyEvent[] {
   if (input.startsWith('\x1b')) {
     const name = nameOfSequence(input);
     return name ? [{ key: name }] : [];
   }
-  const body = input.replace(/[\r\n]$/, '');
-  if (/[\r\n]/.test(body)) return [{ text: input.replace(/\r\n?/g, '\n') }];
   const events: KeyEvent[] = [];
   let text = '';
   for (const char of input) {

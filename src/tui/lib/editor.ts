@@ -37,18 +37,29 @@ export function cursorOffset(s: EditorState): number {
 }
 
 export function insert(s: EditorState, raw: string): EditorState {
-  const text = wellFormed(raw);
+  return insertLines(s, wellFormed(raw).split('\n'));
+}
+
+/**
+ * Text given as its lines (`pieces`, well formed, taken over) inserted at the cursor: a paste,
+ * which is never joined into one string to be split again.
+ */
+export function insertLines(s: EditorState, pieces: string[]): EditorState {
   const line = lineOf(s);
   const before = line.slice(0, s.col);
   const after = line.slice(s.col);
-  const pieces = text.split('\n');
-  const lines = s.lines.slice();
   if (pieces.length === 1) {
+    const text = pieces[0] ?? '';
+    const lines = s.lines.slice();
     lines[s.row] = before + text + after;
     return { lines, row: s.row, col: s.col + text.length };
   }
+  // (concat, not splice with a spread: a pasted cell can have millions of lines, more than a call
+  // takes arguments)
   const last = pieces.at(-1) ?? '';
-  lines.splice(s.row, 1, before + pieces[0], ...pieces.slice(1, -1), last + after);
+  pieces[0] = before + pieces[0];
+  pieces[pieces.length - 1] = last + after;
+  const lines = s.lines.slice(0, s.row).concat(pieces, s.lines.slice(s.row + 1));
   return { lines, row: s.row + pieces.length - 1, col: last.length };
 }
 

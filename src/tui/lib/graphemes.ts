@@ -134,3 +134,25 @@ export function graphemeCells(text: string): { offset: number; text: string; wid
     width: columnsOf(s.segment),
   }));
 }
+
+/**
+ * UTF-16 units on each side of the cursor that can fill `width` columns: a column takes one unit,
+ * two for a character beyond the BMP, more for a letter with marks or an emoji sequence.
+ */
+export const reach = (width: number) => width * 8 + 64;
+
+/** `offset`, moved off the second half of a surrogate pair. */
+export function snapOut(text: string, offset: number): number {
+  const code = text.charCodeAt(offset);
+  return code >= 0xdc00 && code <= 0xdfff ? offset + 1 : offset;
+}
+
+/**
+ * The start of a line, as much of it as can be in view in `width` columns (Ink cuts the rest with
+ * `…`): a long line is neither highlighted nor measured whole on every frame.
+ */
+export function lineHead(line: string, width: number): string {
+  const end = reach(width);
+  if (line.length <= end) return line;
+  return line.slice(0, snapOut(line, end) === end ? end : end - 1);
+}
