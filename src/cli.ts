@@ -3,7 +3,7 @@
  * front end (line mode, `run`, `tool`, `setup`).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { hintFor } from './cliHints.js';
+import { hintFor, pointToGlobalOptions, unknownCommand } from './cliHints.js';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
 import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
@@ -110,8 +110,7 @@ program
   .showHelpAfterError(
     "(omp-eval --help lists the commands and flags; omp-eval <command> --help, a command's)",
   )
-  .configureOutput({ outputError: (text, write) => write(`${text}${hintFor(text, process.argv.slice(2))}`) })
-  .configureHelp({ showGlobalOptions: true });
+  .configureOutput({ outputError: (text, write) => write(`${text}${hintFor(text, process.argv.slice(2))}`) });
 
 addSandboxOptions(program);
 
@@ -149,7 +148,10 @@ async function knownError(err: unknown): Promise<boolean> {
  * and `seq` do on SIGPIPE, quietly and with 128 + 13; the exit hook stops its kernels. (Without
  * this, the write's EPIPE would end it with a stack trace.)
  */
+let pipeWatched = false;
 function endOnBrokenPipe(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE') throw err;
@@ -251,6 +253,8 @@ function deferredLogger(): { logger: Logger; flush: () => void } {
 }
 
 program.action(async () => {
+  // A word where a command goes is no command: say so (not "too many arguments"), with the nearest.
+  if (program.args.length) return unknownCommand(program, program.args);
   const flags = program.opts<GlobalFlags>();
   // The notebook needs a terminal; piped input gets the line mode.
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
@@ -350,7 +354,7 @@ const setup = program.command('setup').description('check or prepare a runtime')
 setup
   .command('python')
   .description('report the Python interpreter omp-eval uses')
-  .requiredOption('--check', 'print the resolved interpreter and every candidate that was skipped')
+  .option('--check', 'the same: print the resolved interpreter and every candidate that was skipped')
   .action(async () => {
     const flags = program.opts<GlobalFlags>();
     try {
@@ -370,4 +374,13 @@ setup
     }
   });
 
+// (Set after the commands are made, which would inherit it: the root takes any words, to name the
+// unknown command itself, while a command's extra words stay an error.)
+program.allowExcessArguments(true);
+pointToGlobalOptions(program);
+// A command whose reader went away (`omp-eval setup python --check | head -1`) ends quietly, in
+// every face; the notebook's terminal going away is its front end's to handle.
+program.hook('preAction', (_root, command) => {
+  if (command !== program) endOnBrokenPipe();
+});
 await program.parseAsync(process.argv);

@@ -472,6 +472,28 @@ describe('omp-eval run', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'bom ok\n' });
   });
 
+  it('names an unknown command and the nearest one; help [command] prints that help', async () => {
+    const typo = await cli(['rnu', 'x.py']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("error: unknown command 'rnu' (did you mean 'run'?)");
+    expect(typo.stderr).not.toContain('too many arguments');
+    const script = await cli(['analysis.py']);
+    expect(script.stderr).toContain("unknown command 'analysis.py'");
+    expect(script.stderr).toContain('To run a script: omp-eval run analysis.py');
+    const help = await cli(['help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('Usage: omp-eval [options] [command]');
+    const runHelp = await cli(['help', 'run']);
+    expect(runHelp.stdout).toContain('Usage: omp-eval run [options] <file> [args...]');
+    // A command's help shows its own options and points to the global ones, not all of them again.
+    expect(runHelp.stdout).not.toContain('--python <path>');
+    expect(runHelp.stdout).toContain('omp-eval --help lists them');
+    expect((await cli(['run', '--help'])).stdout).toBe(runHelp.stdout);
+    expect((await cli(['help', 'nope'])).stderr).toContain("no command 'nope'");
+    // (a command's own extra words stay an error)
+    expect((await cli(['tool', 'extra'])).stderr).toContain("too many arguments for 'tool'");
+  });
+
   it('reports a missing file and a bad flag clearly', async () => {
     const missing = await cli(['run', '/no/such/script.py']);
     expect(missing.code).toBe(2);
@@ -694,13 +716,31 @@ describe('omp-eval setup python --check', () => {
     });
   });
 
-  it('prints the interpreter, its version and how it was chosen', async () => {
+  it('prints the interpreter, its version and how it was chosen (with --check or without)', async () => {
+    const plain = await cli(['setup', 'python']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^interpreter: \/.*python/m);
     const r = await cli(['setup', 'python', '--check']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^interpreter: \/.*python/m);
     expect(r.stdout).toMatch(/^version: +Python 3\.\d+\.\d+$/m);
     expect(r.stdout).toMatch(/^chosen from: PATH \(python3?\)/m);
     expect(r.stdout).toContain('.venv in the working directory): does not exist');
+  });
+
+  it('ends quietly with 141 when the reader of its report goes away (| head -1)', async () => {
+    let closed = false;
+    const r = await cli(['setup', 'python', '--check'], {
+      onStdout: (out, child) => {
+        if (!closed && out.includes('\n')) {
+          closed = true;
+          child.stdout?.destroy();
+        }
+      },
+    });
+    expect(closed).toBe(true);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(141);
   });
 
   it('exits 1 and lists the candidates when none works', async () => {

@@ -3,7 +3,7 @@
  * given without `run`, the script's own options before `--`.
  */
 import { describe, expect, it } from 'vitest';
-import { hintFor } from '../../src/cliHints.js';
+import { editDistance, hintFor, nearestCommand } from '../../src/cliHints.js';
 
 describe('command-line hints', () => {
   it('says how to run a script given without run, and where the script’s options go', () => {
@@ -22,5 +22,20 @@ describe('command-line hints', () => {
     );
     // (an unknown option before the script is omp-eval's own mistake)
     expect(hintFor(unknown, ['run', '--n', 'main.py'])).toBe('');
+  });
+});
+
+describe('an unknown command', () => {
+  const names = ['run', 'tool', 'mcp', 'setup', 'help'];
+  it('is near a command one edit away (two for a long name), a swap of neighbours counting one', () => {
+    expect(editDistance('rnu', 'run')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(nearestCommand('rnu', names)).toBe('run');
+    expect(nearestCommand('hlep', names)).toBe('help');
+    expect(nearestCommand('mpc', names)).toBe('mcp');
+    expect(nearestCommand('stup', names)).toBe('setup');
+    expect(nearestCommand('se', names)).toBe('setup'); // (the start of a command)
+    expect(nearestCommand('foo', names)).toBeUndefined(); // (two edits from tool: not near)
+    expect(nearestCommand('analysis.py', names)).toBeUndefined();
   });
 });
