@@ -10,6 +10,7 @@ import type { KernelAPI, KernelConnection, KernelSpecAPI, ServerConnection } fro
 import type WebSocket from 'ws';
 import { KernelStartError } from '../kernel/types.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { withQuickAck } from './quickAck.js';
 import { divertLibraryConsole } from './quietConsole.js';
 import { hasUserInfo, redactText, redactUrl, scrub } from './redact.js';
 
@@ -170,7 +171,7 @@ export class RemoteServer {
     divertLibraryConsole(this.logger, this.trace);
     const token = this.token;
     // REST calls get the header from the library (settings.token); the websocket from TokenSocket.
-    const socket = withTokenHeader(lib.WebSocket, token);
+    const socket = withQuickAck(withTokenHeader(lib.WebSocket, token));
     const settings = lib.ServerConnection.makeSettings({
       baseUrl: this.baseUrl,
       wsUrl: this.wsUrl,
