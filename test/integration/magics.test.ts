@@ -358,6 +358,16 @@ describe('magics: %pip', () => {
     const second = await run(k, `%pip install --no-index --quiet ${v2}\nimport omp_probe\nomp_probe.VERSION`);
     expect(second.stdout).toContain('modules of the installed packages were unloaded');
     expect(second.result?.['text/plain']).toBe("'2.0'");
+    // Through the shell, as IPython's: a pipe takes pip's output, and an install still evicts.
+    const piped = await run(
+      k,
+      `%pip install --no-index --force-reinstall ${v1} | tr a-z A-Z\nimport omp_probe\nomp_probe.VERSION`,
+    );
+    expect(piped.stdout).toContain('SUCCESSFULLY INSTALLED OMP-PROBE-DIST-1.0');
+    expect(piped.stdout).toContain('modules of the installed packages were unloaded');
+    expect(piped.result?.['text/plain']).toBe("'1.0'");
+    const head = await run(k, '%pip list 2>/dev/null | head -1');
+    expect(head.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^Package +Version$/)]);
     expect(existsSync(join(venv, 'lib'))).toBe(true);
     // A venv and two pip runs: minutes on a loaded machine.
   }, 900_000);

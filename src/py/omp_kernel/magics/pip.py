@@ -7,20 +7,42 @@ import sys
 _VALUED = ("-r", "-c", "-e", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target")
 
 
+# Where pip's own arguments end in a shell command line: a pipe, a redirection, a list.
+_SHELL_OPERATOR = re.compile(r"^(\||\|\||&&|;|&|[0-9]*[<>]+&?[0-9]*)")
+
+
 def pip(api, arg):
+    """Runs pip through the shell, as IPython's %pip does: `%pip list | head` pipes its output."""
     import shlex
 
-    args = shlex.split(arg)
-    proc = api.spawn([sys.executable, "-m", "pip"] + args, False, stdin=api.private_import("subprocess").DEVNULL)
-    code = api.wait(proc)
+    from .system import run_shell
+
+    code = run_shell(api, "%s -m pip %s" % (shlex.quote(sys.executable), arg))
+    args = pip_args(arg)
     if args and args[0] == "install" and code == 0:
         evict(requirement_names(args[1:]))
         print("Note: modules of the installed packages were unloaded; the next import loads them fresh.")
-    from .system import exit_code
-
-    api.user_ns["_exit_code"] = exit_code(code)
     if code:
         print("pip exited with code %d" % code, file=sys.stderr)
+
+
+def pip_args(arg):
+    """pip's own arguments in `arg`: its shell words up to the first pipe, redirection or list."""
+    import shlex
+
+    lexer = shlex.shlex(arg, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    args = []
+    try:
+        for word in lexer:
+            if _SHELL_OPERATOR.match(word) and word.strip("|&;<>0123456789") == "":
+                if word[0] in "<>" and args and args[-1].isdigit():
+                    args.pop()  # (the 2 of 2>/dev/null)
+                break
+            args.append(word)
+    except ValueError:  # an open quote: the shell says so
+        return args
+    return args
 
 
 def requirement_names(args):

@@ -108,27 +108,36 @@ def exit_code(returncode):
     return -(returncode - 128) if returncode > 128 else returncode
 
 
+def popen(api, args, shell, **kwargs):
+    kwargs.setdefault("stdin", api.private_import("subprocess").DEVNULL)
+    if shell:
+        kwargs.setdefault("executable", os.environ.get("SHELL") or "/bin/sh")  # as IPython
+    return api.spawn(args, shell, **kwargs)
+
+
+def run_shell(api, cmd):
+    """Runs cmd in a shell; its output goes where sys.stdout goes (%%capture takes it). Sets
+    _exit_code and returns the shell's status."""
+    subprocess = api.private_import("subprocess")
+    if _redirected():
+        proc = popen(api, cmd, True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        _copy(proc, api)
+    else:
+        proc = popen(api, cmd, True)
+    code = api.wait(proc)
+    api.user_ns["_exit_code"] = exit_code(code)
+    return code
+
+
 def register(reg):
     api = reg.api
     from . import UsageError
 
-    def popen(args, shell, **kwargs):
-        kwargs.setdefault("stdin", api.private_import("subprocess").DEVNULL)
-        if shell:
-            kwargs.setdefault("executable", os.environ.get("SHELL") or "/bin/sh")  # as IPython
-        return api.spawn(args, shell, **kwargs)
+    def popen_(args, shell, **kwargs):
+        return popen(api, args, shell, **kwargs)
 
     def run(cmd):
-        """Runs cmd in a shell; its output goes where sys.stdout goes (%%capture takes it)."""
-        subprocess = api.private_import("subprocess")
-        if _redirected():
-            proc = popen(cmd, True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            _copy(proc, api)
-        else:
-            proc = popen(cmd, True)
-        code = api.wait(proc)
-        api.user_ns["_exit_code"] = exit_code(code)
-        return code
+        return run_shell(api, cmd)
 
     def system(cmd, frame):
         """!cmd: runs a shell command; its exit code is in _exit_code."""
@@ -143,7 +152,7 @@ def register(reg):
     def sx(cmd, frame):
         """!!cmd and x = !cmd: the command's output (stdout and stderr) as an SList of lines."""
         subprocess = api.private_import("subprocess")
-        proc = popen(cmd, True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        proc = popen_(cmd, True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         chunks = []
         try:
             for chunk in iter(lambda: proc.stdout.read1(1 << 16), b""):
