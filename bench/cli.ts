@@ -1,8 +1,8 @@
 /**
  * How fast the commands start, side by side in one run (each round runs every command once, so a
- * change of load hits all of them alike): `omp-eval --version` against `node -e 0`; `run` and
- * `tool` of one small cell against `node -e 0` + `python -c pass` (the real interpreter, not a
- * version manager's shim); a `tool` call printing 200,000 lines against the same script under `run`.
+ * change of load hits all of them alike): `omp-eval --version` against `node -e 0`; a `tool` call
+ * printing 200,000 lines against the same script under `run`. (`run` and `tool` of one small cell
+ * against `node -e 0` + `python -c pass`: start.ts, which times whole process trees.)
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -50,10 +50,8 @@ export async function cliBench(): Promise<BenchRow[]> {
   const tool = (code: string) => JSON.stringify({ cells: [{ language: 'py', code }] });
   const commands: Record<string, () => Promise<number>> = {
     node: () => timed(process.execPath, ['-e', '0']),
-    python: () => timed(python.executable, ['-c', 'pass']),
     version: () => timed(process.execPath, [BIN, '--version']),
     run: () => timed(process.execPath, [BIN, 'run', small]),
-    tool: () => timed(process.execPath, [BIN, 'tool'], tool('1+1')),
     runLines: () => timed(process.execPath, [BIN, 'run', big]),
     toolLines: () => timed(process.execPath, [BIN, 'tool'], tool(loop)),
     runMega: () => timed(process.execPath, [BIN, 'run', mega]),
@@ -71,7 +69,6 @@ export async function cliBench(): Promise<BenchRow[]> {
     number
   >;
   const node = m.node as number;
-  const both = node + (m.python as number);
   const row = (what: string, omp: number, base: number, baseline: string, limit: number): BenchRow => ({
     what,
     omp: ms(omp),
@@ -81,8 +78,7 @@ export async function cliBench(): Promise<BenchRow[]> {
   });
   return [
     row('omp-eval --version', m.version as number, node, 'node -e 0', 2),
-    row('omp-eval run of print(1)', m.run as number, both, 'node -e 0 + python -c pass', 1.5),
-    row('omp-eval tool of 1+1', m.tool as number, both, 'node -e 0 + python -c pass', 1.5),
+    // (run of print(1) and tool of 1+1 against node + python: start.ts, whole process trees)
     row(
       `omp-eval tool printing ${LINES / 1000}k lines`,
       m.toolLines as number,
