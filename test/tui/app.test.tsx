@@ -561,6 +561,26 @@ describe('notebook screen', () => {
     await h.waitFor((f) => /In \[3\]:\n/.test(f));
   });
 
+  it('Up with text typed walks the entries that start with it, as IPython; Down brings the text back', async () => {
+    const { h } = start();
+    await run(h, 'alpha = 1');
+    await run(h, 'beta = 2');
+    await run(h, 'alpine = 3');
+    await run(h, 'gamma = 4');
+    await h.waitFor((f) => f.includes('[4] ok'));
+    await h.type('al');
+    await h.waitFor((f) => /In \[5\]: al$/m.test(f), 'the typed prefix');
+    await h.press(KEYS.up);
+    await h.waitFor((f) => /In \[5\]: alpine = 3/.test(f), 'the newest entry that starts with al');
+    await h.press(KEYS.up);
+    await h.waitFor((f) => /In \[5\]: alpha = 1/.test(f), 'the next older one, past beta');
+    await h.press(KEYS.up); // (no older match: it stays)
+    await h.press(KEYS.down);
+    await h.waitFor((f) => /In \[5\]: alpine = 3/.test(f), 'back to the newer match');
+    await h.press(KEYS.down);
+    await h.waitFor((f) => /In \[5\]: al$/m.test(f), 'the typed text again');
+  });
+
   it('shows /help, generated from the commands and the key bindings, and answers an unknown command', async () => {
     const { h } = start();
     await run(h, '/help');

@@ -16,6 +16,7 @@ import {
   type Executor,
   LANGUAGES,
   type Language,
+  type PrestartedKernel,
   type RunOptions,
   runEvalTool,
   type Session,
@@ -43,9 +44,12 @@ export class KernelSession {
     readonly cwd: string,
     settings: Settings,
     server: Server,
+    /** The process of its first Python kernel, spawned early (the executor checks that it fits). */
+    prestarted?: PrestartedKernel,
   ) {
     this.executor = createExecutor({
       settings,
+      ...(prestarted ? { prestarted } : {}),
       bridge: connectionBridge(settings, server, () => this.currentRequest),
       // Its artifacts in a folder of its own: a sandboxed kernel sees no other session's outputs.
       artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,

@@ -42,6 +42,8 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
   const history = useRef<string[]>(loaded);
   const historyIndex = useRef<number | undefined>(undefined);
   const draft = useRef('');
+  /** The text before the cursor when a walk through the history began: what entries start with. */
+  const prefix = useRef('');
 
   const remember = useCallback(
     (code: string) => {
@@ -58,16 +60,22 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
     setEditor(ed.emptyEditor());
   }, [setEditor]);
 
-  /** Up / Down from the first / last line: the previous / next history entry. */
+  /**
+   * Up / Down from the first / last line: the previous / next history entry that starts with the
+   * text before the cursor when the walk began (IPython's history search; all of them when it was
+   * empty). Down past the newest brings back what was typed.
+   */
   const walkHistory = useCallback(
     (delta: number) => {
       const list = history.current;
       if (!list.length) return;
       if (historyIndex.current === undefined) {
         if (delta > 0) return;
-        draft.current = ed.editorText(editorRef.current);
+        const editor = editorRef.current;
+        draft.current = ed.editorText(editor);
+        prefix.current = draft.current.slice(0, ed.cursorOffset(editor));
       }
-      const index = (historyIndex.current ?? list.length) + delta;
+      const index = nextMatch(list, historyIndex.current ?? list.length, delta, prefix.current);
       if (index >= list.length) {
         historyIndex.current = undefined;
         setEditor(ed.fromText(draft.current));
@@ -124,3 +132,14 @@ export function useEditorState(historyFile?: string, notify?: (message: string) 
 }
 
 export type EditorStateHook = ReturnType<typeof useEditorState>;
+
+/**
+ * The entry a step of `delta` from `from` reaches among those that start with `prefix`: -1 when
+ * none is older, `list.length` (the draft) past the newest.
+ */
+export function nextMatch(list: readonly string[], from: number, delta: number, prefix: string): number {
+  for (let i = from + delta; i >= 0 && i < list.length; i += delta) {
+    if ((list[i] as string).startsWith(prefix)) return i;
+  }
+  return delta > 0 ? list.length : -1;
+}
