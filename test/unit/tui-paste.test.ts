@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { countLines, firstLines } from '../../src/tui/components/CellBlock.js';
 import { cursorWindow } from '../../src/tui/components/Editor.js';
-import { Paste, pasteSize } from '../../src/tui/keys/paste.js';
+import { Paste, pasteSize, withoutGutter } from '../../src/tui/keys/paste.js';
 import * as ed from '../../src/tui/lib/editor.js';
 import { lineHead } from '../../src/tui/lib/graphemes.js';
 
@@ -96,5 +96,34 @@ describe('a long line in view', () => {
     expect(firstLines('a\nb\nc', 2)).toBe('a\nb');
     expect(firstLines('a\nb\nc', 5)).toBe('a\nb\nc');
     expect(firstLines('a\nb', 0)).toBe('');
+  });
+});
+
+describe('code copied from the notebook’s scroll-back', () => {
+  it('pastes back as code: the gutter and the cell headers go', () => {
+    expect(withoutGutter(['│ def f(x):', '│     return x + 1', '│', '│ f(2)'])).toEqual([
+      'def f(x):',
+      '    return x + 1',
+      '',
+      'f(2)',
+    ]);
+    expect(withoutGutter(['✓ [1] ok · 8 ms', '│ x = 1', '', '✗ [2] error · 3 ms', '│ 1/0'])).toEqual([
+      'x = 1',
+      '',
+      '1/0',
+    ]);
+  });
+
+  it('leaves anything else as it was pasted', () => {
+    expect(withoutGutter(['x = 1', '│ y'])).toEqual(['x = 1', '│ y']);
+    expect(withoutGutter(['│ x = 1', 'Out[1]: 1'])).toEqual(['│ x = 1', 'Out[1]: 1']);
+    expect(withoutGutter(['✓ [1] ok'])).toEqual(['✓ [1] ok']); // (a header alone is no code)
+    expect(withoutGutter(['', ''])).toEqual(['', '']);
+  });
+
+  it('is what a paste of such lines gives', () => {
+    const paste = new Paste();
+    paste.add('│ a = 1\r│ b = 2');
+    expect(paste.take()).toEqual(['a = 1', 'b = 2']);
   });
 });

@@ -69,8 +69,30 @@ export class Paste {
     lines.push(this.partial.join(''));
     this.lines = [];
     this.partial = [];
-    return lines;
+    return withoutGutter(lines);
   }
+}
+
+/** The gutter the notebook draws before a printed cell's code lines (CellBlock.tsx). */
+const GUTTER = /^│ ?/;
+/** A printed cell's header: its status glyph and execution count (`✓ [3] ok · 8 ms`). */
+const HEADER = /^[○●✓✗⊘⏱☠·\u2800-\u28ff] \[(\d+|\*| )\]/;
+
+/**
+ * Code copied from the notebook's own scroll-back pastes back as code: when every line is a
+ * printed cell's code line (`│ ` before it) or its header, the gutters and headers go, as the
+ * kernel drops pasted `>>> ` and `In [n]: ` prompts. Anything else is left as it was pasted.
+ */
+export function withoutGutter(lines: string[]): string[] {
+  const first = lines.find((line) => line.trim());
+  if (first === undefined || !(GUTTER.test(first) || HEADER.test(first))) return lines;
+  let gutters = 0;
+  for (const line of lines) {
+    if (GUTTER.test(line)) gutters++;
+    else if (line.trim() && !HEADER.test(line)) return lines;
+  }
+  if (!gutters) return lines;
+  return lines.filter((line) => !HEADER.test(line)).map((line) => line.replace(GUTTER, ''));
 }
 
 /** "3.2 MB": the size of a paste as its progress message says it (UTF-16 units, near enough). */
