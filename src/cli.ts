@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { hintFor, pointToGlobalOptions, unknownCommand } from './cliHints.js';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
-import type { CellLanguage, Executor, Logger, Settings } from './eval/index.js';
+import type { CellLanguage, Executor, Face, Logger, Settings } from './eval/index.js';
 import type { PrestartedKernel } from './eval/start.js';
 import { takeEarly } from './modes/early.js';
 import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
@@ -21,6 +21,7 @@ interface GlobalFlags extends SandboxFlags {
   images: ImageMode;
   lang?: CellLanguage;
   passEnv?: string[];
+  envFilter?: 'on' | 'off';
   agentCommand?: string;
   completionCommand?: string;
   jupyter?: string;
@@ -80,6 +81,12 @@ program
   )
   .addOption(
     new Option(
+      '--env-filter <on|off>',
+      "the spec's environment filter for kernels (default: off for the notebook, line mode and run; on for tool and mcp)",
+    ).choices(['on', 'off']),
+  )
+  .addOption(
+    new Option(
       '--lang <language>',
       'language of cells without a %%js or %%py first line (default py)',
     ).choices(['py', 'js']),
@@ -114,14 +121,18 @@ program
 
 addSandboxOptions(program);
 
-/** The settings of defaults, config file and flags; `sandbox`: the command's default sandbox mode. */
-async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write'): Promise<Settings> {
-  const { loadSettings, sandboxOf } = await import('./eval/start.js');
+/**
+ * The settings of defaults, config file and flags; `sandbox`: the command's default sandbox mode;
+ * `face`: who drives the command, whose default decides the environment filter (envFilter.ts).
+ */
+async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write', face?: Face): Promise<Settings> {
+  const { envFilterOf, loadSettings, sandboxOf } = await import('./eval/start.js');
   const overrides: Partial<Settings> = {};
   if (flags.python) overrides['python.interpreter'] = flags.python;
   if (flags.kernelMode) overrides['python.kernelMode'] = flags.kernelMode;
   if (flags.timeout !== undefined) overrides['eval.timeout'] = flags.timeout;
   if (flags.passEnv?.length) overrides['env.pass'] = flags.passEnv;
+  if (flags.envFilter) overrides['env.filter'] = flags.envFilter === 'on';
   if (flags.agentCommand) overrides['bridge.agentCommand'] = flags.agentCommand;
   if (flags.completionCommand) overrides['bridge.completionCommand'] = flags.completionCommand;
   if (flags.jupyter) overrides['jupyter.url'] = flags.jupyter;
@@ -130,6 +141,7 @@ async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write'): Pr
   if (flags.kernelId) overrides['jupyter.kernelId'] = flags.kernelId;
   const settings = loadSettings({ ...overrides, ...sandboxOverrides(flags) });
   if (sandbox) settings['sandbox.mode'] = sandboxOf(settings, process.env, sandbox).mode;
+  if (face) settings['env.filter'] = envFilterOf(settings, face).on;
   return settings;
 }
 
@@ -171,12 +183,14 @@ async function withExecutor(
   flags: GlobalFlags,
   body: (executor: Executor) => Promise<number>,
   opts: {
+    /** Who drives the command (the environment filter's default). */
+    face: Face;
     json?: boolean;
     logger?: Logger;
     brokenPipe?: 'exit' | 'front end';
     prestart?: boolean;
     exitWhenDone?: boolean;
-  } = {},
+  },
 ): Promise<void> {
   const { prestartPython, SettingsError, streamLogger } = await import('./eval/start.js');
   let executor: Executor | undefined;
@@ -195,7 +209,7 @@ async function withExecutor(
   process.once('SIGHUP', stop);
   if (opts.brokenPipe !== 'front end') endOnBrokenPipe();
   try {
-    const settings = await settingsFrom(flags);
+    const settings = await settingsFrom(flags, undefined, opts.face);
     const logger = opts.logger ?? streamLogger(process.stderr);
     // Kernels and commands get the environment omp-eval was started with, whatever the front end
     // does with its own afterwards.
@@ -260,12 +274,15 @@ program.action(async () => {
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (!interactive) {
     const { runRepl } = await import('./modes/repl.js');
-    await withExecutor(flags, (executor) =>
-      runRepl(executor, {
-        cwd: flags.cwd,
-        ...(flags.lang ? { language: flags.lang } : {}),
-        ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-      }),
+    await withExecutor(
+      flags,
+      (executor) =>
+        runRepl(executor, {
+          cwd: flags.cwd,
+          ...(flags.lang ? { language: flags.lang } : {}),
+          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+        }),
+      { face: 'line' },
     );
     return;
   }
@@ -283,7 +300,7 @@ program.action(async () => {
         }),
       // (a terminal that went away ends the notebook through its own handler, which shuts its
       // kernels down as Python's own end would: atexit runs)
-      { logger: deferred.logger, brokenPipe: 'front end' },
+      { face: 'notebook', logger: deferred.logger, brokenPipe: 'front end' },
     );
   } finally {
     deferred.flush();
@@ -310,7 +327,11 @@ program
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           ...(flags.lang ? { language: flags.lang } : {}),
         }),
-      { prestart: (flags.lang ?? (/\.[cm]?js$/i.test(file) ? 'js' : 'py')) === 'py', exitWhenDone: true },
+      {
+        face: 'run',
+        prestart: (flags.lang ?? (/\.[cm]?js$/i.test(file) ? 'js' : 'py')) === 'py',
+        exitWhenDone: true,
+      },
     );
   });
 
@@ -324,7 +345,7 @@ program
     await withExecutor(
       flags,
       async (executor) => (await import('./modes/tool.js')).runToolCommand(executor, { cwd: flags.cwd }),
-      { json: true, prestart: true, exitWhenDone: true },
+      { face: 'tool', json: true, prestart: true, exitWhenDone: true },
     );
   });
 
@@ -346,7 +367,7 @@ program
   .action(async (opts: McpFlags) => {
     const flags = program.opts<GlobalFlags>();
     const { runMcpCommand } = await import('./modes/mcp/command.js');
-    const settings = () => settingsFrom(flags, 'workspace-write'); // agents' code runs sandboxed
+    const settings = () => settingsFrom(flags, 'workspace-write', 'mcp'); // agents' code runs sandboxed
     process.exitCode = await runMcpCommand({ ...opts, settings, cwd: flags.cwd });
   });
 

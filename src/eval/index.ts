@@ -12,6 +12,14 @@ export {
   localCompleteness,
   needsMoreLines,
 } from './completeness.js';
+export {
+  AGENT_FACES,
+  describeEnvFilter,
+  type EnvFilterChoice,
+  envFilterLabel,
+  envFilterOf,
+  type Face,
+} from './envFilter.js';
 export { type BridgeCommands, commandBridge, resolveAgentHandle } from './executor/commandBridge.js';
 export type { OutputEvent } from './executor/events.js';
 export { type KernelStateListener, type KernelStatus, LANGUAGES } from './executor/kernelSet.js';
@@ -29,7 +37,6 @@ export {
 export type { Session } from './executor/session.js';
 export type { ExecutorOptions, RunOptions, SessionOptions } from './executor/types.js';
 export { ExecutorError } from './executor/types.js';
-
 export type { KernelFactory, KernelHandle, RemoteKernelInfo } from './kernel/handle.js';
 export { Kernel } from './kernel/kernel.js';
 export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';

@@ -20,6 +20,11 @@ export interface Settings {
   'eval.timeout': number;
   /** Host variables passed to kernels although the environment filter would drop them. */
   'env.pass': string[];
+  /**
+   * The spec's environment filter for kernels: on (agents' faces' default), off (the whole
+   * environment: a person's faces' default). Unset: the face's default (envFilter.ts).
+   */
+  'env.filter'?: boolean;
   /** The command that runs agent() calls (JSON request on stdin, answer on stdout). */
   'bridge.agentCommand'?: string;
   /** The command that answers completion() calls. */
@@ -92,6 +97,7 @@ const RULES: Record<keyof Settings, string> = {
   'eval.js': 'must be true or false (or 1/0, yes/no, on/off)',
   'eval.timeout': 'must be a number of seconds (1..3600)',
   'env.pass': 'must be a list of environment variable names',
+  'env.filter': 'must be on or off (or true/false, 1/0, yes/no)',
   'bridge.agentCommand': 'must be a shell command',
   'bridge.completionCommand': 'must be a shell command',
   'artifacts.maxFileMB': 'must be a positive number of megabytes',
@@ -116,6 +122,7 @@ function convert(key: keyof Settings, value: unknown): unknown {
     case 'eval.py':
     case 'eval.js':
     case 'sandbox.allowNetwork':
+    case 'env.filter':
       return typeof value === 'string' ? parseBooleanFlag(value, key) : value;
     case 'sandbox.memoryLimitMb':
       return Number(value);

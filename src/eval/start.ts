@@ -5,6 +5,7 @@
  * here is also exported by index.ts.
  */
 
+export { envFilterOf, type Face } from './envFilter.js';
 export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';
 export { type Logger, streamLogger } from './logger.js';
 export { sandboxOf } from './sandbox/settings.js';

@@ -10,10 +10,11 @@ import type { RecipeSpawn } from '../eval/quickstart.js';
 import type { PrestartedKernel } from '../eval/start.js';
 
 /** The flags that take a value, and how they bear on the kernel (undefined: not at all). */
-const VALUE_FLAGS: Record<string, 'python' | 'cwd' | 'passEnv' | 'lang' | undefined> = {
+const VALUE_FLAGS: Record<string, 'python' | 'cwd' | 'passEnv' | 'envFilter' | 'lang' | undefined> = {
   '--python': 'python',
   '--cwd': 'cwd',
   '--pass-env': 'passEnv',
+  '--env-filter': 'envFilter',
   '--lang': 'lang',
   '--kernel-mode': undefined,
   '--timeout': undefined,
@@ -28,11 +29,15 @@ export interface KernelGuess {
   python?: string;
   cwd: string;
   passEnv: string[];
+  /** --env-filter, when given (else the command's default: on for tool, off for run). */
+  envFilter?: boolean;
+  /** The command: its face decides the environment filter's default. */
+  face: 'run' | 'tool';
 }
 
 /** The local Python kernel that `argv` (without node and the script) will probably start first. */
 export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()): KernelGuess | undefined {
-  const guess: KernelGuess = { cwd, passEnv: [] };
+  const guess: Omit<KernelGuess, 'face'> = { cwd, passEnv: [] };
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -50,11 +55,14 @@ export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()):
     if (field === 'python') guess.python = value;
     else if (field === 'cwd') guess.cwd = value;
     else if (field === 'passEnv') guess.passEnv.push(value);
-    else if (field === 'lang' && value !== 'py') return undefined;
+    else if (field === 'envFilter') {
+      if (value !== 'on' && value !== 'off') return undefined; // (the parser says what is wrong)
+      guess.envFilter = value === 'on';
+    } else if (field === 'lang' && value !== 'py') return undefined;
   }
   const [command, file] = words;
-  if (command === 'tool') return guess;
-  if (command === 'run' && file !== undefined && !/\.[cm]?js$/i.test(file)) return guess;
+  if (command === 'tool') return { ...guess, face: 'tool' };
+  if (command === 'run' && file !== undefined && !/\.[cm]?js$/i.test(file)) return { ...guess, face: 'run' };
   return undefined;
 }
 
@@ -73,11 +81,13 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     const quick = await import('../eval/quickstart.js');
     const recipeKey = quick.recipeKey(guess);
     fromRecipe = quick.spawnByRecipe(recipeKey);
-    const { loadSettings, prestartPython, streamLogger } = await import('../eval/start.js');
+    const { envFilterOf, loadSettings, prestartPython, streamLogger } = await import('../eval/start.js');
     const settings = loadSettings({
       ...(guess.python ? { 'python.interpreter': guess.python } : {}),
       ...(guess.passEnv.length ? { 'env.pass': guess.passEnv } : {}),
+      ...(guess.envFilter !== undefined ? { 'env.filter': guess.envFilter } : {}),
     });
+    settings['env.filter'] = envFilterOf(settings, guess.face).on;
     early = await prestartPython(settings, {
       cwd: guess.cwd,
       hostEnv: { ...process.env },

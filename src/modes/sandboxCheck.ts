@@ -1,9 +1,10 @@
 /**
- * The sandbox part of `omp-eval setup python --check`: which mode each command runs kernels in,
- * and whether this machine can give it (bubblewrap found and working, how memory is limited).
+ * The sandbox part of `omp-eval setup python --check`: which environment and sandbox mode each
+ * command runs kernels with, and whether this machine can give it (bubblewrap found and working, how memory is limited).
  */
 import {
   checkSandbox,
+  describeEnvFilter,
   describeSandbox,
   findBwrap,
   memoryLimitOf,
@@ -17,6 +18,7 @@ import type { Streams } from './output.js';
 export async function checkSandboxSetup(settings: Settings, { out, err }: Streams): Promise<number> {
   const terminal = sandboxOf(settings); // the notebook, run and tool
   const mcp = sandboxOf(settings, process.env, 'workspace-write');
+  out.write(`environment: ${describeEnvFilter(settings)}\n`);
   if (terminal.mode === mcp.mode) out.write(`sandbox:     ${describeSandbox(terminal)}\n`);
   else out.write(`sandbox:     ${describeSandbox(terminal)}; omp-eval mcp: ${describeSandbox(mcp)}\n`);
   const sandboxed = [terminal, mcp].filter((s) => s.mode !== 'off');

@@ -10,6 +10,7 @@ import {
   cellCompleteness,
   cellLanguage,
   type Executor,
+  envFilterLabel,
   localCompleteness,
   type OutputEvent,
   type RemoteKernelInfo,
@@ -30,6 +31,8 @@ export interface NotebookBackend {
   readonly mode: string;
   /** The kernels' sandbox for the status line; unset when there is none. */
   readonly sandbox?: string;
+  /** Whether the kernels get the whole environment or the filtered one ("env whole"). */
+  readonly env?: string;
   /** The Jupyter server that runs the Python cells (`host:8888`), before its kernel is known too. */
   readonly jupyter?: string;
   /** The interpreter and its version, once known. */
@@ -93,6 +96,7 @@ export async function executorBackend(
       ? { sandbox: sandboxLabel(executor.sandbox, executor.jupyter) }
       : {}),
     ...(executor.jupyter && !js ? { jupyter: executor.jupyter } : {}),
+    env: envFilterLabel(executor.settings['env.filter'] ?? true),
     language,
     nodeVersion: process.versions.node,
     ...(js
@@ -153,7 +157,14 @@ export async function executorBackend(
  */
 export function pendingBackend(
   ready: Promise<NotebookBackend>,
-  known: { cwd: string; language: CellLanguage; mode: string; sandbox?: string; jupyter?: string },
+  known: {
+    cwd: string;
+    language: CellLanguage;
+    mode: string;
+    sandbox?: string;
+    jupyter?: string;
+    env?: string;
+  },
 ): NotebookBackend {
   let backend: NotebookBackend | undefined;
   let failure: Error | undefined;
@@ -177,6 +188,9 @@ export function pendingBackend(
     },
     get sandbox() {
       return backend?.sandbox ?? known.sandbox;
+    },
+    get env() {
+      return backend?.env ?? known.env;
     },
     get jupyter() {
       return backend?.jupyter ?? known.jupyter;

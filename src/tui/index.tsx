@@ -5,7 +5,13 @@
  * The prompt is drawn at once: the executor's session (probing the interpreter) and the kernel
  * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
-import { ArtifactFile, type CellLanguage, type Executor, sandboxLabel } from '../eval/index.js';
+import {
+  ArtifactFile,
+  type CellLanguage,
+  type Executor,
+  envFilterLabel,
+  sandboxLabel,
+} from '../eval/index.js';
 import { EarlyInput } from './lib/earlyInput.js';
 import type { ImageMode } from './lib/images.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './lib/terminalModes.js';
@@ -45,6 +51,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       cwd: resolve(opts.cwd),
       language,
       mode: executor.settings['python.kernelMode'],
+      env: envFilterLabel(executor.settings['env.filter'] ?? true),
       ...(sandboxLabel(executor.sandbox, executor.jupyter)
         ? { sandbox: sandboxLabel(executor.sandbox, executor.jupyter) }
         : {}),

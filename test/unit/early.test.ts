@@ -10,9 +10,9 @@ const cwd = '/work';
 
 describe("the early start's guess", () => {
   it('is a local Python kernel for run of a Python script and for tool', () => {
-    expect(guessPythonKernel(['run', 'x.py'], cwd)).toEqual({ cwd, passEnv: [] });
-    expect(guessPythonKernel(['run', '-'], cwd)).toEqual({ cwd, passEnv: [] });
-    expect(guessPythonKernel(['tool'], cwd)).toEqual({ cwd, passEnv: [] });
+    expect(guessPythonKernel(['run', 'x.py'], cwd)).toEqual({ cwd, passEnv: [], face: 'run' });
+    expect(guessPythonKernel(['run', '-'], cwd)).toEqual({ cwd, passEnv: [], face: 'run' });
+    expect(guessPythonKernel(['tool'], cwd)).toEqual({ cwd, passEnv: [], face: 'tool' });
     // Flags before and after the command, in both forms; the script's own arguments after --.
     expect(
       guessPythonKernel(
@@ -32,8 +32,26 @@ describe("the early start's guess", () => {
         ],
         cwd,
       ),
-    ).toEqual({ python: '/opt/py', cwd: '/data', passEnv: ['A'] });
-    expect(guessPythonKernel(['run', '--lang', 'py', 'x.txt'], cwd)).toEqual({ cwd, passEnv: [] });
+    ).toEqual({ python: '/opt/py', cwd: '/data', passEnv: ['A'], face: 'run' });
+    expect(guessPythonKernel(['run', '--lang', 'py', 'x.txt'], cwd)).toEqual({
+      cwd,
+      passEnv: [],
+      face: 'run',
+    });
+  });
+
+  it('reads --env-filter, and leaves a value it does not know to the parser', () => {
+    expect(guessPythonKernel(['--env-filter', 'on', 'run', 'x.py'], cwd)).toEqual({
+      cwd,
+      passEnv: [],
+      envFilter: true,
+      face: 'run',
+    });
+    expect(guessPythonKernel(['tool', '--env-filter=off'], cwd)).toMatchObject({
+      envFilter: false,
+      face: 'tool',
+    });
+    expect(guessPythonKernel(['tool', '--env-filter', 'maybe'], cwd)).toBeUndefined();
   });
 
   it('is nothing for JavaScript, other commands, remote or sandboxed kernels, and flags it does not know', () => {

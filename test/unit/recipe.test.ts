@@ -38,7 +38,7 @@ function cache(key = 'k') {
   const runner = join(dir, '0123456789abcdef', 'runner.py');
   copyFileSync(RUNNER, runner);
   chmodSync(runner, 0o600);
-  const recipe: Recipe = { key, python, runner, cwd: '/work', passEnv: ['A'] };
+  const recipe: Recipe = { key, python, runner, cwd: '/work', passEnv: ['A'], envFilter: true };
   const file = join(dir, 'recipe.json');
   storeRecipe(recipe, file);
   return { dir, file, runner, recipe };

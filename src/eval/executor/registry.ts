@@ -261,7 +261,13 @@ export class Executor implements SessionHost {
     }
     const spawned =
       language === 'py' && !factory && set.python && this.sandbox.mode === 'off'
-        ? this.opts.prestarted?.take(set.cwd, set.python, this.hostEnv, this.settings['env.pass'])
+        ? this.opts.prestarted?.take(
+            set.cwd,
+            set.python,
+            this.hostEnv,
+            this.settings['env.pass'],
+            this.settings['env.filter'] ?? true,
+          )
         : undefined;
     const kernel = await (factory ?? Kernel.start)({
       language,
@@ -270,6 +276,7 @@ export class Executor implements SessionHost {
       ...(language === 'py' && set.python ? { resolved: set.python } : {}),
       hostEnv: this.hostEnv,
       passEnv: this.settings['env.pass'],
+      envFilter: this.settings['env.filter'] ?? true,
       bridge: this.bridge,
       logger: this.logger,
       env: { ...this.artifactEnv(), ...this.opts.kernelEnv },

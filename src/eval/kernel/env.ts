@@ -1,6 +1,8 @@
 /**
- * The environment a kernel runs with: host variables filtered by the spec's allowlist, minus
- * anything that looks like a credential.
+ * The environment a kernel runs with. Filtered (agents' faces, and the engine's default): host
+ * variables on the spec's allowlist, minus anything that looks like a credential. Unfiltered (the
+ * faces a person drives: envFilter.ts): the whole environment, as IPython's, except that a
+ * sandboxed kernel still gets no credential-looking variable.
  */
 import { delimiter } from 'node:path';
 import type { ResolvedPython } from './python.js';
@@ -108,13 +110,41 @@ export function filterEnv(host: NodeJS.ProcessEnv, pass: readonly string[] = [])
   return env;
 }
 
-/** Adds what every kernel needs on top of the filtered environment. */
+/** How a kernel's environment is made from the host's. */
+export interface EnvChoice {
+  /** Host variables passed although the filter (or the sandbox) would drop them. */
+  pass?: readonly string[];
+  /** The spec's filter (default true); false passes the whole environment. */
+  filter?: boolean;
+  /** The kernel runs sandboxed: with the filter off, credential-looking variables still stay out. */
+  sandboxed?: boolean;
+}
+
+/**
+ * The host's environment as a kernel gets it: filtered (filterEnv), or whole; whole but sandboxed,
+ * without the variables whose name or value looks like a credential (the sandbox hides the
+ * user's credentials, in files and in variables alike), except those passed by name.
+ */
+export function hostEnvFor(host: NodeJS.ProcessEnv, choice: EnvChoice = {}): Record<string, string> {
+  const pass = choice.pass ?? [];
+  if (choice.filter ?? true) return filterEnv(host, pass);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(host)) {
+    if (value === undefined) continue;
+    const secret = looksLikeCredential(key) || valueLooksLikeCredential(value);
+    if (choice.sandboxed && secret && !pass.includes(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+/** Adds what every kernel needs on top of the host's environment (filtered or not: `choice`). */
 export function kernelEnv(
   host: NodeJS.ProcessEnv,
   python: ResolvedPython,
-  pass: readonly string[] = [],
+  choice: EnvChoice = {},
 ): Record<string, string> {
-  const env = filterEnv(host, pass);
+  const env = hostEnvFor(host, choice);
   if (python.binDir) env.PATH = env.PATH ? `${python.binDir}${delimiter}${env.PATH}` : python.binDir;
   env.PYTHONUNBUFFERED = '1';
   env.PYTHONIOENCODING = 'utf-8';

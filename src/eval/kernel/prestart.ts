@@ -21,14 +21,15 @@ import { BRIDGE_FD, type KernelProcess, pythonKernel, spawnKernel, withChannels 
 export interface PrestartedKernel {
   /**
    * The process, for the first Python kernel, of `cwd` (a real path), `python`, and the kernel
-   * environment of `hostEnv` with `passEnv`: given when it was spawned for exactly these, else
-   * stopped.
+   * environment of `hostEnv` with `passEnv` and the filter or not (`envFilter`): given when it
+   * was spawned for exactly these, else stopped.
    */
   take(
     cwd: string,
     python: ResolvedPython,
     hostEnv: NodeJS.ProcessEnv,
     passEnv: readonly string[],
+    envFilter?: boolean,
   ): Promise<KernelProcess> | undefined;
   /** Stops the process unless a kernel took it. */
   discard(): void;
@@ -78,8 +79,10 @@ export async function prestartPython(
     return undefined;
   }
   const passEnv = settings['env.pass'];
-  const env = kernelEnv(opts.hostEnv, python, passEnv);
-  const spawned = spawnPython(cwd, python, passEnv, env, { ...opts, sandbox });
+  const envFilter = settings['env.filter'] ?? true;
+  // (unsandboxed: a sandbox starts nothing early)
+  const env = kernelEnv(opts.hostEnv, python, { pass: passEnv, filter: envFilter });
+  const spawned = spawnPython(cwd, python, { passEnv, envFilter }, env, { ...opts, sandbox });
   spawned.catch(() => {}); // (the kernel that takes it hears the failure; unused, it is moot)
   let state: 'waiting' | 'taken' | 'discarded' = 'waiting';
   const discard = () => {
@@ -88,12 +91,12 @@ export async function prestartPython(
     void spawned.then(stopUnused, () => {});
   };
   return {
-    take(kernelCwd, kernelPython, hostEnv, kernelPassEnv) {
+    take(kernelCwd, kernelPython, hostEnv, kernelPassEnv, kernelEnvFilter = true) {
       if (state !== 'waiting') return undefined;
       const same =
         kernelCwd === cwd &&
         sameInterpreter(kernelPython, python) &&
-        sameEnv(kernelEnv(hostEnv, kernelPython, kernelPassEnv), env);
+        sameEnv(kernelEnv(hostEnv, kernelPython, { pass: kernelPassEnv, filter: kernelEnvFilter }), env);
       if (!same) {
         discard();
         return undefined;
@@ -110,14 +113,14 @@ export async function prestartPython(
 }
 
 /**
- * The kernel's process for `cwd`, `python`, `passEnv` (whose kernel environment is `env`): the one
+ * The kernel's process for `cwd`, `python`, `passEnv` and `envFilter` (whose kernel environment is `env`): the one
  * spawned from the recipe when it was spawned for exactly these (and the runner file checked now
  * is the one it runs), else a new one, whose recipe is then stored for the next call.
  */
 async function spawnPython(
   cwd: string,
   python: ResolvedPython,
-  passEnv: string[],
+  { passEnv, envFilter }: { passEnv: string[]; envFilter: boolean },
   env: Record<string, string>,
   opts: {
     hostEnv: NodeJS.ProcessEnv;
@@ -152,12 +155,12 @@ async function spawnPython(
   const proc = await spawnKernel(
     'py',
     cwd,
-    { resolved: python, hostEnv: opts.hostEnv, passEnv, sandbox: opts.sandbox },
+    { resolved: python, hostEnv: opts.hostEnv, passEnv, envFilter, sandbox: opts.sandbox },
     opts.logger,
   );
   const runner = proc.child.spawnargs.at(-1); // (python -u runner.py)
   if (opts.recipeKey && plain && runner)
-    storeRecipe({ key: opts.recipeKey, python, runner, cwd, passEnv: [...passEnv] });
+    storeRecipe({ key: opts.recipeKey, python, runner, cwd, passEnv: [...passEnv], envFilter });
   else if (opts.recipeKey && !plain) forgetRecipe();
   return proc;
 }

@@ -36,6 +36,8 @@ export interface Recipe {
   runner: string;
   cwd: string;
   passEnv: string[];
+  /** The spec's environment filter, or the whole environment (false). */
+  envFilter: boolean;
 }
 
 /** A process spawned from a recipe, for prestart.ts to take or stop. */
@@ -101,7 +103,8 @@ export function readRecipe(key: string, file = recipeFile()): Recipe | undefined
     typeof recipe.cwd !== 'string' ||
     typeof recipe.python?.executable !== 'string' ||
     !Array.isArray(recipe.python.version) ||
-    !Array.isArray(recipe.passEnv)
+    !Array.isArray(recipe.passEnv) ||
+    typeof recipe.envFilter !== 'boolean'
   )
     return undefined;
   // runner.py runs at once (the package only after the host's check): it must be the one shipped.
@@ -119,7 +122,10 @@ export function readRecipe(key: string, file = recipeFile()): Recipe | undefined
 
 /** Spawns the process `recipe` describes, as spawn.ts spawns a kernel's; undefined when that fails. */
 export function spawnFromRecipe(recipe: Recipe): RecipeSpawn | undefined {
-  const env = { ...kernelEnv(process.env, recipe.python, recipe.passEnv), OMP_BRIDGE_FD: String(BRIDGE_FD) };
+  const env = {
+    ...kernelEnv(process.env, recipe.python, { pass: recipe.passEnv, filter: recipe.envFilter }),
+    OMP_BRIDGE_FD: String(BRIDGE_FD),
+  };
   try {
     const child = spawn(recipe.python.executable, ['-u', recipe.runner], {
       cwd: recipe.cwd,

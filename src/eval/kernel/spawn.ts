@@ -20,8 +20,9 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
+import { sandboxFromEnv } from '../sandbox/settings.js';
 import { BRIDGE_FD, KERNEL_STDIO } from './descriptors.js';
-import { filterEnv, kernelEnv } from './env.js';
+import { type EnvChoice, hostEnvFor, kernelEnv } from './env.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile, prepareBytecode } from './runnerFile.js';
 import type { KernelLanguage, KernelOptions } from './types.js';
@@ -62,13 +63,18 @@ export async function spawnKernel(
   logger: Logger,
 ): Promise<KernelProcess> {
   const hostEnv = opts.hostEnv ?? process.env;
+  const choice: EnvChoice = {
+    pass: opts.passEnv ?? [],
+    filter: opts.envFilter ?? true,
+    sandboxed: (opts.sandbox ?? sandboxFromEnv()).mode !== 'off',
+  };
   if (language === 'js') {
-    const env = filterEnv(hostEnv, ['NODE_PATH', ...(opts.passEnv ?? [])]);
+    const env = hostEnvFor(hostEnv, { ...choice, pass: ['NODE_PATH', ...(choice.pass ?? [])] });
     return spawnWithChannels(process.execPath, [JS_RUNNER], cwd, env, opts);
   }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
   const runner = ensureRunnerFile({ logger });
-  const env = kernelEnv(hostEnv, python, opts.passEnv);
+  const env = kernelEnv(hostEnv, python, choice);
   const proc = await spawnWithChannels(python.executable, ['-u', runner], cwd, env, opts);
   return pythonKernel(proc, python, runner, hostEnv, logger);
 }

@@ -41,6 +41,11 @@ export interface KernelOptions {
   env?: Record<string, string>;
   /** Host variables passed through although the filter would drop them (--pass-env). */
   passEnv?: readonly string[];
+  /**
+   * The spec's environment filter (default true): false gives the kernel the whole host
+   * environment (a person's faces: envFilter.ts), credentials still out when it is sandboxed.
+   */
+  envFilter?: boolean;
   startTimeoutMs?: number;
   /** Aborted while the kernel starts: it is stopped, and its start fails (the host is closing). */
   signal?: AbortSignal;

@@ -205,7 +205,7 @@ return errors === 0;
 }
 
 export const settings = validate11;
-const schema13 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"mcp.maxSessions":{"type":"integer","minimum":1,"maximum":10000},"mcp.maxKernels":{"type":"integer","minimum":1,"maximum":10000},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.allowRead":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]},"jupyter.url":{"type":"string","pattern":"^\\s*[hH][tT][tT][pP][sS]?://"},"jupyter.token":{"type":"string"},"jupyter.kernelName":{"type":"string","pattern":"\\S"},"jupyter.kernelId":{"type":"string","pattern":"\\S"}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
+const schema13 = {"type":"object","additionalProperties":false,"properties":{"python.interpreter":{"type":"string","pattern":"\\S"},"python.kernelMode":{"enum":["session","per-call"]},"eval.py":{"$ref":"#/$defs/boolean"},"eval.js":{"$ref":"#/$defs/boolean"},"eval.timeout":{"anyOf":[{"type":"number","exclusiveMinimum":0},{"type":"string","pattern":"^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$"}]},"env.pass":{"anyOf":[{"$ref":"#/$defs/envName"},{"type":"array","items":{"$ref":"#/$defs/envName"}}]},"env.filter":{"$ref":"#/$defs/boolean"},"bridge.agentCommand":{"type":"string","pattern":"\\S"},"bridge.completionCommand":{"type":"string","pattern":"\\S"},"artifacts.maxFileMB":{"type":"number","exclusiveMinimum":0},"artifacts.maxTotalMB":{"type":"number","exclusiveMinimum":0},"bridge.maxConcurrent":{"type":"integer","minimum":1,"maximum":256},"mcp.maxSessions":{"type":"integer","minimum":1,"maximum":10000},"mcp.maxKernels":{"type":"integer","minimum":1,"maximum":10000},"sandbox.mode":{"enum":["off","read-only","workspace-write"]},"sandbox.allowNetwork":{"$ref":"#/$defs/boolean"},"sandbox.writableRoots":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.allowRead":{"anyOf":[{"type":"string","pattern":"\\S"},{"type":"array","items":{"type":"string","pattern":"\\S"}}]},"sandbox.memoryLimitMb":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^\\s*\\d+\\s*$"}]},"jupyter.url":{"type":"string","pattern":"^\\s*[hH][tT][tT][pP][sS]?://"},"jupyter.token":{"type":"string"},"jupyter.kernelName":{"type":"string","pattern":"\\S"},"jupyter.kernelId":{"type":"string","pattern":"\\S"}},"$defs":{"boolean":{"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]},"envName":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"$id":"settings"};
 const schema14 = {"anyOf":[{"type":"boolean"},{"type":"string","pattern":"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"}]};
 const schema16 = {"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"};
 const func2 = Object.prototype.hasOwnProperty;
@@ -213,8 +213,8 @@ const pattern0 = new RegExp("\\S", "u");
 const pattern1 = new RegExp("^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$", "u");
 const pattern3 = new RegExp("^\\s*\\+?(\\d*[1-9]\\d*(\\.\\d*)?|\\d*\\.\\d*[1-9]\\d*)([eE][-+]?\\d+)?\\s*$", "u");
 const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
-const pattern13 = new RegExp("^\\s*\\d+\\s*$", "u");
-const pattern14 = new RegExp("^\\s*[hH][tT][tT][pP][sS]?://", "u");
+const pattern14 = new RegExp("^\\s*\\d+\\s*$", "u");
+const pattern15 = new RegExp("^\\s*[hH][tT][tT][pP][sS]?://", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="settings" */;
@@ -575,11 +575,13 @@ vErrors = null;
 }
 }
 }
-if(data["bridge.agentCommand"] !== undefined){
-let data7 = data["bridge.agentCommand"];
-if(typeof data7 === "string"){
-if(!pattern0.test(data7)){
-const err23 = {instancePath:instancePath+"/bridge.agentCommand",schemaPath:"#/properties/bridge.agentCommand/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(data["env.filter"] !== undefined){
+let data7 = data["env.filter"];
+const _errs37 = errors;
+let valid12 = false;
+const _errs38 = errors;
+if(typeof data7 !== "boolean"){
+const err23 = {instancePath:instancePath+"/env.filter",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -588,9 +590,13 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/bridge.agentCommand",schemaPath:"#/properties/bridge.agentCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid4 = _errs38 === errors;
+valid12 = valid12 || _valid4;
+if(!valid12){
+const _errs40 = errors;
+if(typeof data7 === "string"){
+if(!pattern1.test(data7)){
+const err24 = {instancePath:instancePath+"/env.filter",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -600,11 +606,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data["bridge.completionCommand"] !== undefined){
-let data8 = data["bridge.completionCommand"];
-if(typeof data8 === "string"){
-if(!pattern0.test(data8)){
-const err25 = {instancePath:instancePath+"/bridge.completionCommand",schemaPath:"#/properties/bridge.completionCommand/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+else {
+const err25 = {instancePath:instancePath+"/env.filter",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -613,9 +616,11 @@ vErrors.push(err25);
 }
 errors++;
 }
+var _valid4 = _errs40 === errors;
+valid12 = valid12 || _valid4;
 }
-else {
-const err26 = {instancePath:instancePath+"/bridge.completionCommand",schemaPath:"#/properties/bridge.completionCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!valid12){
+const err26 = {instancePath:instancePath+"/env.filter",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -624,12 +629,23 @@ vErrors.push(err26);
 }
 errors++;
 }
+else {
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
 }
-if(data["artifacts.maxFileMB"] !== undefined){
-let data9 = data["artifacts.maxFileMB"];
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 <= 0 || isNaN(data9)){
-const err27 = {instancePath:instancePath+"/artifacts.maxFileMB",schemaPath:"#/properties/artifacts.maxFileMB/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["bridge.agentCommand"] !== undefined){
+let data8 = data["bridge.agentCommand"];
+if(typeof data8 === "string"){
+if(!pattern0.test(data8)){
+const err27 = {instancePath:instancePath+"/bridge.agentCommand",schemaPath:"#/properties/bridge.agentCommand/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -640,7 +656,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/artifacts.maxFileMB",schemaPath:"#/properties/artifacts.maxFileMB/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err28 = {instancePath:instancePath+"/bridge.agentCommand",schemaPath:"#/properties/bridge.agentCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -650,11 +666,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data["artifacts.maxTotalMB"] !== undefined){
-let data10 = data["artifacts.maxTotalMB"];
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 <= 0 || isNaN(data10)){
-const err29 = {instancePath:instancePath+"/artifacts.maxTotalMB",schemaPath:"#/properties/artifacts.maxTotalMB/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data["bridge.completionCommand"] !== undefined){
+let data9 = data["bridge.completionCommand"];
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err29 = {instancePath:instancePath+"/bridge.completionCommand",schemaPath:"#/properties/bridge.completionCommand/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -665,7 +681,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/artifacts.maxTotalMB",schemaPath:"#/properties/artifacts.maxTotalMB/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err30 = {instancePath:instancePath+"/bridge.completionCommand",schemaPath:"#/properties/bridge.completionCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -675,10 +691,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data["bridge.maxConcurrent"] !== undefined){
-let data11 = data["bridge.maxConcurrent"];
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err31 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data["artifacts.maxFileMB"] !== undefined){
+let data10 = data["artifacts.maxFileMB"];
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 <= 0 || isNaN(data10)){
+const err31 = {instancePath:instancePath+"/artifacts.maxFileMB",schemaPath:"#/properties/artifacts.maxFileMB/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -687,9 +704,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 > 256 || isNaN(data11)){
-const err32 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"};
+}
+else {
+const err32 = {instancePath:instancePath+"/artifacts.maxFileMB",schemaPath:"#/properties/artifacts.maxFileMB/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -698,8 +715,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data11 < 1 || isNaN(data11)){
-const err33 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data["artifacts.maxTotalMB"] !== undefined){
+let data11 = data["artifacts.maxTotalMB"];
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 <= 0 || isNaN(data11)){
+const err33 = {instancePath:instancePath+"/artifacts.maxTotalMB",schemaPath:"#/properties/artifacts.maxTotalMB/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -709,11 +730,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
-if(data["mcp.maxSessions"] !== undefined){
-let data12 = data["mcp.maxSessions"];
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err34 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err34 = {instancePath:instancePath+"/artifacts.maxTotalMB",schemaPath:"#/properties/artifacts.maxTotalMB/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -722,9 +740,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 10000 || isNaN(data12)){
-const err35 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+if(data["bridge.maxConcurrent"] !== undefined){
+let data12 = data["bridge.maxConcurrent"];
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err35 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -733,8 +753,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data12 < 1 || isNaN(data12)){
-const err36 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 256 || isNaN(data12)){
+const err36 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -743,12 +764,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-}
-if(data["mcp.maxKernels"] !== undefined){
-let data13 = data["mcp.maxKernels"];
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err37 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data12 < 1 || isNaN(data12)){
+const err37 = {instancePath:instancePath+"/bridge.maxConcurrent",schemaPath:"#/properties/bridge.maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -757,9 +774,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 10000 || isNaN(data13)){
-const err38 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+}
+if(data["mcp.maxSessions"] !== undefined){
+let data13 = data["mcp.maxSessions"];
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err38 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -768,8 +788,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data13 < 1 || isNaN(data13)){
-const err39 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 10000 || isNaN(data13)){
+const err39 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -778,12 +799,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-}
-if(data["sandbox.mode"] !== undefined){
-let data14 = data["sandbox.mode"];
-if(!(((data14 === "off") || (data14 === "read-only")) || (data14 === "workspace-write"))){
-const err40 = {instancePath:instancePath+"/sandbox.mode",schemaPath:"#/properties/sandbox.mode/enum",keyword:"enum",params:{allowedValues: schema13.properties["sandbox.mode"].enum},message:"must be equal to one of the allowed values"};
+if(data13 < 1 || isNaN(data13)){
+const err40 = {instancePath:instancePath+"/mcp.maxSessions",schemaPath:"#/properties/mcp.maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -793,13 +810,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data["sandbox.allowNetwork"] !== undefined){
-let data15 = data["sandbox.allowNetwork"];
-const _errs52 = errors;
-let valid12 = false;
-const _errs53 = errors;
-if(typeof data15 !== "boolean"){
-const err41 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data["mcp.maxKernels"] !== undefined){
+let data14 = data["mcp.maxKernels"];
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err41 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -808,13 +823,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-var _valid4 = _errs53 === errors;
-valid12 = valid12 || _valid4;
-if(!valid12){
-const _errs55 = errors;
-if(typeof data15 === "string"){
-if(!pattern1.test(data15)){
-const err42 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 10000 || isNaN(data14)){
+const err42 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -823,9 +834,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-else {
-const err43 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14 < 1 || isNaN(data14)){
+const err43 = {instancePath:instancePath+"/mcp.maxKernels",schemaPath:"#/properties/mcp.maxKernels/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -834,11 +844,12 @@ vErrors.push(err43);
 }
 errors++;
 }
-var _valid4 = _errs55 === errors;
-valid12 = valid12 || _valid4;
 }
-if(!valid12){
-const err44 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data["sandbox.mode"] !== undefined){
+let data15 = data["sandbox.mode"];
+if(!(((data15 === "off") || (data15 === "read-only")) || (data15 === "workspace-write"))){
+const err44 = {instancePath:instancePath+"/sandbox.mode",schemaPath:"#/properties/sandbox.mode/enum",keyword:"enum",params:{allowedValues: schema13.properties["sandbox.mode"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -847,26 +858,14 @@ vErrors.push(err44);
 }
 errors++;
 }
-else {
-errors = _errs52;
-if(vErrors !== null){
-if(_errs52){
-vErrors.length = _errs52;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data["sandbox.writableRoots"] !== undefined){
-let data16 = data["sandbox.writableRoots"];
-const _errs58 = errors;
-let valid13 = false;
+if(data["sandbox.allowNetwork"] !== undefined){
+let data16 = data["sandbox.allowNetwork"];
 const _errs59 = errors;
-if(typeof data16 === "string"){
-if(!pattern0.test(data16)){
-const err45 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+let valid14 = false;
+const _errs60 = errors;
+if(typeof data16 !== "boolean"){
+const err45 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -875,9 +874,13 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid5 = _errs60 === errors;
+valid14 = valid14 || _valid5;
+if(!valid14){
+const _errs62 = errors;
+if(typeof data16 === "string"){
+if(!pattern1.test(data16)){
+const err46 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"},message:"must match pattern \""+"^\\s*(1|0|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|[oO][nN]|[oO][fF][fF])?\\s*$"+"\""};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -886,17 +889,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid5 = _errs59 === errors;
-valid13 = valid13 || _valid5;
-if(!valid13){
-const _errs61 = errors;
-if(Array.isArray(data16)){
-const len1 = data16.length;
-for(let i1=0; i1<len1; i1++){
-let data17 = data16[i1];
-if(typeof data17 === "string"){
-if(!pattern0.test(data17)){
-const err47 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err47 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -905,9 +900,11 @@ vErrors.push(err47);
 }
 errors++;
 }
+var _valid5 = _errs62 === errors;
+valid14 = valid14 || _valid5;
 }
-else {
-const err48 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!valid14){
+const err48 = {instancePath:instancePath+"/sandbox.allowNetwork",schemaPath:"#/$defs/boolean/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -916,10 +913,26 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
 }
 else {
-const err49 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.writableRoots"] !== undefined){
+let data17 = data["sandbox.writableRoots"];
+const _errs65 = errors;
+let valid15 = false;
+const _errs66 = errors;
+if(typeof data17 === "string"){
+if(!pattern0.test(data17)){
+const err49 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -928,11 +941,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid5 = _errs61 === errors;
-valid13 = valid13 || _valid5;
 }
-if(!valid13){
-const err50 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+const err50 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -941,26 +952,17 @@ vErrors.push(err50);
 }
 errors++;
 }
-else {
-errors = _errs58;
-if(vErrors !== null){
-if(_errs58){
-vErrors.length = _errs58;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data["sandbox.allowRead"] !== undefined){
-let data18 = data["sandbox.allowRead"];
-const _errs66 = errors;
-let valid16 = false;
-const _errs67 = errors;
+var _valid6 = _errs66 === errors;
+valid15 = valid15 || _valid6;
+if(!valid15){
+const _errs68 = errors;
+if(Array.isArray(data17)){
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+let data18 = data17[i1];
 if(typeof data18 === "string"){
 if(!pattern0.test(data18)){
-const err51 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+const err51 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -971,7 +973,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err52 = {instancePath:instancePath+"/sandbox.writableRoots/" + i1,schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -980,17 +982,10 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid6 = _errs67 === errors;
-valid16 = valid16 || _valid6;
-if(!valid16){
-const _errs69 = errors;
-if(Array.isArray(data18)){
-const len2 = data18.length;
-for(let i2=0; i2<len2; i2++){
-let data19 = data18[i2];
-if(typeof data19 === "string"){
-if(!pattern0.test(data19)){
-const err53 = {instancePath:instancePath+"/sandbox.allowRead/" + i2,schemaPath:"#/properties/sandbox.allowRead/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -999,9 +994,11 @@ vErrors.push(err53);
 }
 errors++;
 }
+var _valid6 = _errs68 === errors;
+valid15 = valid15 || _valid6;
 }
-else {
-const err54 = {instancePath:instancePath+"/sandbox.allowRead/" + i2,schemaPath:"#/properties/sandbox.allowRead/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!valid15){
+const err54 = {instancePath:instancePath+"/sandbox.writableRoots",schemaPath:"#/properties/sandbox.writableRoots/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1010,10 +1007,26 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
+else {
+errors = _errs65;
+if(vErrors !== null){
+if(_errs65){
+vErrors.length = _errs65;
 }
 else {
-const err55 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.allowRead"] !== undefined){
+let data19 = data["sandbox.allowRead"];
+const _errs73 = errors;
+let valid18 = false;
+const _errs74 = errors;
+if(typeof data19 === "string"){
+if(!pattern0.test(data19)){
+const err55 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/0/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1022,11 +1035,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-var _valid6 = _errs69 === errors;
-valid16 = valid16 || _valid6;
 }
-if(!valid16){
-const err56 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+const err56 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1035,25 +1046,17 @@ vErrors.push(err56);
 }
 errors++;
 }
-else {
-errors = _errs66;
-if(vErrors !== null){
-if(_errs66){
-vErrors.length = _errs66;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data["sandbox.memoryLimitMb"] !== undefined){
-let data20 = data["sandbox.memoryLimitMb"];
-const _errs74 = errors;
-let valid19 = false;
-const _errs75 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err57 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid7 = _errs74 === errors;
+valid18 = valid18 || _valid7;
+if(!valid18){
+const _errs76 = errors;
+if(Array.isArray(data19)){
+const len2 = data19.length;
+for(let i2=0; i2<len2; i2++){
+let data20 = data19[i2];
+if(typeof data20 === "string"){
+if(!pattern0.test(data20)){
+const err57 = {instancePath:instancePath+"/sandbox.allowRead/" + i2,schemaPath:"#/properties/sandbox.allowRead/anyOf/1/items/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1062,9 +1065,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 0 || isNaN(data20)){
-const err58 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err58 = {instancePath:instancePath+"/sandbox.allowRead/" + i2,schemaPath:"#/properties/sandbox.allowRead/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1074,13 +1077,9 @@ vErrors.push(err58);
 errors++;
 }
 }
-var _valid7 = _errs75 === errors;
-valid19 = valid19 || _valid7;
-if(!valid19){
-const _errs77 = errors;
-if(typeof data20 === "string"){
-if(!pattern13.test(data20)){
-const err59 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*\\d+\\s*$"},message:"must match pattern \""+"^\\s*\\d+\\s*$"+"\""};
+}
+else {
+const err59 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1089,9 +1088,11 @@ vErrors.push(err59);
 }
 errors++;
 }
+var _valid7 = _errs76 === errors;
+valid18 = valid18 || _valid7;
 }
-else {
-const err60 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!valid18){
+const err60 = {instancePath:instancePath+"/sandbox.allowRead",schemaPath:"#/properties/sandbox.allowRead/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1100,11 +1101,25 @@ vErrors.push(err60);
 }
 errors++;
 }
-var _valid7 = _errs77 === errors;
-valid19 = valid19 || _valid7;
+else {
+errors = _errs73;
+if(vErrors !== null){
+if(_errs73){
+vErrors.length = _errs73;
 }
-if(!valid19){
-const err61 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data["sandbox.memoryLimitMb"] !== undefined){
+let data21 = data["sandbox.memoryLimitMb"];
+const _errs81 = errors;
+let valid21 = false;
+const _errs82 = errors;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err61 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1113,23 +1128,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-else {
-errors = _errs74;
-if(vErrors !== null){
-if(_errs74){
-vErrors.length = _errs74;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data["jupyter.url"] !== undefined){
-let data21 = data["jupyter.url"];
-if(typeof data21 === "string"){
-if(!pattern14.test(data21)){
-const err62 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/pattern",keyword:"pattern",params:{pattern: "^\\s*[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^\\s*[hH][tT][tT][pP][sS]?://"+"\""};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+const err62 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1139,8 +1140,13 @@ vErrors.push(err62);
 errors++;
 }
 }
-else {
-const err63 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid8 = _errs82 === errors;
+valid21 = valid21 || _valid8;
+if(!valid21){
+const _errs84 = errors;
+if(typeof data21 === "string"){
+if(!pattern14.test(data21)){
+const err63 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^\\s*\\d+\\s*$"},message:"must match pattern \""+"^\\s*\\d+\\s*$"+"\""};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1150,9 +1156,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data["jupyter.token"] !== undefined){
-if(typeof data["jupyter.token"] !== "string"){
-const err64 = {instancePath:instancePath+"/jupyter.token",schemaPath:"#/properties/jupyter.token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err64 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1161,12 +1166,11 @@ vErrors.push(err64);
 }
 errors++;
 }
+var _valid8 = _errs84 === errors;
+valid21 = valid21 || _valid8;
 }
-if(data["jupyter.kernelName"] !== undefined){
-let data23 = data["jupyter.kernelName"];
-if(typeof data23 === "string"){
-if(!pattern0.test(data23)){
-const err65 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(!valid21){
+const err65 = {instancePath:instancePath+"/sandbox.memoryLimitMb",schemaPath:"#/properties/sandbox.memoryLimitMb/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1175,9 +1179,23 @@ vErrors.push(err65);
 }
 errors++;
 }
+else {
+errors = _errs81;
+if(vErrors !== null){
+if(_errs81){
+vErrors.length = _errs81;
 }
 else {
-const err66 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+}
+if(data["jupyter.url"] !== undefined){
+let data22 = data["jupyter.url"];
+if(typeof data22 === "string"){
+if(!pattern15.test(data22)){
+const err66 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/pattern",keyword:"pattern",params:{pattern: "^\\s*[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^\\s*[hH][tT][tT][pP][sS]?://"+"\""};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1187,11 +1205,8 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data["jupyter.kernelId"] !== undefined){
-let data24 = data["jupyter.kernelId"];
-if(typeof data24 === "string"){
-if(!pattern0.test(data24)){
-const err67 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+else {
+const err67 = {instancePath:instancePath+"/jupyter.url",schemaPath:"#/properties/jupyter.url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1201,8 +1216,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-else {
-const err68 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data["jupyter.token"] !== undefined){
+if(typeof data["jupyter.token"] !== "string"){
+const err68 = {instancePath:instancePath+"/jupyter.token",schemaPath:"#/properties/jupyter.token/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1212,9 +1228,11 @@ vErrors.push(err68);
 errors++;
 }
 }
-}
-else {
-const err69 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data["jupyter.kernelName"] !== undefined){
+let data24 = data["jupyter.kernelName"];
+if(typeof data24 === "string"){
+if(!pattern0.test(data24)){
+const err69 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1223,12 +1241,60 @@ vErrors.push(err69);
 }
 errors++;
 }
+}
+else {
+const err70 = {instancePath:instancePath+"/jupyter.kernelName",schemaPath:"#/properties/jupyter.kernelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(data["jupyter.kernelId"] !== undefined){
+let data25 = data["jupyter.kernelId"];
+if(typeof data25 === "string"){
+if(!pattern0.test(data25)){
+const err71 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/jupyter.kernelId",schemaPath:"#/properties/jupyter.kernelId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
 validate11.errors = vErrors;
 return errors === 0;
 }
 
 export const bridgeCall = validate12;
-const schema19 = {"type":"object","required":["id","kind","cell","payload"],"properties":{"id":{"type":"integer"},"kind":{"type":"string","pattern":"\\S"},"cell":{"type":["string","null"]},"payload":{"type":"object"}},"$id":"bridgeCall"};
+const schema20 = {"type":"object","required":["id","kind","cell","payload"],"properties":{"id":{"type":"integer"},"kind":{"type":"string","pattern":"\\S"},"cell":{"type":["string","null"]},"payload":{"type":"object"}},"$id":"bridgeCall"};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="bridgeCall" */;
@@ -1316,7 +1382,7 @@ errors++;
 if(data.cell !== undefined){
 let data2 = data.cell;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/cell",schemaPath:"#/properties/cell/type",keyword:"type",params:{type: schema19.properties.cell.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/cell",schemaPath:"#/properties/cell/type",keyword:"type",params:{type: schema20.properties.cell.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1355,7 +1421,7 @@ return errors === 0;
 }
 
 export const bridgeCancel = validate13;
-const schema20 = {"type":"object","required":["cancel"],"additionalProperties":false,"properties":{"cancel":{"type":"integer"}},"$id":"bridgeCancel"};
+const schema21 = {"type":"object","required":["cancel"],"additionalProperties":false,"properties":{"cancel":{"type":"integer"}},"$id":"bridgeCancel"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="bridgeCancel" */;
@@ -1413,7 +1479,7 @@ return errors === 0;
 }
 
 export const agentPayload = validate14;
-const schema21 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
+const schema22 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"agent":{"type":"string"},"model":{"type":["string","null"]},"label":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"agentPayload"};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="agentPayload" */;
@@ -1457,7 +1523,7 @@ errors++;
 if(data.model !== undefined){
 let data2 = data.model;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema21.properties.model.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema22.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1470,7 +1536,7 @@ errors++;
 if(data.label !== undefined){
 let data3 = data.label;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema21.properties.label.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: schema22.properties.label.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1483,7 +1549,7 @@ errors++;
 if(data.schema !== undefined){
 let data4 = data.schema;
 if(((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (typeof data4 !== "boolean")) && (data4 !== null)){
-const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema21.properties.schema.type},message:"must be object,boolean,null"};
+const err5 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema22.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1509,7 +1575,7 @@ return errors === 0;
 }
 
 export const completionPayload = validate15;
-const schema22 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
+const schema23 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string"},"model":{"type":["string","null"]},"system":{"type":["string","null"]},"schema":{"type":["object","boolean","null"]}},"$id":"completionPayload"};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="completionPayload" */;
@@ -1541,7 +1607,7 @@ errors++;
 if(data.model !== undefined){
 let data1 = data.model;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema22.properties.model.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema23.properties.model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1554,7 +1620,7 @@ errors++;
 if(data.system !== undefined){
 let data2 = data.system;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema22.properties.system.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/system",schemaPath:"#/properties/system/type",keyword:"type",params:{type: schema23.properties.system.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1567,7 +1633,7 @@ errors++;
 if(data.schema !== undefined){
 let data3 = data.schema;
 if(((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (typeof data3 !== "boolean")) && (data3 !== null)){
-const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema22.properties.schema.type},message:"must be object,boolean,null"};
+const err4 = {instancePath:instancePath+"/schema",schemaPath:"#/properties/schema/type",keyword:"type",params:{type: schema23.properties.schema.type},message:"must be object,boolean,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1593,10 +1659,10 @@ return errors === 0;
 }
 
 export const StartedFrame = validate17;
-const schema24 = {"description":"The cell begins.","type":"object","required":["type","id"],"additionalProperties":false,"properties":{"type":{"const":"started"},"id":{"$ref":"#/$defs/CellId"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
-const schema25 = {"description":"The id of the request a frame belongs to.","type":"string"};
-const schema26 = {"description":"The barrier of the raw output this frame completes (markers.ts): the host passes the frame on only once the raw output written before the barrier has been.","type":"integer","minimum":0};
-const schema27 = {"description":"The kernel's key (the init request's frameKey), on every frame: the host drops frames without it and takes it off the others.","type":"string"};
+const schema25 = {"description":"The cell begins.","type":"object","required":["type","id"],"additionalProperties":false,"properties":{"type":{"const":"started"},"id":{"$ref":"#/$defs/CellId"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema26 = {"description":"The id of the request a frame belongs to.","type":"string"};
+const schema27 = {"description":"The barrier of the raw output this frame completes (markers.ts): the host passes the frame on only once the raw output written before the barrier has been.","type":"integer","minimum":0};
+const schema28 = {"description":"The kernel's key (the init request's frameKey), on every frame: the host drops frames without it and takes it off the others.","type":"string"};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1711,8 +1777,8 @@ return errors === 0;
 }
 
 export const StreamFrame = validate18;
-const schema28 = {"description":"Raw output, made by the host from fd 1 and fd 2 (the runners send none).","type":"object","required":["type","id","data"],"additionalProperties":false,"properties":{"type":{"enum":["stdout","stderr"]},"id":{"$ref":"#/$defs/CellIdOrNull"},"data":{"type":"string"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
-const schema29 = {"description":"null for output between cells (background threads) and for protocol errors.","type":["string","null"]};
+const schema29 = {"description":"Raw output, made by the host from fd 1 and fd 2 (the runners send none).","type":"object","required":["type","id","data"],"additionalProperties":false,"properties":{"type":{"enum":["stdout","stderr"]},"id":{"$ref":"#/$defs/CellIdOrNull"},"data":{"type":"string"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema30 = {"description":"null for output between cells (background threads) and for protocol errors.","type":["string","null"]};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1763,7 +1829,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if(!((data0 === "stdout") || (data0 === "stderr"))){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema28.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema29.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1776,7 +1842,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CellIdOrNull/type",keyword:"type",params:{type: schema29.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CellIdOrNull/type",keyword:"type",params:{type: schema30.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1851,8 +1917,8 @@ return errors === 0;
 }
 
 export const DisplayFrame = validate19;
-const schema32 = {"description":"display(obj), or (result) the cell's last expression unless None/undefined or followed by `;`.","type":"object","required":["type","id","bundle"],"additionalProperties":false,"properties":{"type":{"enum":["display","result"]},"id":{"$ref":"#/$defs/CellIdOrNull"},"bundle":{"$ref":"#/$defs/MimeBundle"},"displayId":{"description":"display(obj, display_id=...): a later frame with `update` replaces this output.","type":"string"},"update":{"type":"boolean"},"plainIsRepr":{"description":"text/plain is only the object's default repr(), and it offers a richer form.","type":"boolean"},"metadata":{"description":"Per MIME type (Jupyter's display metadata), e.g. `{\"image/png\": {\"width\": 200}}`.","type":"object","additionalProperties":true},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
-const schema34 = {"description":"MIME type to data (text, base64 for binary images, JSON for application/json).","type":"object","additionalProperties":true};
+const schema33 = {"description":"display(obj), or (result) the cell's last expression unless None/undefined or followed by `;`.","type":"object","required":["type","id","bundle"],"additionalProperties":false,"properties":{"type":{"enum":["display","result"]},"id":{"$ref":"#/$defs/CellIdOrNull"},"bundle":{"$ref":"#/$defs/MimeBundle"},"displayId":{"description":"display(obj, display_id=...): a later frame with `update` replaces this output.","type":"string"},"update":{"type":"boolean"},"plainIsRepr":{"description":"text/plain is only the object's default repr(), and it offers a richer form.","type":"boolean"},"metadata":{"description":"Per MIME type (Jupyter's display metadata), e.g. `{\"image/png\": {\"width\": 200}}`.","type":"object","additionalProperties":true},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema35 = {"description":"MIME type to data (text, base64 for binary images, JSON for application/json).","type":"object","additionalProperties":true};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1889,7 +1955,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func2.call(schema32.properties, key0))){
+if(!(func2.call(schema33.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1903,7 +1969,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if(!((data0 === "display") || (data0 === "result"))){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1916,7 +1982,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CellIdOrNull/type",keyword:"type",params:{type: schema29.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CellIdOrNull/type",keyword:"type",params:{type: schema30.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2045,7 +2111,7 @@ return errors === 0;
 }
 
 export const ErrorFrame = validate20;
-const schema37 = {"description":"An exception in the cell; ProtocolError for a malformed request.","type":"object","required":["type","id","ename","evalue","traceback"],"additionalProperties":false,"properties":{"type":{"const":"error"},"id":{"$ref":"#/$defs/CellIdOrNull"},"ename":{"type":"string"},"evalue":{"type":"string"},"traceback":{"type":"array","items":{"type":"string"}},"exitCode":{"description":"js ProcessExit: the code a cell passed to process.exit(); py SystemExit: the exit status the interpreter would end a script with.","type":"integer"},"exitMessage":{"description":"py SystemExit with a code that is neither None nor an integer: what Python prints as it exits.","type":"string"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema38 = {"description":"An exception in the cell; ProtocolError for a malformed request.","type":"object","required":["type","id","ename","evalue","traceback"],"additionalProperties":false,"properties":{"type":{"const":"error"},"id":{"$ref":"#/$defs/CellIdOrNull"},"ename":{"type":"string"},"evalue":{"type":"string"},"traceback":{"type":"array","items":{"type":"string"}},"exitCode":{"description":"js ProcessExit: the code a cell passed to process.exit(); py SystemExit: the exit status the interpreter would end a script with.","type":"integer"},"exitMessage":{"description":"py SystemExit with a code that is neither None nor an integer: what Python prints as it exits.","type":"string"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2102,7 +2168,7 @@ vErrors.push(err4);
 errors++;
 }
 for(const key0 in data){
-if(!(func2.call(schema37.properties, key0))){
+if(!(func2.call(schema38.properties, key0))){
 const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2128,7 +2194,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CellIdOrNull/type",keyword:"type",params:{type: schema29.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CellIdOrNull/type",keyword:"type",params:{type: schema30.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2268,7 +2334,7 @@ return errors === 0;
 }
 
 export const InputRequestFrame = validate21;
-const schema41 = {"description":"input() in a cell run with allowStdin: answered by an input_reply request.","type":"object","required":["type","id","prompt","password"],"additionalProperties":false,"properties":{"type":{"const":"input_request"},"id":{"$ref":"#/$defs/CellId"},"prompt":{"type":"string"},"password":{"type":"boolean"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema42 = {"description":"input() in a cell run with allowStdin: answered by an input_reply request.","type":"object","required":["type","id","prompt","password"],"additionalProperties":false,"properties":{"type":{"const":"input_request"},"id":{"$ref":"#/$defs/CellId"},"prompt":{"type":"string"},"password":{"type":"boolean"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2427,7 +2493,7 @@ return errors === 0;
 }
 
 export const CompleteReplyFrame = validate22;
-const schema45 = {"description":"The answer to complete: the names that may replace code[start:end].","type":"object","required":["type","id","matches","start","end"],"additionalProperties":false,"properties":{"type":{"const":"complete_reply"},"id":{"$ref":"#/$defs/CellId"},"matches":{"type":"array","items":{"type":"string"}},"start":{"type":"integer"},"end":{"type":"integer"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema46 = {"description":"The answer to complete: the names that may replace code[start:end].","type":"object","required":["type","id","matches","start","end"],"additionalProperties":false,"properties":{"type":{"const":"complete_reply"},"id":{"$ref":"#/$defs/CellId"},"matches":{"type":"array","items":{"type":"string"}},"start":{"type":"integer"},"end":{"type":"integer"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2626,8 +2692,8 @@ return errors === 0;
 }
 
 export const IsCompleteReplyFrame = validate23;
-const schema49 = {"description":"The answer to is_complete.","type":"object","required":["type","id","status"],"additionalProperties":false,"properties":{"type":{"const":"is_complete_reply"},"id":{"$ref":"#/$defs/CellId"},"status":{"$ref":"#/$defs/CompletenessStatus"},"indent":{"description":"(incomplete) The next line's indentation.","type":"string"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
-const schema51 = {"description":"How the kernel reads code typed so far: run it (complete) or wait for more lines.","enum":["complete","incomplete","invalid","unknown"]};
+const schema50 = {"description":"The answer to is_complete.","type":"object","required":["type","id","status"],"additionalProperties":false,"properties":{"type":{"const":"is_complete_reply"},"id":{"$ref":"#/$defs/CellId"},"status":{"$ref":"#/$defs/CompletenessStatus"},"indent":{"description":"(incomplete) The next line's indentation.","type":"string"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema52 = {"description":"How the kernel reads code typed so far: run it (complete) or wait for more lines.","enum":["complete","incomplete","invalid","unknown"]};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2702,7 +2768,7 @@ errors++;
 if(data.status !== undefined){
 let data2 = data.status;
 if(!((((data2 === "complete") || (data2 === "incomplete")) || (data2 === "invalid")) || (data2 === "unknown"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/CompletenessStatus/enum",keyword:"enum",params:{allowedValues: schema51.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/CompletenessStatus/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2777,8 +2843,8 @@ return errors === 0;
 }
 
 export const VariablesReplyFrame = validate24;
-const schema54 = {"description":"The answer to variables.","type":"object","required":["type","id","variables","total"],"additionalProperties":false,"properties":{"type":{"const":"variables_reply"},"id":{"$ref":"#/$defs/CellId"},"variables":{"description":"Sorted by name, at most the request's limit.","type":"array","items":{"$ref":"#/$defs/VariableInfo"}},"total":{"description":"How many names there are in all.","type":"integer"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
-const schema56 = {"description":"A name the user defined, as %whos lists it.","type":"object","required":["name","type","summary"],"additionalProperties":false,"properties":{"name":{"type":"string"},"type":{"type":"string"},"summary":{"description":"%whos's Data/Info: `n=len` for containers, else str() cut in the middle past 50 characters.","type":"string"},"shape":{"type":"array","items":{"type":"integer"}}}};
+const schema55 = {"description":"The answer to variables.","type":"object","required":["type","id","variables","total"],"additionalProperties":false,"properties":{"type":{"const":"variables_reply"},"id":{"$ref":"#/$defs/CellId"},"variables":{"description":"Sorted by name, at most the request's limit.","type":"array","items":{"$ref":"#/$defs/VariableInfo"}},"total":{"description":"How many names there are in all.","type":"integer"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema57 = {"description":"A name the user defined, as %whos lists it.","type":"object","required":["name","type","summary"],"additionalProperties":false,"properties":{"name":{"type":"string"},"type":{"type":"string"},"summary":{"description":"%whos's Data/Info: `n=len` for containers, else str() cut in the middle past 50 characters.","type":"string"},"shape":{"type":"array","items":{"type":"integer"}}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3064,7 +3130,7 @@ return errors === 0;
 }
 
 export const DoneFrame = validate25;
-const schema59 = {"description":"The cell ended; with its barrier, everything the cell wrote to fd 1 and fd 2 reached the host before it.","type":"object","required":["type","id","status","executionCount","cancelled"],"additionalProperties":false,"properties":{"type":{"const":"done"},"id":{"$ref":"#/$defs/CellId"},"status":{"enum":["ok","error"]},"executionCount":{"type":"integer"},"cancelled":{"type":"boolean"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
+const schema60 = {"description":"The cell ended; with its barrier, everything the cell wrote to fd 1 and fd 2 reached the host before it.","type":"object","required":["type","id","status","executionCount","cancelled"],"additionalProperties":false,"properties":{"type":{"const":"done"},"id":{"$ref":"#/$defs/CellId"},"status":{"enum":["ok","error"]},"executionCount":{"type":"integer"},"cancelled":{"type":"boolean"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3159,7 +3225,7 @@ errors++;
 if(data.status !== undefined){
 let data2 = data.status;
 if(!((data2 === "ok") || (data2 === "error"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema59.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema60.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }

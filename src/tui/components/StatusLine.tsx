@@ -51,7 +51,8 @@ export function statusParts(
         ? `${runtime} ${kernel.version}`
         : runtime);
   const sandbox = kernel.sandbox ? ` │ ${kernel.sandbox}` : '';
-  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode}${sandbox} │ [${counter}]  `;
+  const env = kernel.env ? ` │ ${kernel.env}` : '';
+  const tail = ` │ ${shortPath(kernel.cwd)} │ ${kernel.mode}${sandbox}${env} │ [${counter}]  `;
   const right = message ?? HINTS;
   // The interpreter's path only when the message still fits beside it.
   const path = kernel.python ? ` (${shortPath(kernel.python)})` : '';

@@ -22,6 +22,7 @@ export function kernelInfoOf(backend: NotebookBackend, state: KernelStatus) {
     mode: backend.mode,
     ...(backend.python ? { python: backend.python } : {}),
     ...(backend.version ? { version: backend.version } : {}),
+    ...(backend.env ? { env: backend.env } : {}),
     ...(backend.remote ? { remote: remoteLabel(backend.remote) } : {}),
     ...(backend.remote?.languageInfo?.name ? { remoteLanguage: backend.remote.languageInfo.name } : {}),
   };

@@ -59,6 +59,8 @@ export interface KernelInfo {
   mode: string;
   /** The kernels' sandbox ("sandbox workspace-write"); unset when they run without one. */
   sandbox?: string;
+  /** The kernels' environment: "env whole" or "env filtered" (envFilter.ts). */
+  env?: string;
 }
 
 export interface State {
