@@ -2,19 +2,24 @@
  * `omp-eval mcp`: the retained kernels as an MCP server, over stdio (default) or Streamable HTTP
  * on loopback (`--http HOST:PORT`); `--print-config CLIENT` prints a client's configuration.
  */
+// Each way of serving loads its own modules when it runs: the MCP SDK's server and zod for stdio,
+// its HTTP transport for --http (which loads Node's fetch, undici), neither for --print-config.
 import {
+  backendAvailability,
   checkCwd,
   checkSandbox,
   ExecutorError,
+  type PrestartedKernel,
+  prestartPython,
   SandboxError,
   type Settings,
   SettingsError,
   sandboxOf,
+  streamLogger,
 } from './engine.js';
-import { bearerToken, HttpOptionError, McpHttpServer, parseListenAddress } from './http.js';
+import { bearerToken, HttpOptionError, parseListenAddress } from './httpOptions.js';
 import { ServerCaps } from './limits.js';
-import { type ClientName, configSnippet, invocationFromArgv } from './printConfig.js';
-import { serveStdio } from './stdio.js';
+import type { ClientName } from './printConfig.js';
 import { unsafeWorkspace, workspaceRefusal } from './workspace.js';
 
 export const DEFAULT_IDLE_TIMEOUT_S = 30 * 60;
@@ -44,6 +49,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
   try {
     const address = opts.http === undefined ? undefined : parseListenAddress(opts.http);
     if (opts.printConfig) {
+      const { configSnippet, invocationFromArgv } = await import('./printConfig.js');
       const invocation = invocationFromArgv(opts.argv ?? process.argv, undefined, env, opts.cwd);
       if (address) {
         if (address.port === 0)
@@ -77,8 +83,24 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
       opts.maxKernels ?? settings['mcp.maxKernels'],
     );
     const keepaliveMs = keepaliveFrom(env);
-    if (!address) return await serveStdio({ settings, cwd, env, caps, ...keepaliveMs });
+    if (!address) {
+      // The first session's Python kernel starts while the server loads (the SDK, zod: most of
+      // the time to the first answer), as `run` and `tool` start theirs.
+      const [prestarted, { serveStdio }] = await Promise.all([
+        prestartFirstKernel(settings, cwd, env, err),
+        import('./stdio.js'),
+      ]);
+      return await serveStdio({
+        settings,
+        cwd,
+        env,
+        caps,
+        ...keepaliveMs,
+        ...(prestarted ? { prestarted } : {}),
+      });
+    }
     const { token, generated } = bearerToken(env);
+    const { McpHttpServer } = await import('./http.js');
     const server = new McpHttpServer({
       settings,
       cwd,
@@ -109,6 +131,21 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     );
     return known && !(error instanceof ExecutorError || error instanceof SandboxError) ? 2 : 1;
   }
+}
+
+/**
+ * The process of the Python kernel the first eval call will probably need (local, unsandboxed:
+ * prestartPython starts nothing otherwise), spawned in --cwd; the first session takes it when its
+ * workspace is that folder (a client's roots may name another), and it is stopped otherwise.
+ */
+async function prestartFirstKernel(
+  settings: Settings,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  err: NodeJS.WritableStream,
+): Promise<PrestartedKernel | undefined> {
+  if (!backendAvailability(settings, env).py) return undefined;
+  return prestartPython(settings, { cwd, hostEnv: env, logger: streamLogger(err) }).catch(() => undefined);
 }
 
 /** OMP_EVAL_MCP_KEEPALIVE_MS: the longest silence in a call's progress (tests shorten it). */

@@ -27,6 +27,7 @@ import {
   type KernelMode,
   LANGUAGES,
   type Language,
+  type PrestartedKernel,
   type Settings,
   sandboxOf,
 } from './engine.js';
@@ -118,6 +119,8 @@ export interface ConnectionOptions {
   home?: string;
   /** The longest silence between progress notifications of a call with a progress token (default 15 s). */
   keepaliveMs?: number;
+  /** A Python kernel's process spawned while the server loaded: the first session takes it if it fits. */
+  prestarted?: PrestartedKernel;
 }
 
 const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
@@ -154,8 +157,11 @@ export class McpConnection implements CapHolder {
   private stop!: (error: McpError) => void;
   /** When the last call ended (or the connection began), for idle timeouts. */
   lastActive = performance.now();
+  /** The early kernel's process until the first session takes it. */
+  private prestarted?: PrestartedKernel;
 
   constructor(private readonly opts: ConnectionOptions) {
+    this.prestarted = opts.prestarted;
     this.caps =
       opts.caps ?? new ServerCaps(opts.settings['mcp.maxSessions'], opts.settings['mcp.maxKernels']);
     this.caps.join(this);
@@ -284,7 +290,9 @@ export class McpConnection implements CapHolder {
             'sandbox.writableRoots': [...this.opts.settings['sandbox.writableRoots'], ...ws.writableRoots],
           }
         : this.opts.settings;
-      session = new KernelSession(name, ws.cwd, settings, this.server);
+      const prestarted = this.prestarted;
+      this.prestarted = undefined; // (the first session's, once)
+      session = new KernelSession(name, ws.cwd, settings, this.server, prestarted);
       this.sessions.set(name, session);
     }
     return session;
@@ -466,6 +474,7 @@ export class McpConnection implements CapHolder {
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     this.caps.leave(this);
+    this.prestarted?.discard(); // (no session took it)
     await Promise.all(sessions.map((s) => s.dispose()));
     await this.server.close().catch(() => {});
   }

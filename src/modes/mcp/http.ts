@@ -5,7 +5,7 @@
  * toward the server's session cap from their initialize on; at the cap, a new one takes the place
  * of the longest idle session that holds no kernel (nothing is lost), or is refused.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import {
   createServer,
   type Server as HttpServer,
@@ -19,40 +19,12 @@ import { type ConnectionOptions, McpConnection } from './connection.js';
 import { ServerCaps } from './limits.js';
 import { allowsBatches, batchRefusal } from './versions.js';
 
+// (the options are read before this module loads: it loads the HTTP transport and, with it, undici)
+export { bearerToken, HttpOptionError, MIN_TOKEN_LENGTH, parseListenAddress } from './httpOptions.js';
+
 export const MCP_PATH = '/mcp';
 /** Largest request body (cells of code). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-export const MIN_TOKEN_LENGTH = 16;
-
-export class HttpOptionError extends Error {}
-
-/** `HOST:PORT`, `[::1]:PORT` or `PORT`, on a loopback address; anything else is refused. */
-export function parseListenAddress(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value) ?? /^()()(\d+)$/.exec(value);
-  if (!match)
-    throw new HttpOptionError(`--http takes HOST:PORT (for example 127.0.0.1:8765), got "${value}"`);
-  const host = match[1] || match[2] || '127.0.0.1';
-  const port = Number(match[3]);
-  if (port > 65535) throw new HttpOptionError(`--http: port ${port} is out of range (0-65535)`);
-  const loopback = host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-  if (!loopback) {
-    throw new HttpOptionError(
-      `--http: ${host} is not a loopback address. omp-eval mcp runs code for whoever connects, so it only listens on 127.0.0.1, ::1 or localhost.`,
-    );
-  }
-  return { host: host === 'localhost' ? '127.0.0.1' : host, port };
-}
-
-/** The token clients must send: OMP_EVAL_MCP_TOKEN, or a new random one. */
-export function bearerToken(env: NodeJS.ProcessEnv): { token: string; generated: boolean } {
-  const fromEnv = env.OMP_EVAL_MCP_TOKEN;
-  if (fromEnv === undefined || fromEnv === '')
-    return { token: randomBytes(32).toString('base64url'), generated: true };
-  if (fromEnv.trim().length < MIN_TOKEN_LENGTH)
-    throw new HttpOptionError(`OMP_EVAL_MCP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters long`);
-  return { token: fromEnv.trim(), generated: false };
-}
-
 export interface HttpServeOptions extends ConnectionOptions {
   host: string;
   port: number;
