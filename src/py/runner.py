@@ -73,12 +73,28 @@ def _kernel_loader(here):
     return KernelLoader
 
 
+# Standard modules the kernel imports before it is ready (json brings re and enum) and that its
+# first cell imports (ast, linecache): imported while the interpreter waits for the first request.
+# A kernel spawned early (`run`, `tool`, `mcp`) waits for as long as the host takes to load, 100 ms
+# and more; these imports then no longer wait for the request. Only the standard library's: the
+# package is not read before the request (the host is still checking its bytecode).
+_WAITING_IMPORTS = ("json", "threading", "weakref", "signal", "faulthandler", "ast", "linecache")
+
+
 def _await_first_request(fd=4):
     """The host checks the package's bytecode while this interpreter starts, and sends its first
-    request (or closes the requests pipe) once that is done: nothing of the package is read before."""
+    request (or closes the requests pipe) once that is done: nothing of the package is read before.
+    Meanwhile the modules above are imported, one at a time, until the request is there."""
     import select
 
     try:
+        for name in _WAITING_IMPORTS:
+            if select.select([fd], [], [], 0)[0]:
+                return
+            try:
+                __import__(name)
+            except ImportError:
+                pass  # (the kernel says what is missing when it needs it)
         select.select([fd], [], [])
     except (OSError, ValueError):
         pass  # not the host's layout (fd 4 is not open): nothing to wait for

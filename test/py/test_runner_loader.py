@@ -130,3 +130,41 @@ class FirstRequestTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# In a fresh interpreter without site (nothing imports json or ast): the runner waits for a request
+# on a pipe that a signal handler writes to after `delay` seconds (none: written before the wait).
+WAIT_SCRIPT = """
+import importlib.util, os, signal, sys
+spec = importlib.util.spec_from_file_location("omp_runner_under_test", sys.argv[1])
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+r, w = os.pipe()
+delay = float(sys.argv[2])
+if delay:
+    signal.signal(signal.SIGALRM, lambda *_: os.write(w, b"x"))
+    signal.setitimer(signal.ITIMER_REAL, delay)
+else:
+    os.write(w, b"x")
+before = [m for m in ("json", "ast") if m in sys.modules]
+runner._await_first_request(r)
+print(before, [m for m in ("json", "ast", "linecache") if m in sys.modules])
+"""
+
+
+class WaitingImportsTest(unittest.TestCase):
+    """While the runner waits for its first request, it imports the standard modules the kernel
+    and its first cell need; a request already there is not kept waiting for them."""
+
+    def imported(self, delay):
+        out = subprocess.run(
+            [sys.executable, "-S", "-c", WAIT_SCRIPT, RUNNER, str(delay)],
+            capture_output=True, text=True, check=True, timeout=60,
+        ).stdout
+        return out.strip()
+
+    def test_imports_while_waiting(self):
+        self.assertEqual(self.imported(0.3), "[] ['json', 'ast', 'linecache']")
+
+    def test_a_request_already_there_is_served_at_once(self):
+        self.assertEqual(self.imported(0), "[] []")
