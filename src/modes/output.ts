@@ -74,8 +74,9 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
       return err.write(event.text);
     case 'result':
     case 'display': {
+      const text = readerText(event);
       const lines = [
-        ...(event.text !== undefined ? [event.text] : []),
+        ...(text !== undefined ? [text] : []),
         ...event.images.map((i) => `[image ${i.width ?? '?'}×${i.height ?? '?'} ${i.mime.slice(6)}]`),
       ];
       // (On a line of its own, as a notebook shows each output apart: not glued to `partial`.)
@@ -99,6 +100,26 @@ function writeText(event: OutputEvent, { out, err }: Streams): boolean {
       return true;
   }
 }
+
+/**
+ * An output's text for a reader of plain text: the object's own text form where the notebook would
+ * show its HTML as a table (a DataFrame prints as ipython3 prints it, not as a markdown table's
+ * source); markdown the object gave itself stays as it is.
+ */
+function readerText(event: Extract<OutputEvent, { kind: 'result' | 'display' }>): string | undefined {
+  const plain = event.bundle['text/plain'];
+  if (
+    event.markdown !== undefined &&
+    event.bundle['text/markdown'] === undefined &&
+    typeof plain === 'string' &&
+    !DEFAULT_REPR.test(plain)
+  )
+    return plain;
+  return event.text;
+}
+
+/** object.__repr__'s text (`<IPython.core.display.HTML object>`), which says nothing of the HTML. */
+const DEFAULT_REPR = /^<[\w.]+ object( at 0x[0-9a-f]+)?>$/;
 
 /** The whole of a stream, as UTF-8. */
 export async function readStream(stream: NodeJS.ReadableStream): Promise<string> {

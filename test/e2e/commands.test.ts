@@ -401,6 +401,20 @@ describe('omp-eval run', () => {
     await waitFor(() => !existsSync(`/proc/${kernel}`), 30_000, 'the kernel to end');
   });
 
+  it("prints a DataFrame as ipython3 prints it, not its HTML's markdown table (pandas is Debian's)", async () => {
+    const file = script(
+      'import pandas as pd\ndf = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})\ndf\n# %%\nfrom IPython.display import HTML\nHTML("<b>bold</b>")\n',
+    );
+    const r = await cli(['--python', '/usr/bin/python3', 'run', file]);
+    const oracle = spawnSync('/usr/bin/python3', [
+      '-c',
+      'import pandas as pd\nprint(repr(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})))',
+    ]);
+    expect(r.code).toBe(0);
+    // (HTML whose object has no text of its own still reads as its markdown)
+    expect(r.stdout).toBe(`${oracle.stdout.toString()}**bold**\n`);
+  });
+
   it('applies --timeout per cell', async () => {
     const r = await cli(['--timeout', '1', 'run', '-'], { input: 'import time\ntime.sleep(20)\n' });
     expect(r.code).toBe(1);
