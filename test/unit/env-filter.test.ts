@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeEnvFilter, envFilterLabel, envFilterOf, type Face } from '../../src/eval/envFilter.js';
 import { hostEnvFor, kernelEnv } from '../../src/eval/kernel/env.js';
+import type { ResolvedPython } from '../../src/eval/kernel/python.js';
 import { loadSettings, SettingsError } from '../../src/eval/settings.js';
 
 const FACES: Face[] = ['notebook', 'line', 'run', 'tool', 'mcp', 'notebook-mcp'];
@@ -96,7 +97,13 @@ describe('hostEnvFor', () => {
   });
 
   it("kernelEnv adds the kernel's own variables to either", () => {
-    const python = { source: 'PATH' as const, path: 'p', executable: 'p', version: [3, 8, 0], tried: [] };
+    const python: ResolvedPython = {
+      source: 'PATH',
+      path: 'p',
+      executable: 'p',
+      version: [3, 8, 0],
+      tried: [],
+    };
     expect(kernelEnv(host, python, { filter: false })).toMatchObject({
       PIP_INDEX_URL: host.PIP_INDEX_URL,
       PYTHONUNBUFFERED: '1',
