@@ -187,10 +187,12 @@ export class Session {
     for (const [index, cell] of cells.entries()) {
       if (failed || options.signal?.aborted || runHost.sessionSignal.aborted) {
         results.push(skippedResult(index, cell));
+        options.onCellDone?.(results.at(-1) as CellResult);
         continue;
       }
       const result = await runCell(runHost, index, cell, options);
       results.push(result);
+      options.onCellDone?.(result);
       failed = result.status !== 'ok';
     }
     return results;

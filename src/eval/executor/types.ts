@@ -16,6 +16,8 @@ export interface RunOptions {
    * read (so the cell blocks on its writes) until the promise settles.
    */
   onEvent?: (cellIndex: number, event: OutputEvent) => unknown;
+  /** Called as each cell ends (a skipped one too), before the next starts: a follower's per-cell status. */
+  onCellDone?: (result: CellResult) => void;
   /** Let input() ask the front end (answer with Session.sendInput). */
   allowStdin?: boolean;
   /**
