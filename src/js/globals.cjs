@@ -187,8 +187,9 @@ const internals = {
   __omp_bind__: bindings.api,
   __omp_import__: modules.cellImport,
   __omp_void__: undefined,
-  /** The runner's `variables` request, in a script it can interrupt. */
-  __omp_variables__: variables.list,
+  /** The runner's `variables` request, in scripts it can interrupt and time out. */
+  __omp_variables__: variables.names,
+  __omp_variable__: variables.describeOne,
 };
 
 function install(drain, pending) {

@@ -16,9 +16,7 @@ const { createBackground } = require('./background.cjs');
 const { installCapture } = require('./capture.cjs');
 const { createSigint } = require('./sigint.cjs');
 const { isComplete } = require('./completeness.cjs');
-
-/** How long listing the cells' names may take (an inspect that never returns) before it stops. */
-const VARIABLES_TIMEOUT_MS = 5_000;
+const { createVariablesQuery, variablesOptions } = require('./variablesQuery.cjs');
 
 const repr = (value) => (typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value)));
 
@@ -194,9 +192,11 @@ function createCells(host, channels, late, queued) {
 
 /**
  * Answers the requests that are not cells: is_complete (acorn, loaded on first use) and variables
- * (in the cells' realm, interruptible). `protocolError` reports a malformed one.
+ * (in the cells' realm, interruptible, a deadline per name: variablesQuery.cjs). `protocolError`
+ * reports a malformed one.
  */
 function createQueries({ vm, frames, sigint }, hooks, protocolError) {
+  const listVariables = createVariablesQuery({ vm, sigint }, hooks);
   return function query(kind, request) {
     const { id } = request;
     if (kind === 'is_complete') {
@@ -205,24 +205,10 @@ function createQueries({ vm, frames, sigint }, hooks, protocolError) {
       const { parse } = require('acorn');
       return frames.send({ type: 'is_complete_reply', id, ...isComplete(parse, request.code) });
     }
-    const limit = request.limit === undefined ? 500 : request.limit;
-    if (!validId(id) || !Number.isSafeInteger(limit))
-      return protocolError('variables needs id (a string) and limit (an integer)', validId(id) ? id : null);
-    let listed = { variables: [], total: 0 };
-    try {
-      hooks.prepare();
-      const script = `__omp_variables__(${Math.max(0, limit)})`;
-      const json = sigint.run(() =>
-        vm.runInThisContext(script, {
-          breakOnSigint: true,
-          timeout: VARIABLES_TIMEOUT_MS,
-          displayErrors: false,
-        }),
-      );
-      listed = JSON.parse(json);
-    } catch {
-      // interrupted or timed out: nothing to list
-    }
+    const { options, problem } = variablesOptions(request);
+    if (!validId(id) || problem)
+      return protocolError(problem ?? 'variables needs id (a string)', validId(id) ? id : null);
+    const listed = listVariables(options);
     return frames.send({ type: 'variables_reply', id, ...listed });
   };
 }

@@ -3,7 +3,8 @@
  * (Main realm.) The `variables` request: the names cells defined, as %whos lists them in Python
  * (name, type, a short form of the value). The kernel's own globals are the ones there when it
  * became ready (Node's, the helpers, the built-in modules); a cell's name is any other, or one of
- * those that a cell assigned a new value.
+ * those that a cell assigned a new value. The runner lists the names, then describes each in a
+ * script of its own with a deadline: a summary that never returns skips that name only.
  */
 const MAX_SUMMARY = 50;
 
@@ -58,11 +59,29 @@ module.exports = function createVariables({ global, inspect }) {
     return { name, type: String(type), summary };
   }
 
-  /** The first `limit` of the cells' names, sorted, described; how many there are. As JSON. */
-  function list(limit) {
-    const names = getOwnPropertyNames(global).filter(isUsers).sort();
-    return JSON.stringify({ variables: names.slice(0, limit).map(describe), total: names.length });
+  /** The first `limit` of the cells' names, sorted, and how many there are. As JSON. */
+  function names(limit) {
+    const all = getOwnPropertyNames(global).filter(isUsers).sort();
+    return JSON.stringify({ names: all.slice(0, limit), total: all.length });
   }
 
-  return { snapshot, list };
+  /**
+   * One name described (user code runs: an inspect hook, a Proxy's traps), or with `skipped` (why)
+   * listed without running any: its plain type and why. As JSON.
+   */
+  function describeOne(name, skipped) {
+    if (typeof skipped !== 'string') return JSON.stringify(describe(name));
+    let type = 'unknown';
+    try {
+      // (a cell's const or let is an accessor of the runner's; the runner times this script out)
+      const own = getOwnPropertyDescriptor(global, name);
+      const value = own && 'value' in own ? own.value : global[name];
+      type = value === null ? 'null' : isArray(value) ? 'Array' : typeof value;
+    } catch {
+      type = 'unknown';
+    }
+    return JSON.stringify({ name, type, summary: `<skipped: ${skipped}>`, skipped: true });
+  }
+
+  return { snapshot, names, describeOne };
 };

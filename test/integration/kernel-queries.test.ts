@@ -81,13 +81,55 @@ describe('variables: the user’s names, by request', () => {
     expect(k.executionCount).toBe(1);
   });
 
-  it('Python: a __str__ that never returns is interrupted and the kernel serves on', async () => {
+  it('Python: a __str__ that never returns skips that name only, and the kernel serves on', async () => {
+    // issue 42, item 9: one such name gave up on every name
     const k = await startKernel();
-    await k.execute('class Slow:\n    def __str__(self):\n        while True: pass\nslow = Slow()');
-    const listed = await k.variables(10, 1_000);
-    expect(listed.error).toMatch(/took too long/);
-    const after = await k.execute('1 + 1');
-    expect(after.status).toBe('ok');
+    await k.execute(
+      'import time\nclass Slow:\n    def __str__(self):\n        while True: pass\nclass Sleepy:\n    def __repr__(self):\n        time.sleep(3600)\na = 1\nslow = Slow()\nsleepy = Sleepy()\nz = [1]',
+    );
+    const listed = await k.variables(10, 60_000, 200);
+    expect(listed.error).toBeUndefined();
+    expect(listed.variables.map((v) => `${v.name}:${v.type}:${v.skipped ?? false}`)).toEqual([
+      'Sleepy:type:false',
+      'Slow:type:false',
+      'a:int:false',
+      'sleepy:Sleepy:true',
+      'slow:Slow:true',
+      'time:module:false',
+      'z:list:false',
+    ]);
+    expect(listed.variables.find((v) => v.name === 'slow')?.summary).toBe(
+      '<skipped: its summary took longer than 0.2 s>',
+    );
+    expect((await k.execute('a + 1')).status).toBe('ok');
+  });
+
+  it('Python: with the whole listing out of time, the names left are listed unread', async () => {
+    const k = await startKernel();
+    await k.execute(
+      'class Slow:\n    def __str__(self):\n        while True: pass\nfor i in range(30): globals()["s%02d" % i] = Slow()',
+    );
+    const listed = await k.variables(50, 1_000);
+    expect(listed.error).toBeUndefined();
+    expect(listed.total).toBe(32);
+    expect(listed.variables.filter((v) => v.name.startsWith('s')).every((v) => v.skipped)).toBe(true);
+    expect(listed.variables.some((v) => v.summary.includes('ran out of time'))).toBe(true);
+    expect((await k.execute('1 + 1')).status).toBe('ok');
+  });
+
+  it('js: an inspect hook that never returns skips that name only', async () => {
+    const k = await startKernel({ language: 'js' });
+    await k.execute(
+      "const a = 1; const stuck = { [Symbol.for('nodejs.util.inspect.custom')]() { for (;;); } }; const z = 'last'",
+    );
+    const listed = await k.variables(50, 60_000, 200);
+    expect(listed.error).toBeUndefined();
+    expect(listed.variables.map((v) => `${v.name}:${v.type}:${v.summary}`)).toEqual([
+      'a:number:1',
+      'stuck:object:<skipped: its summary took longer than 0.2 s>',
+      "z:string:'last'",
+    ]);
+    expect((await k.execute('a + 1')).status).toBe('ok');
   });
 
   it('js: what cells defined, not the kernel’s helpers; a reassigned built-in name is the user’s', async () => {

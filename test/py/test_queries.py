@@ -3,7 +3,9 @@ completer where IPython is installed), the `variables` request, and the front en
 in tracebacks."""
 import os
 import re
+import signal
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -194,6 +196,70 @@ class Variables(unittest.TestCase):
         self.assertTrue(names[1].startswith("json:module:<module 'json'"))
         self.assertEqual(k.run("_i").plain, "\"import json\\ndata = {'a': [1, 2, 3]}\\nn = 41\"")
         bad = k.request({"type": "variables", "id": "w", "limit": "all"}, "variables_reply")
+        self.assertEqual(bad["ename"], "ProtocolError")
+
+    def test_a_summary_that_never_returns_is_skipped_and_the_others_listed(self):
+        # issue 42, item 9: one hanging __str__ gave up on every name
+        class Hangs(object):
+            def __str__(self):
+                time.sleep(3600)
+
+        class Spins(object):
+            def __str__(self):
+                try:
+                    time.sleep(3600)
+                except BaseException:  # swallows the first deadline: the next one ends it
+                    pass
+                time.sleep(3600)
+
+        ns = {"a": 1, "hang": Hangs(), "m": "middle", "spin": Spins(), "z": [1]}
+        described, total = variables.list_variables(ns, {}, 10, name_timeout=0.2)
+        self.assertEqual(total, 5)
+        by_name = {v["name"]: v for v in described}
+        self.assertEqual([by_name[n]["summary"] for n in ("a", "m", "z")], ["1", "middle", "n=1"])
+        for name, kind in (("hang", "Hangs"), ("spin", "Spins")):
+            self.assertEqual(by_name[name]["type"], kind)
+            self.assertTrue(by_name[name]["skipped"])
+            self.assertEqual(by_name[name]["summary"], "<skipped: its summary took longer than 0.2 s>")
+        self.assertNotIn("skipped", by_name["a"])
+
+    def test_names_left_when_the_listing_runs_out_of_time_are_skipped_unread(self):
+        class Hangs(object):
+            def __str__(self):
+                time.sleep(3600)
+
+        ns = dict(("h%d" % i, Hangs()) for i in range(5))
+        ns["last"] = 1
+        described, _ = variables.list_variables(ns, {}, 10, name_timeout=0.2, timeout=0.3)
+        self.assertEqual(len(described), 6)
+        self.assertTrue(all(v["skipped"] for v in described))
+        self.assertIn("ran out of time", described[-1]["summary"])
+
+    def test_the_users_alarm_and_handler_are_put_back(self):
+        seen = []
+        previous = signal.signal(signal.SIGALRM, lambda *_: seen.append(1))
+        self.addCleanup(signal.signal, signal.SIGALRM, previous)
+        self.addCleanup(signal.setitimer, signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_REAL, 30)
+        variables.list_variables({"a": 1}, {}, 10, name_timeout=0.2)
+        self.assertEqual(seen, [])
+        self.assertGreater(signal.getitimer(signal.ITIMER_REAL)[0], 20)
+        self.assertIsNotNone(signal.getsignal(signal.SIGALRM))
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        while not seen:
+            time.sleep(0.01)
+
+    def test_the_request_takes_the_per_name_deadline(self):
+        k = Kernel()
+        self.addCleanup(k.close)
+        k.run("import time\nclass Slow:\n    def __repr__(self):\n        time.sleep(3600)\nslow = Slow()\nok = 2")
+        request = {"type": "variables", "id": "v", "limit": 50, "nameTimeoutMs": 200, "timeoutMs": 5000}
+        reply = k.request(request, "variables_reply")
+        listed = dict((v["name"], v) for v in reply["variables"])
+        self.assertEqual(listed["ok"]["summary"], "2")
+        self.assertTrue(listed["slow"]["skipped"])
+        self.assertEqual(k.run("ok + 1").plain, "3")
+        bad = k.request({"type": "variables", "id": "w", "nameTimeoutMs": 0.5}, "variables_reply")
         self.assertEqual(bad["ename"], "ProtocolError")
 
 

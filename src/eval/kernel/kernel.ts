@@ -248,9 +248,12 @@ export class Kernel {
     return this.queries.isComplete(code, timeoutMs);
   }
 
-  /** The names the user defined (at most `limit` described), once the running cell is over. */
-  variables(limit: number, timeoutMs = VARIABLES_TIMEOUT_MS): Promise<Variables> {
-    return this.queries.variables(limit, timeoutMs);
+  /**
+   * The names the user defined (at most `limit` described), once the running cell is over; a name
+   * whose summary takes longer than `nameTimeoutMs` is listed as skipped.
+   */
+  variables(limit: number, timeoutMs = VARIABLES_TIMEOUT_MS, nameTimeoutMs?: number): Promise<Variables> {
+    return this.queries.variables(limit, timeoutMs, nameTimeoutMs);
   }
 
   /** Answers the running cell's input_request; `null`: the host's input has ended. */

@@ -18,6 +18,9 @@ import type { PendingReplies } from './replies.js';
 import type { KernelState } from './state.js';
 import type { Completeness, Completion, Variables } from './types.js';
 
+/** How long one name's summary may take before the kernel lists it as skipped. */
+export const VARIABLE_NAME_TIMEOUT_MS = 1_000;
+
 /** What the queries need of their kernel. */
 export interface QueryTarget {
   state(): KernelState;
@@ -71,9 +74,15 @@ export class KernelQueries {
 
   /**
    * The names the user defined (at most `limit` described), once the running cell is over. User
-   * code runs here (a __str__): after `timeoutMs` the listing is interrupted and an error given.
+   * code runs here (a __str__): one that outlives `nameTimeoutMs` has its name listed as skipped,
+   * and the kernel is asked to end the listing within most of `timeoutMs` (names left are listed
+   * as skipped); past `timeoutMs` the listing is interrupted and an error given.
    */
-  async variables(limit: number, timeoutMs: number): Promise<Variables> {
+  async variables(
+    limit: number,
+    timeoutMs: number,
+    nameTimeoutMs = VARIABLE_NAME_TIMEOUT_MS,
+  ): Promise<Variables> {
     const deadline = Date.now() + timeoutMs;
     const failed = (error: string) => ({ variables: [], total: 0, error });
     if (!(await this.target.idleBy(deadline)))
@@ -83,9 +92,12 @@ export class KernelQueries {
           : 'the kernel stayed busy',
       );
     const id = this.target.nextId('variables');
+    const left = Math.max(0, deadline - Date.now());
+    // The kernel's own deadline leaves a fifth of the time (at most 1 s) for the reply to come.
+    const kernelMs = Math.max(1, left - Math.min(1_000, left / 5));
     return this.replies.request(id, {
-      timeoutMs: Math.max(0, deadline - Date.now()),
-      send: () => this.target.write(variablesRequest(id, limit)),
+      timeoutMs: left,
+      send: () => this.target.write(variablesRequest(id, limit, { nameTimeoutMs, timeoutMs: kernelMs })),
       read: ({ variables, total }: VariablesReplyFrame) => ({ variables, total }),
       fallback: () => failed('it took too long and was interrupted'),
       onTimeout: () => this.target.interruptQuery(),

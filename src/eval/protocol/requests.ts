@@ -98,10 +98,16 @@ export const isCompleteRequest = (id: string, code: string): IsCompleteRequest =
   code,
 });
 
-export const variablesRequest = (id: string, limit: number): VariablesRequest => ({
+export const variablesRequest = (
+  id: string,
+  limit: number,
+  deadlines: { nameTimeoutMs?: number; timeoutMs?: number } = {},
+): VariablesRequest => ({
   type: 'variables',
   id,
   limit,
+  ...(deadlines.nameTimeoutMs !== undefined ? { nameTimeoutMs: Math.round(deadlines.nameTimeoutMs) } : {}),
+  ...(deadlines.timeoutMs !== undefined ? { timeoutMs: Math.round(deadlines.timeoutMs) } : {}),
 });
 
 export function encodeRequest(request: Request): string {

@@ -58,6 +58,11 @@ export interface VariableInfo {
   /** %whos's Data/Info: `n=len` for containers, else str() cut in the middle past 50 characters. */
   summary: string;
   shape?: number[];
+  /**
+   * Its summary was not made (it took longer than the request's nameTimeoutMs, or the listing ran
+   * out of time): the summary says which.
+   */
+  skipped?: true;
 }
 
 /** The cell begins. */
@@ -264,4 +269,14 @@ export interface VariablesRequest {
   id: RequestId;
   /** At most this many names are described (all are counted). */
   limit?: number;
+  /**
+   * How long one name's summary (user code: a __str__, an inspect hook) may take; past it the name
+   * is listed as skipped and the next one described.
+   */
+  nameTimeoutMs?: number;
+  /**
+   * How long the whole listing may take; names left then are listed as skipped without running
+   * their code (Python: no limit by default; JavaScript: 5000).
+   */
+  timeoutMs?: number;
 }

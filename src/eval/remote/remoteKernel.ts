@@ -265,7 +265,7 @@ export class RemoteKernel implements KernelHandle {
   }
 
   /** The kernel's variables: none, and why (a Jupyter kernel has no standard request for them). */
-  async variables(_limit: number, _timeoutMs?: number): Promise<Variables> {
+  async variables(_limit: number, _timeoutMs?: number, _nameTimeoutMs?: number): Promise<Variables> {
     return remoteVariables(this.remote.server);
   }
 

@@ -2844,7 +2844,7 @@ return errors === 0;
 
 export const VariablesReplyFrame = validate24;
 const schema55 = {"description":"The answer to variables.","type":"object","required":["type","id","variables","total"],"additionalProperties":false,"properties":{"type":{"const":"variables_reply"},"id":{"$ref":"#/$defs/CellId"},"variables":{"description":"Sorted by name, at most the request's limit.","type":"array","items":{"$ref":"#/$defs/VariableInfo"}},"total":{"description":"How many names there are in all.","type":"integer"},"sync":{"$ref":"#/$defs/Sync"},"key":{"$ref":"#/$defs/Key"}}};
-const schema57 = {"description":"A name the user defined, as %whos lists it.","type":"object","required":["name","type","summary"],"additionalProperties":false,"properties":{"name":{"type":"string"},"type":{"type":"string"},"summary":{"description":"%whos's Data/Info: `n=len` for containers, else str() cut in the middle past 50 characters.","type":"string"},"shape":{"type":"array","items":{"type":"integer"}}}};
+const schema57 = {"description":"A name the user defined, as %whos lists it.","type":"object","required":["name","type","summary"],"additionalProperties":false,"properties":{"name":{"type":"string"},"type":{"type":"string"},"summary":{"description":"%whos's Data/Info: `n=len` for containers, else str() cut in the middle past 50 characters.","type":"string"},"shape":{"type":"array","items":{"type":"integer"}},"skipped":{"description":"Its summary was not made (it took longer than the request's nameTimeoutMs, or the listing ran out of time): the summary says which.","const":true}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2964,7 +2964,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key1 in data3){
-if(!((((key1 === "name") || (key1 === "type")) || (key1 === "summary")) || (key1 === "shape"))){
+if(!(((((key1 === "name") || (key1 === "type")) || (key1 === "summary")) || (key1 === "shape")) || (key1 === "skipped"))){
 const err10 = {instancePath:instancePath+"/variables/" + i0,schemaPath:"#/$defs/VariableInfo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -3040,9 +3040,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/variables/" + i0,schemaPath:"#/$defs/VariableInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.skipped !== undefined){
+if(true !== data3.skipped){
+const err16 = {instancePath:instancePath+"/variables/" + i0+"/skipped",schemaPath:"#/$defs/VariableInfo/properties/skipped/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3054,7 +3054,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/variables/" + i0,schemaPath:"#/$defs/VariableInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3064,10 +3064,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.total !== undefined){
-let data9 = data.total;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err18 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err18 = {instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3077,10 +3076,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.sync !== undefined){
-let data10 = data.sync;
+if(data.total !== undefined){
+let data10 = data.total;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err19 = {instancePath:instancePath+"/sync",schemaPath:"#/$defs/Sync/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err19 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3089,9 +3088,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 0 || isNaN(data10)){
-const err20 = {instancePath:instancePath+"/sync",schemaPath:"#/$defs/Sync/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.sync !== undefined){
+let data11 = data.sync;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err20 = {instancePath:instancePath+"/sync",schemaPath:"#/$defs/Sync/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3100,11 +3101,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-if(data.key !== undefined){
-if(typeof data.key !== "string"){
-const err21 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+const err21 = {instancePath:instancePath+"/sync",schemaPath:"#/$defs/Sync/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3115,13 +3114,26 @@ errors++;
 }
 }
 }
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.key !== undefined){
+if(typeof data.key !== "string"){
+const err22 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }

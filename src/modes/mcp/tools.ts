@@ -203,6 +203,7 @@ export const VARIABLES_TOOL: Tool = {
             type: { type: 'string' },
             summary: { type: 'string' },
             shape: { type: 'array', items: { type: 'integer' } },
+            skipped: { type: 'boolean' },
           },
           required: ['name', 'language', 'type', 'summary'],
         },

@@ -1,7 +1,9 @@
 /**
  * The `variables` tool: each running kernel answers a `variables` request with the user's names
  * (what %whos lists in Python; the cells' globals in JavaScript), with type, summary and shape.
- * Nothing runs as a cell: no execution count, no history, no names left behind.
+ * Nothing runs as a cell: no execution count, no history, no names left behind. A summary runs
+ * user code (a __str__, an inspect hook): one that does not finish within the per-name deadline
+ * has its name listed as skipped, and the others are listed.
  */
 import type { Language, Session, VariableInfo } from './engine.js';
 
@@ -22,12 +24,19 @@ export interface KernelVariables {
   error?: string;
 }
 
-/** The user's names in one language's kernel of the session (none when it is not running). */
-export async function listVariables(session: Session, language: Language): Promise<KernelVariables> {
+/**
+ * The user's names in one language's kernel of the session (none when it is not running);
+ * `nameTimeoutMs`: how long one name's summary may take (the kernel's default otherwise).
+ */
+export async function listVariables(
+  session: Session,
+  language: Language,
+  nameTimeoutMs?: number,
+): Promise<KernelVariables> {
   const kernel = session.kernelOf(language);
   if (!kernel || kernel.state === 'dead')
     return { language, presence: 'not started', variables: [], total: 0 };
-  const listed = await kernel.variables(MAX_VARIABLES);
+  const listed = await kernel.variables(MAX_VARIABLES, undefined, nameTimeoutMs);
   if (listed.error)
     return {
       language,
@@ -57,5 +66,9 @@ export function variablesTable(variables: Variable[]): string {
     return `${v.name.padEnd(nameWidth)}${v.type.padEnd(typeWidth)} ${v.summary}${shape}`;
   });
   const header = `${'Variable'.padEnd(nameWidth)}${'Type'.padEnd(typeWidth)} Data/Info`;
-  return [header, '-'.repeat(nameWidth + typeWidth + 10), ...rows].join('\n');
+  const skipped = variables.filter((v) => v.skipped).map((v) => v.name);
+  const note = skipped.length
+    ? [`Skipped (making their summary took too long; the values are still defined): ${skipped.join(', ')}`]
+    : [];
+  return [header, '-'.repeat(nameWidth + typeWidth + 10), ...rows, ...note].join('\n');
 }

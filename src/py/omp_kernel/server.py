@@ -335,14 +335,21 @@ class Kernel(object):
 
         request_id = request.get("id")
         limit = request.get("limit", 500)
-        if not valid_id(request_id) or not isinstance(limit, int) or isinstance(limit, bool):
+        name_ms = request.get("nameTimeoutMs", 1000)
+        timeout_ms = request.get("timeoutMs")
+        numbers = (limit, name_ms) if timeout_ms is None else (limit, name_ms, timeout_ms)
+        if not valid_id(request_id) or not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
             known_id = request_id if valid_id(request_id) else None
-            self.channel.protocol_error("variables needs id (a string) and limit (an integer)", known_id)
+            self.channel.protocol_error(
+                "variables needs id (a string), limit, nameTimeoutMs and timeoutMs (integers)", known_id
+            )
             return
         described, total = [], 0
         self.interrupts.start_cell()
         try:
-            described, total = list_variables(self.executor.user_ns, self.executor.hidden, limit)
+            timeout = None if timeout_ms is None else timeout_ms / 1000.0
+            ns, hidden = self.executor.user_ns, self.executor.hidden
+            described, total = list_variables(ns, hidden, limit, name_ms / 1000.0, timeout)
         except KeyboardInterrupt:
             pass
         finally:
