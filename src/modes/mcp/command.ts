@@ -83,6 +83,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
       opts.maxKernels ?? settings['mcp.maxKernels'],
     );
     const keepaliveMs = keepaliveFrom(env);
+    const unshare = shareWhileServing(env, err, address ? 'http' : 'stdio');
     if (!address) {
       // The first session's Python kernel starts while the server loads (the SDK, zod: most of
       // the time to the first answer), as `run` and `tool` start theirs.
@@ -97,7 +98,7 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
         caps,
         ...keepaliveMs,
         ...(prestarted ? { prestarted } : {}),
-      });
+      }).finally(unshare);
     }
     const { token, generated } = bearerToken(env);
     const { McpHttpServer } = await import('./http.js');
@@ -118,7 +119,9 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
         ? `omp-eval mcp: bearer token ${token}\n`
         : 'omp-eval mcp: bearer token from OMP_EVAL_MCP_TOKEN\n',
     );
-    return await untilSignal((signal) => server.close(`omp-eval mcp is shutting down (${signal})`));
+    return await untilSignal((signal) => server.close(`omp-eval mcp is shutting down (${signal})`)).finally(
+      unshare,
+    );
   } catch (error) {
     const known =
       error instanceof HttpOptionError ||
@@ -146,6 +149,19 @@ async function prestartFirstKernel(
 ): Promise<PrestartedKernel | undefined> {
   if (!backendAvailability(settings, env).py) return undefined;
   return prestartPython(settings, { cwd, hostEnv: env, logger: streamLogger(err) }).catch(() => undefined);
+}
+
+/**
+ * Publishes the server's sessions for `omp-eval attach` (loaded and started beside the serving);
+ * returns what ends it.
+ */
+function shareWhileServing(
+  env: NodeJS.ProcessEnv,
+  err: NodeJS.WritableStream,
+  transport: 'stdio' | 'http',
+): () => Promise<void> {
+  const share = import('../share/publisher.js').then((m) => m.shareSessions(env, err, transport));
+  return () => share.then((p) => p?.close("the agent's omp-eval mcp server ended"));
 }
 
 /** OMP_EVAL_MCP_KEEPALIVE_MS: the longest silence in a call's progress (tests shorten it). */

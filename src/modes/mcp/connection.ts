@@ -475,7 +475,11 @@ export class McpConnection implements CapHolder {
     this.sessions.clear();
     this.caps.leave(this);
     this.prestarted?.discard(); // (no session took it)
-    await Promise.all(sessions.map((s) => s.dispose()));
+    await Promise.all(
+      sessions.map((s) =>
+        s.dispose("the agent's MCP connection ended (its client went away, or the server stopped)"),
+      ),
+    );
     await this.server.close().catch(() => {});
   }
 }

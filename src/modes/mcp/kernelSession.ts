@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { feeds, type SessionFeed } from '../share/feed.js';
 import {
   backendAvailability,
   budgetSinkLimits,
@@ -38,6 +39,8 @@ export class KernelSession {
   private notices: string[] = [];
   /** The retained session the eval calls run in, once the first one made it. */
   private retained?: Session;
+  /** What notebooks that follow this session see (`omp-eval attach`). */
+  readonly feed: SessionFeed;
 
   constructor(
     readonly name: string,
@@ -53,6 +56,10 @@ export class KernelSession {
       bridge: connectionBridge(settings, server, () => this.currentRequest),
       // Its artifacts in a folder of its own: a sandboxed kernel sees no other session's outputs.
       artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,
+    });
+    this.feed = feeds.open(name, cwd, () => {
+      const client = server.getClientVersion()?.name;
+      return { ...(client ? { client } : {}), languages: this.liveLanguages() };
     });
   }
 
@@ -126,18 +133,43 @@ export class KernelSession {
     params: EvalToolParams,
     options: { signal: AbortSignal; onEvent?: RunOptions['onEvent']; env: NodeJS.ProcessEnv },
   ): Promise<EvalToolResult> {
-    const { env, ...runOptions } = options;
-    const result = await runEvalTool(params, {
-      executor: this.executor,
-      id: this.name,
-      cwd: this.cwd,
-      env,
-      ...runOptions,
-      // One budget for the call's text: each cell's output a share of it, whatever the count.
-      sinkLimits: budgetSinkLimits(params.cells.length),
-      skipText: true,
-      ...(this.retained ? { session: this.retained } : {}),
-    });
+    const { env, onEvent, ...runOptions } = options;
+    // Followers see the call as it runs (the feed never holds the kernel's output back).
+    const call = this.feed.callStarted(
+      params.cells.map((c, index) => ({
+        index,
+        language: c.language ?? 'py',
+        code: c.code,
+        ...(c.title ? { title: c.title } : {}),
+      })),
+    );
+    const told = new Set<number>();
+    let result: EvalToolResult;
+    try {
+      result = await runEvalTool(params, {
+        executor: this.executor,
+        id: this.name,
+        cwd: this.cwd,
+        env,
+        ...runOptions,
+        onEvent: (index, event) => {
+          call.onEvent(index, event);
+          return onEvent?.(index, event);
+        },
+        onCellDone: (cell) => {
+          told.add(cell.index);
+          call.cellDone(cell);
+        },
+        // One budget for the call's text: each cell's output a share of it, whatever the count.
+        sinkLimits: budgetSinkLimits(params.cells.length),
+        skipText: true,
+        ...(this.retained ? { session: this.retained } : {}),
+      });
+      // (cells that never reached the session: a backend that is off, the rest skipped)
+      for (const cell of result.cells) if (!told.has(cell.index)) call.cellDone(cell);
+    } finally {
+      call.end();
+    }
     if (this.mode === 'session' && !this.retained) {
       this.retained = await this.executor
         .session({ id: this.name, cwd: this.cwd, retain: true, requirePython: false })
@@ -214,7 +246,9 @@ export class KernelSession {
     return notices;
   }
 
-  dispose(): Promise<void> {
+  /** Shuts the kernels down; followers are told `why`. */
+  dispose(why = "the agent's session ended (all its kernels were restarted)"): Promise<void> {
+    this.feed.end(why);
     return this.executor.dispose();
   }
 }
