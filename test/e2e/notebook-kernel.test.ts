@@ -75,6 +75,24 @@ describe('the notebook asks its kernel', () => {
     await s.waitFor((t) => t.includes('Out[2]: 1'), 'the value');
   });
 
+  it('Tab whose answer is slow (jedi loading) says the kernel is still working, and completes when it answers', async () => {
+    // (The answer waits for a file, not a clock: the test makes it when the notebook said so.)
+    const flag = join(mkdtempSync(join(tmpdir(), 'omp-complete-')), 'go');
+    const s = await start();
+    // (One line: its __dir__ sleeps until the file exists, then names one attribute.)
+    const wait = `[time.sleep(0.01) for _ in iter(lambda: os.path.exists(${JSON.stringify(flag)}), True)]`;
+    await s.run(
+      `import os, time; slow = type("Slow", (), {"__dir__": lambda self: (${wait}, ["unique_attribute_name"])[1]})()`,
+    );
+    await s.waitFor((t) => t.includes('In [2]:'), 'the class defined');
+    s.write('slow.uniq');
+    await s.waitFor((t) => t.includes('In [2]: slow.uniq'), 'the typed name');
+    s.write('\t');
+    await s.waitFor((t) => t.includes('completing…'), 'the status line saying the kernel is working on it');
+    writeFileSync(flag, '');
+    await s.waitFor((t) => t.includes('In [2]: slow.unique_attribute_name'), 'the completion, once it came');
+  });
+
   it('tracebacks say the In [n] of the notebook, whichever language ran before', async () => {
     const s = await start();
     await s.run('%%js\n1\n'); // a %%js body ends with an empty line

@@ -57,7 +57,7 @@ describe('fitImage', () => {
       note: 'scaled from 3000×1200',
     });
     expect(dims(fitted.data, 'image/png')).toEqual([MAX_SIDE, 627]);
-  }, 60_000);
+  });
 
   it('bounds the payload: a noisy image becomes a smaller JPEG', async () => {
     const data = await png(1200, 1000, true);
@@ -67,7 +67,7 @@ describe('fitImage', () => {
     expect(Buffer.from(fitted.data, 'base64').length).toBeLessThanOrEqual(MAX_IMAGE_BYTES);
     expect(fitted.note).toMatch(/re-encoded as jpeg/);
     expect(dims(fitted.data, 'image/jpeg')).toEqual([fitted.width, fitted.height]);
-  }, 60_000);
+  });
 });
 
 describe('ProgressReporter', () => {

@@ -200,6 +200,9 @@ class CompleteModule(unittest.TestCase):
             ("%%time\nx = 1\n\n", ("complete", None)),
             ("if x:\n    %ls", ("incomplete", 4)),
             ("", ("complete", None)),
+            # (an unindent that matches no outer level: IPython 8.5's check_complete says invalid)
+            ("if 1:\n        x\n    y\n", ("invalid", None)),
+            ("class A:\n        def f(self):\n                    x = 1\n                            return 2\n\n     s = 1", ("invalid", None)),
         ]
         for code, expected in cases:
             with self.subTest(code=code):

@@ -19,8 +19,12 @@ export const LANGUAGE_LABEL: Record<KernelLanguage, string> = { py: 'Python', js
 export const INTERRUPT_ESCALATION_MS = 5_000;
 export const SHUTDOWN_GRACE_MS = 1_000;
 export const START_TIMEOUT_MS = 20_000;
-/** How long an idle kernel may take to answer a completion request. */
-export const COMPLETE_TIMEOUT_MS = 2_000;
+/**
+ * How long an idle kernel may take to answer a completion request: jedi's first completion on a
+ * pandas object takes seconds, which the notebook waits for, saying so; a __dir__ that hangs is
+ * interrupted after it. ($OMP_EVAL_COMPLETE_TIMEOUT_MS sets another: tests on a loaded machine.)
+ */
+export const COMPLETE_TIMEOUT_MS = Number(process.env.OMP_EVAL_COMPLETE_TIMEOUT_MS) || 10_000;
 /** How long listing the user's names may take (a __str__ that hangs) before it is interrupted. */
 export const VARIABLES_TIMEOUT_MS = 10_000;
 

@@ -268,7 +268,10 @@ def is_complete(cell, private_import):
         lines = [line + "\n" for line in transform.transform("".join(lines)).split("\n")][:-1]
     except SyntaxError:
         return "invalid", None
-    grouped = _logical_lines(lines, tokenize)
+    try:
+        grouped = _logical_lines(lines, tokenize)
+    except SyntaxError:  # an unindent that matches no outer level (IndentationError): as IPython's
+        return "invalid", None
     if len(lines) == 1 and grouped and _sunken(grouped[0]):
         return "invalid", None
     if not grouped:

@@ -27,6 +27,10 @@ interface Options {
   setMessage: (text?: string) => void;
 }
 
+/** After this long without an answer, the status line says the kernel is still working on it. */
+const SLOW_COMPLETION_MS = 400;
+export const STILL_COMPLETING = 'completing… (the kernel is still working on it; typing goes on)';
+
 export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }: Options) {
   const [menu, setMenuState] = useState<Menu | undefined>();
   const [ref] = useState(() => ({ current: undefined as Menu | undefined }));
@@ -71,8 +75,22 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
                 const typed = end - start;
                 return { items: matches, from: editor.col - typed, to: editor.col };
               });
+      // A slow answer (jedi's first completion loads its caches) is waited for, and says so.
+      let answered = false;
+      let waiting = false;
+      const slow = setTimeout(() => {
+        if (answered || editorRef.current !== editor) return;
+        waiting = true;
+        setMessage(STILL_COMPLETING);
+      }, SLOW_COMPLETION_MS);
+      const settled = () => {
+        answered = true;
+        clearTimeout(slow);
+        if (waiting) setMessage();
+      };
       void answer.then(
         ({ items, from, to }) => {
+          settled();
           // Typing went on meanwhile: this answer is about text that is gone.
           if (editorRef.current !== editor) return;
           const start = context.kind === 'path' ? context.from + from : from;
@@ -99,7 +117,10 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
           }
           setMenu({ items, index: -1, from: start, to: end, original: editor });
         },
-        () => setMessage('no completions'),
+        () => {
+          settled();
+          setMessage('no completions');
+        },
       );
     },
     [backend, cwd, editorRef, ref, setEditor, setMenu, setMessage, show],
