@@ -198,6 +198,35 @@ class Channel(KernelTestCase):
         self.assertEqual(cell.plain, "'fine'")
 
 
+class Barriers(KernelTestCase):
+    """A frame is ordered after the raw output before it by a barrier (markers on fd 1 and fd 2);
+    one is left out only where nothing the frame must follow can have been written since the last."""
+
+    def synced(self, cell):
+        return [(f["type"], "sync" in f) for f in cell.frames if f.get("type") in ("started", "result", "done")]
+
+    def test_a_quiet_cell_ends_without_a_barrier(self):
+        self.k.run("1")
+        self.assertEqual(self.synced(self.k.run("1+1")), [("started", True), ("result", True), ("done", False)])
+
+    def test_frames_after_code_or_output_get_their_barriers(self):
+        self.k.run("1")
+        cell = self.k.run("x = 1")  # (no result: the code ran up to done)
+        self.assertEqual(self.synced(cell), [("started", True), ("done", True)])
+        cell = self.k.run("print('a')\n2")
+        self.assertEqual(self.synced(cell), [("started", True), ("result", True), ("done", False)])
+        self.assertEqual(cell.stdout, "a\n")
+        self.k.run("get_ipython()._api.after_cell.append(lambda: print('hook'))")
+        cell = self.k.run("3")
+        self.assertEqual(self.synced(cell)[-1], ("done", True))
+        self.assertEqual(cell.stdout, "hook\n")
+
+    def test_a_child_writing_between_two_frames_stays_between_them(self):
+        cell = self.k.run("import subprocess\ndisplay(1)\nsubprocess.run(['echo', 'child'])\ndisplay(2)\n3")
+        kinds = [(f["type"], f.get("data")) for f in cell.frames if f.get("type") in ("display", "stdout")]
+        self.assertEqual(kinds, [("display", None), ("stdout", "child\n"), ("display", None)])
+
+
 class ShadowingFiles(unittest.TestCase):
     def test_stdlib_named_files_in_the_cwd_neither_stop_the_kernel_nor_silence_errors(self):
         cwd = tempfile.mkdtemp(prefix="omp-shadow-")

@@ -143,6 +143,7 @@ class Capture(object):
             self.end_stderr_run()
         if self.cell_id is not None and self.before_output is not None:
             self.before_output()
+        self._channel.quiet = False  # (last: the barriers and frames above make it quiet)
 
     def before_stderr(self):
         """A write to fd 2 follows: stdout written before it must reach the host first."""
@@ -155,6 +156,7 @@ class Capture(object):
             if not self._stderr_run:
                 self._channel.barrier()
                 self._stderr_run = True
+            self._channel.quiet = False
 
     def end_stderr_run(self):
         with self.lock:

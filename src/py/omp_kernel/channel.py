@@ -81,7 +81,17 @@ class Channel(object):
 
     Barriers: `send` of a frame in SYNCED first writes the marker `NUL omp-sync:<key>:f<n> NUL`
     to both raw streams and then the frame with `sync: n`; `barrier()` writes `r<n>` markers
-    alone. The host keeps the three pipes in this order."""
+    alone. The host keeps the three pipes in this order.
+
+    A frame in SYNCED goes without a barrier when the raw streams are `quiet`: nothing that the
+    frame must follow can have been written to them since the last barrier (and `started`, which
+    the cell's output must follow, always has one: execute.py). A barrier makes them quiet when no
+    cell's code is running (`user_code` False: a child process or C code may write to fd 1 between
+    any two of a cell's frames); a write through sys.stdout, sys.stderr or os.write (capture.py), and
+    anything else that runs code of the user's (a hook, a request about the namespace), makes them
+    not. What a background thread or process writes straight to fd 1 or 2 is in no fixed order
+    with the kernel's frames either way. A `1+1` cell is then three frames and two barriers
+    (`started`'s, and the result's once the value is computed), not three."""
 
     def __init__(self, requests_fd, frames_fd, raw_fds, write, guard):
         self._in = LineReader(requests_fd)
@@ -94,6 +104,10 @@ class Channel(object):
         self._prefix = b"\n"  # every frame starts a line: a partial line a cell wrote cannot swallow it
         self._mark = None  # b"\0omp-sync:<key>:" once the key is known
         self._next_barrier = 0
+        self.quiet = False  # nothing to order was written to fd 1 or 2 since the last barrier
+        # True while a cell's code runs, False between (the executor says); None (not told, as
+        # before the first cell): every frame in SYNCED has its barrier
+        self.user_code = None
         self.after_barrier = None  # told after every barrier (capture's stderr run ends there)
         self.fork_sink = None  # where a forked child's error frames go (its stderr)
         self.queued = []  # requests that arrived while a cell waited for input
@@ -116,7 +130,7 @@ class Channel(object):
                 self.fork_sink("\n".join(frame.get("traceback", [])) + "\n")
             return  # a forked child owns no protocol channel
         body = memoryview(encode_body(frame))  # b"{...}"
-        synced = self._mark is not None and frame.get("type") in SYNCED
+        synced = self._mark is not None and frame.get("type") in SYNCED and not self.quiet
         with self._guard:
             with self._lock:
                 # The key's prefix replaces the body's "{"; a sync number goes before its "}".
@@ -146,6 +160,8 @@ class Channel(object):
     def _barrier(self, kind):
         n = self._next_barrier
         self._next_barrier += 1
+        # (before the markers: a write while they are written unsets it)
+        self.quiet = self.user_code is False
         mark = self._mark + kind + str(n).encode("ascii") + b"\0"
         for fd in self.raw_fds:
             try:
@@ -161,6 +177,7 @@ class Channel(object):
 
     def diag(self, message):
         """A line on the kernel's stderr: runner diagnostics and fatal errors only."""
+        self.quiet = False
         try:
             self._write(self.raw_err, ("omp-eval runner: %s\n" % message).encode("utf-8", "replace"))
         except OSError:

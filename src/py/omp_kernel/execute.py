@@ -58,6 +58,7 @@ def semicolon_after(code, node):
 class Executor(object):
     def __init__(self, k):
         self.k = k  # the kernel: its parts (capture, display, tracebacks, ...)
+        self.final_value = False  # the value being shown is the cell's last
         import ast
         import linecache
 
@@ -212,7 +213,9 @@ class Executor(object):
             self._run_code(self._compile(tree, filename, "exec", future))
         for node in nodes[split:]:
             if isinstance(node, ast.Expr):
-                emit(self._run_code(self._compile(ast.Expression(node.value), filename, "eval", future)))
+                value = self._run_code(self._compile(ast.Expression(node.value), filename, "eval", future))
+                self.final_value = node is nodes[-1]
+                emit(value)
                 continue
             # A compound statement as at a prompt ('single'): each expression statement in it
             # (a loop's body) goes to sys.displayhook, which shows it meanwhile.
@@ -279,6 +282,10 @@ class Executor(object):
                 ns["_%d" % count] = value
                 self.Out[count] = value
         if bundle:
+            if self.final_value:
+                # The cell's code has run, its value's formatting too: the frames after the
+                # result's barrier need none of their own unless something writes (channel.py).
+                self.k.channel.user_code = False
             self.k.display.publish(bundle, "result")
 
     def forget_results(self, value=NO_VALUE):
@@ -333,6 +340,7 @@ class Executor(object):
         k.capture.drain()  # background output from threads belongs before this cell
         k.private_import.protect_user_paths()  # files added since the last cell
         if "asyncio" in sys.modules:
+            k.channel.quiet = False  # (callbacks of the user's may run)
             self.event_loop()
         _new_warning_registry()
         k.capture.cell_id = request_id = request["id"]
@@ -361,6 +369,9 @@ class Executor(object):
                 # In the cell from here: the host interrupts only after `started`, and an
                 # interrupt that arrives while `started` is being written is deferred.
                 k.interrupts.start_cell()
+                # `started` always has its barrier: the cell's output, written after it, must not
+                # reach the host before it. Every frame of the cell's code has one too.
+                k.channel.quiet, k.channel.user_code = False, True
                 k.channel.send({"type": "started", "id": request_id})
                 self.apply_context(request)
                 try:
@@ -382,6 +393,7 @@ class Executor(object):
                     self.send_error(*sys.exc_info())
                     k.call_pdb(sys.exc_info()[2])
                 finally:
+                    k.channel.user_code = self.final_value = False
                     k.after_cell()  # open matplotlib figures, even after an error (as Jupyter)
             finally:
                 k.interrupts.in_cell = False
@@ -392,6 +404,7 @@ class Executor(object):
             status = "error"
             self.send_error(*sys.exc_info())
         if init:
+            k.channel.quiet = False
             self.finish_init(code)
         self.finish(request_id, status, cancelled)
 

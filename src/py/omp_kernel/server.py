@@ -177,11 +177,14 @@ class Kernel(object):
 
     def after_cell(self):
         if self._figures is not None or "matplotlib.pyplot" in sys.modules:
+            self.channel.quiet = False
             self.figures.after_cell()
         self.run_hooks(self.hooks_after_cell)
 
     def run_hooks(self, hooks):
         """An extension's hooks: one that fails is said, and the cell (and the next) goes on."""
+        if hooks:
+            self.channel.quiet = False  # (code of the user's: what it writes is ordered)
         for hook in list(hooks):
             try:
                 hook()
@@ -243,6 +246,8 @@ class Kernel(object):
                 self.channel.protocol_error(request[1])
                 continue
             kind = request.get("type", "execute")
+            if kind != "execute":
+                self.channel.quiet = False  # (completions and variables may run code of the user's)
             handler = self._handlers().get(kind)
             if handler is None:
                 request_id = request.get("id")
