@@ -73,11 +73,16 @@ export interface BackendOptions {
   timeout?: number;
   /** The default language of cells (--lang); default py. */
   language?: CellLanguage;
+  /**
+   * The notebook's width now: sent with each cell as COLUMNS, which the kernel also tells pandas,
+   * as a terminal tells its programs (undefined: none is sent).
+   */
+  columns?: () => number | undefined;
 }
 
 export async function executorBackend(
   executor: Executor,
-  { cwd, timeout, language = 'py' }: BackendOptions,
+  { cwd, timeout, language = 'py', columns }: BackendOptions,
 ): Promise<NotebookBackend> {
   // A JavaScript notebook starts without a Python; its %%py cells then say why they cannot run.
   const session: Session = await executor.session({ id: 'notebook', cwd, requirePython: language === 'py' });
@@ -110,7 +115,9 @@ export async function executorBackend(
     start: () => session.start(language),
     async runCell({ code: text, cellNumber, onEvent }) {
       const cell = { ...cellLanguage(text, language), ...(cellNumber !== undefined ? { cellNumber } : {}) };
+      const width = columns?.();
       const [result] = await session.run([cell], {
+        ...(width ? { cellEnv: { COLUMNS: String(width) } } : {}),
         allowStdin: true,
         defaultTimeout: timeout ?? null,
         collectOutput: false,

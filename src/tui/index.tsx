@@ -46,6 +46,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       cwd: opts.cwd,
       ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
       language,
+      columns: () => process.stdout.columns,
     }),
     {
       cwd: resolve(opts.cwd),

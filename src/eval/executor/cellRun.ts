@@ -216,6 +216,7 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
       ...(c.options.stdinEnds ? { stdinEnds: true } : {}),
       ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),
       ...(c.scriptLine !== undefined ? { scriptLine: c.scriptLine } : {}),
+      ...(c.options.cellEnv ? { env: c.options.cellEnv } : {}),
     });
     // The timeout fired: the cell timed out, whatever it did with the interrupt (a cell that
     // caught KeyboardInterrupt and ended normally still ran past its budget).

@@ -27,6 +27,11 @@ export interface RunOptions {
   stdinEnds?: boolean;
   /** Output limits of each cell's sink. */
   sinkLimits?: Partial<SinkLimits>;
+  /**
+   * Variables set in the kernel before each cell (null unsets one): the notebook sends its width
+   * as COLUMNS, which the kernel also tells pandas, as a terminal's width.
+   */
+  cellEnv?: Record<string, string | null>;
   /** Timeout in seconds for cells that set none (default: the eval.timeout setting); null for none. */
   defaultTimeout?: number | null;
   /**

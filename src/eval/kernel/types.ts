@@ -91,6 +91,8 @@ export interface ExecuteOptions {
   cellNumber?: number;
   /** (`omp-eval run`) The script's line where the cell starts: its tracebacks name the script and line. */
   scriptLine?: number;
+  /** Variables set in the kernel before the cell runs (null unsets one): the notebook's COLUMNS. */
+  env?: Record<string, string | null>;
 }
 
 export type KernelExitReason = 'shutdown' | 'interrupt-timeout' | 'died' | 'protocol-error' | 'memory-limit';

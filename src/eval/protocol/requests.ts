@@ -36,6 +36,7 @@ export function executeRequest(
     stdinEnds?: boolean;
     cellNumber?: number;
     scriptLine?: number;
+    env?: Record<string, string | null>;
   } = {},
 ): ExecuteRequest {
   const silent = options.silent ?? false;
@@ -49,6 +50,7 @@ export function executeRequest(
     ...(options.allowStdin && options.stdinEnds ? { stdinEnds: true } : {}),
     ...(options.cellNumber !== undefined ? { cellNumber: options.cellNumber } : {}),
     ...(options.scriptLine !== undefined ? { scriptLine: options.scriptLine } : {}),
+    ...(options.env && Object.keys(options.env).length ? { env: options.env } : {}),
   };
 }
 

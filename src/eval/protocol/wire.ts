@@ -209,7 +209,11 @@ export interface ExecuteRequest {
   stdinEnds?: boolean;
   /** Applied before the code runs (the init request sets it). */
   cwd?: string;
-  /** Applied before the code runs (the init request sets it): null removes a variable. */
+  /**
+   * Applied before the code runs (the init request sets it; the notebook sends its width as COLUMNS
+   * with every cell, which the Python runner also gives pandas as display.width): null removes a
+   * variable.
+   */
   env?: Record<string, string | null>;
   /** The kernel's init request: its code is the prelude, which `%reset` runs again. */
   init?: boolean;

@@ -6,6 +6,7 @@ import sys
 import threading
 import weakref
 
+from . import width
 from .tracebacks import PRELUDE_FILENAME, cell_filename
 
 NO_VALUE = object()
@@ -440,6 +441,7 @@ class Executor(object):
                     os.environ.pop(str(key), None)
                 else:
                     os.environ[str(key)] = str(value)
+            width.front_end_sent(env)
         self.apply_script(request.get("script"))
 
     def apply_script(self, script):

@@ -9,7 +9,7 @@ import builtins
 import os
 import sys
 
-from . import fdguard
+from . import fdguard, width
 from .bridge import DEFAULT_TIMEOUT, BridgeClient, BridgeError
 from .capture import Capture
 from .channel import Channel, execute_problem, open_private_fds, valid_id
@@ -173,6 +173,7 @@ class Kernel(object):
             "IPython.core.display_functions": self.display.route_ipython,
             "matplotlib.pyplot": self._patch_pyplot,
             "getpass": lambda module: setattr(module, "getpass", self.stdin.getpass),
+            "pandas": width.tell_pandas,  # the notebook's width (width.py)
         }
 
     def after_cell(self):
