@@ -124,11 +124,23 @@ export function htmlToAnsi(html: string): string {
 const cache = new Map<string, string>();
 
 /**
+ * The most code highlighted: highlight.js takes about 3 s a megabyte, and a pasted cell can have
+ * many. The lines after it are printed as they are (no colour), from a line's start.
+ */
+export const HIGHLIGHT_LIMIT = 100_000;
+
+/**
  * `code` in colour. `language` is a cell language, the name a Jupyter kernel gives its language
  * (`python`, `R`, `julia`) or a markdown fence's: code of a language without a grammar is plain.
+ * Code longer than HIGHLIGHT_LIMIT is highlighted up to the last line that starts before it.
  */
 export function highlightCode(code: string, color: boolean, language: CellLanguage | string = 'py'): string {
   if (!color || chalk.level === 0) return code;
+  if (code.length > HIGHLIGHT_LIMIT) {
+    const cut = code.lastIndexOf('\n', HIGHLIGHT_LIMIT);
+    if (cut <= 0) return code;
+    return `${highlightCode(code.slice(0, cut), color, language)}${code.slice(cut)}`;
+  }
   const grammar = grammarFor(language);
   if (!grammar) return code;
   const key = `${language}\0${code}`;

@@ -177,6 +177,16 @@ describe('highlighting', () => {
       const ts = 'const n: number = 1;';
       expect(stripAnsi(highlightCode(ts, true, 'ts'))).toBe(ts);
       expect(highlightCode(ts, true, 'ts')).not.toBe(ts);
+      // A pasted cell of megabytes: its first HIGHLIGHT_LIMIT characters in colour, from a line's
+      // start on as it is (highlight.js would take seconds a megabyte).
+      const { HIGHLIGHT_LIMIT } = await import('../../src/render/highlight.js');
+      const line = 'x = [1, "two"]  # three\n';
+      const big = line.repeat(Math.ceil((HIGHLIGHT_LIMIT * 3) / line.length));
+      const shown = highlightCode(big, true, 'py');
+      expect(stripAnsi(shown)).toBe(big);
+      const plainFrom = shown.lastIndexOf('\x1b[') + shown.slice(shown.lastIndexOf('\x1b[')).indexOf('\n');
+      expect(shown.slice(plainFrom)).toBe(big.slice(big.lastIndexOf('\n', HIGHLIGHT_LIMIT)));
+      expect(shown.slice(0, 200)).toContain('\x1b[');
     } finally {
       chalk.level = level;
     }

@@ -4,6 +4,7 @@
  * applied before React sees the data.
  */
 import { type Output, type Row, rowsOf } from '../state/output.js';
+import { columnBlocks, tailStart } from './columnBlocks.js';
 
 export const PREVIEW_HEAD = 5;
 export const PREVIEW_TAIL = 15;
@@ -35,11 +36,33 @@ export function previewItems(output: Output, expanded: boolean): PreviewItem[] {
     for (const row of output.tail) items.push({ row });
     return items;
   }
+  // A tail that starts among a wrapped table's rows shows their block's header above them.
+  const { from, header } = blockTail(output, rows, PREVIEW_HEAD, PREVIEW_TAIL);
+  const headerRows = header ? rows.slice(header.start, header.headerEnd) : [];
+  const shown = PREVIEW_HEAD + headerRows.length + rows.length - from;
+  if (shown >= total) return rows.map((row) => ({ row })); // (the block's header took the gap)
   return [
     ...rows.slice(0, PREVIEW_HEAD).map((row) => ({ row })),
-    { hidden: total - limit, kept: true, ...(output.omitted ? { showable: rows.length - limit } : {}) },
-    ...rows.slice(rows.length - PREVIEW_TAIL).map((row) => ({ row })),
+    { hidden: total - shown, kept: true, ...(output.omitted ? { showable: rows.length - shown } : {}) },
+    ...headerRows.map((row) => ({ row })),
+    ...rows.slice(from).map((row) => ({ row })),
   ];
+}
+
+/**
+ * Where the collapsed tail starts in `rows`, and the column block whose header goes above it
+ * (columnBlocks.ts). With rows left out, only the kept tail is looked at (it follows the gap).
+ */
+function blockTail(output: Output, rows: readonly Row[], head: number, tail: number) {
+  const offset = output.omitted ? output.head.length : 0;
+  const lines = rows.slice(offset).map((row) => (row.kind === 'text' ? row.text : '\u0000image'));
+  const at = tailStart(columnBlocks(lines), lines.length, Math.max(0, head - offset), tail);
+  const header = at.header && {
+    start: at.header.start + offset,
+    headerEnd: at.header.headerEnd + offset,
+    end: at.header.end + offset,
+  };
+  return { from: at.from + offset, ...(header ? { header } : {}) };
 }
 
 export function hiddenLabel(hidden: number, kept: boolean, showable?: number): string {
