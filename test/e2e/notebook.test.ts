@@ -19,7 +19,8 @@ const PASTE = (text: string) => `\x1b[200~${text}\x1b[201~`;
 describe('the notebook in a terminal', () => {
   it('starts, runs 1+1 and shows 2', async () => {
     const s = await start();
-    expect(s.text()).toMatch(/● idle │ Python 3\.\d+\.\d+ │ .+ │ session │ \[0\]/);
+    // (a person's notebook: the kernel has the whole environment, and the status line says so)
+    expect(s.text()).toMatch(/● idle │ Python 3\.\d+\.\d+ │ .+ │ session │ env whole │ \[0\]/);
     await s.run('1+1');
     await s.waitFor((t) => t.includes('Out[1]: 2') && t.includes('In [2]:'));
   });
