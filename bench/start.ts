@@ -9,7 +9,9 @@
  *
  * Runs alone: `node dist/bench/start.js` after `npm run build`. OMP_BENCH_ROUNDS (warm rounds, 7),
  * OMP_BENCH_COLD_ROUNDS (3), OMP_BENCH_CELLS (warm cells per block, 100), OMP_BENCH_SANDBOX=0
- * (leave the sandboxed MCP case out).
+ * (leave the sandboxed MCP case out), OMP_BENCH_BEFORE=<another build's bin/omp-eval.js> (each
+ * case also run with it, in the same rounds: a step's gain, measured under the same load),
+ * OMP_BENCH_CASES=<words> (only the cases whose name has one of them; `none`: the engine rows).
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -88,6 +90,8 @@ class SpawnTimer {
 interface Sample {
   ms: number;
   cpuMs: number;
+  /** mcp: spawn → the answer to initialize. */
+  initMs?: number;
 }
 
 interface Case {
@@ -173,6 +177,9 @@ async function main(): Promise<void> {
       request: (env) => ({ argv: [node, BIN, 'run', 'mib.py'], env, cwd: work }),
     },
   ];
+  const only = process.env.OMP_BENCH_CASES?.split(/[\s,]+/).filter(Boolean);
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => only.some((w) => c.name.includes(w))));
+  const wanted = (c: Case) => !only || only.some((w) => c.name.includes(w));
   const sandboxed: Case = {
     name: '`omp-eval mcp` (sandboxed): spawn → first `eval` result',
     target: 1.5,
@@ -185,7 +192,21 @@ async function main(): Promise<void> {
     }),
     pick: (a) => a.firstMs as number,
   };
-  if (process.env.OMP_BENCH_SANDBOX !== '0') {
+  const before = process.env.OMP_BENCH_BEFORE;
+  if (before) {
+    // (the other build's cases, each right after this build's in every round)
+    for (const c of [...cases]) {
+      cases.splice(cases.indexOf(c) + 1, 0, {
+        ...c,
+        name: `${c.name} (before)`,
+        request: (env) => {
+          const r = c.request(env);
+          return { ...r, argv: r.argv.map((a) => (a === BIN ? before : a)) };
+        },
+      });
+    }
+  }
+  if (process.env.OMP_BENCH_SANDBOX !== '0' && wanted(sandboxed)) {
     try {
       await timer.time(sandboxed.request({}));
       cases.push(sandboxed);
@@ -197,6 +218,7 @@ async function main(): Promise<void> {
   const sample = (a: Answer, pick?: (a: Answer) => number): Sample => ({
     ms: pick ? pick(a) : a.wallMs,
     cpuMs: a.cpuMs,
+    ...(a.initMs !== undefined ? { initMs: a.initMs } : {}),
   });
   // `node -e 0` then `python3 -c pass`, one after the other: what any such call must pay.
   const pair = async (): Promise<Sample> => {
@@ -261,6 +283,13 @@ async function main(): Promise<void> {
   }
   for (const row of engine) lines.push(row);
   lines.push('');
+  for (const c of cases) {
+    const inits = (series.get(c) as Series).warm.flatMap((x) => (x.initMs === undefined ? [] : [x.initMs]));
+    if (inits.length)
+      lines.push(
+        `${c.name}: spawn → answer to initialize, warm: ${fmt(Math.min(...inits))} / ${fmt(median(inits))} ms`,
+      );
+  }
   if (orphans) lines.push(`(${orphans} calls left processes running for over 10 s after their exit)`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
