@@ -359,9 +359,11 @@ program
   .addOption(
     new Option('--print-config <client>', "print a client's configuration snippet").choices([
       'claude',
+      'claude-desktop',
       'codex',
       'cursor',
       'gemini',
+      'vscode',
     ]),
   )
   .action(async (opts: McpFlags) => {

@@ -163,7 +163,9 @@ describe('--print-config', () => {
     });
     const unknown = await cli(['mcp', '--print-config', 'vim']);
     expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toMatch(/Allowed choices are claude, codex, cursor, gemini/);
+    expect(unknown.stderr).toMatch(
+      /Allowed choices are claude, claude-desktop, codex, cursor, gemini, vscode/,
+    );
     const { readdir } = await import('node:fs/promises');
     expect(await readdir(home)).toEqual([]);
   }, 60_000);

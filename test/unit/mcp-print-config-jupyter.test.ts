@@ -37,6 +37,10 @@ describe('--print-config with a Jupyter server', () => {
       cursor: '"JUPYTER_TOKEN": "${env:JUPYTER_TOKEN}"',
       gemini: '"JUPYTER_TOKEN": "$JUPYTER_TOKEN"',
       codex: 'env_vars = ["JUPYTER_TOKEN"]',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it
+      vscode: '"JUPYTER_TOKEN": "${env:JUPYTER_TOKEN}"',
+      // (Claude Desktop expands no variables: the note says to add the token to its own file)
+      'claude-desktop': '"mcpServers"',
     };
     for (const client of CLIENTS) {
       const { snippet, where } = configSnippet(client, inv);
@@ -46,7 +50,9 @@ describe('--print-config with a Jupyter server', () => {
         expect(where).not.toContain(secret);
       }
       expect(where).toMatch(
-        /token \(or password\) on this command line is not in the snippet.*set JUPYTER_TOKEN in the environment/,
+        client === 'claude-desktop'
+          ? /not in the snippet.*Claude Desktop passes on no variables of its own: add "env": \{"JUPYTER_TOKEN"/
+          : /token \(or password\) on this command line is not in the snippet.*set JUPYTER_TOKEN in the environment/,
       );
     }
     const claude = JSON.parse(configSnippet('claude', inv).snippet).mcpServers['omp-eval'];

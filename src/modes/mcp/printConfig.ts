@@ -4,18 +4,22 @@
  * Snippets hold no secrets: they are pasted into files that get committed (`.mcp.json` at the
  * project root) and that a sandboxed cell can read. A Jupyter token is left out of the command
  * line and the URL and read by the server from JUPYTER_TOKEN, which the snippet passes on from the
- * client's environment in the client's own syntax.
+ * client's environment in the client's own syntax. test/unit/mcp-print-config-schemas.test.ts
+ * holds each snippet to the format its client documents.
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { hasCredentials, redactUrl } from '../../eval/index.js';
+import { HttpOptionError } from './httpOptions.js';
 
-export const CLIENTS = ['claude', 'codex', 'cursor', 'gemini'] as const;
+export const CLIENTS = ['claude', 'claude-desktop', 'codex', 'cursor', 'gemini', 'vscode'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 export const SERVER_NAME = 'omp-eval';
 /** Clients that cut tool calls short get room for the longest cell timeout (3600 s). */
 const TOOL_TIMEOUT_S = 3700;
+/** Claude Code's tool timeout: an environment variable of its own, in milliseconds. */
+export const CLAUDE_TOOL_TIMEOUT = { env: { MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_S * 1000) } };
 
 export interface Invocation {
   /** The server over stdio: a command and its arguments. */
@@ -36,8 +40,18 @@ export interface Invocation {
   cwd?: string;
 }
 
-/** Clients that offer MCP roots, the workspace of a session (documented by each; Codex and Gemini CLI do not). */
-const ROOTS: Record<ClientName, boolean> = { claude: true, cursor: true, codex: false, gemini: false };
+/**
+ * Clients that offer MCP roots, the workspace of a session (documented by each; Codex, Gemini CLI
+ * and Claude Desktop do not).
+ */
+const ROOTS: Record<ClientName, boolean> = {
+  claude: true,
+  cursor: true,
+  vscode: true,
+  codex: false,
+  gemini: false,
+  'claude-desktop': false,
+};
 
 /** The variable the server reads the Jupyter token from (src/eval/remote/factory.ts). */
 export const JUPYTER_TOKEN_VAR = 'JUPYTER_TOKEN';
@@ -104,21 +118,33 @@ export function invocationFromArgv(
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 const toml = (value: string | string[]) => JSON.stringify(value);
-/** Claude Code and Cursor expand `${VAR}` in headers from their environment. */
+/** Claude Code expands `${VAR}` in headers from its environment, Cursor `${env:VAR}`. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
 const TOKEN_REF = '${OMP_EVAL_MCP_TOKEN}';
 const AUTH_HEADER = { Authorization: `Bearer ${TOKEN_REF}` };
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
+const CURSOR_AUTH_HEADER = { Authorization: 'Bearer ${env:OMP_EVAL_MCP_TOKEN}' };
+/** VS Code asks for the token once (a password input) and keeps it in its secret storage. */
+const VSCODE_TOKEN_INPUT = {
+  type: 'promptString',
+  id: 'omp-eval-token',
+  description: 'The bearer token of omp-eval mcp --http (OMP_EVAL_MCP_TOKEN)',
+  password: true,
+};
 
 /**
  * How each client passes JUPYTER_TOKEN on from its own environment to the server it starts, as
- * each documents it: Claude Code expands `${VAR}` in .mcp.json, Cursor `${env:VAR}` in mcp.json,
- * Gemini CLI `$VAR` in settings.json; Codex passes the variables `env_vars` lists.
+ * each documents it: Claude Code expands `${VAR}` in .mcp.json, Cursor and VS Code `${env:VAR}`
+ * in mcp.json, Gemini CLI `$VAR` in settings.json; Codex passes the variables `env_vars` lists.
+ * Claude Desktop expands nothing (jupyterNote says what to do).
  */
-const FORWARDED_TOKEN: Record<Exclude<ClientName, 'codex'>, string> = {
+const FORWARDED_TOKEN: Record<Exclude<ClientName, 'codex' | 'claude-desktop'>, string> = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
   claude: '${JUPYTER_TOKEN}',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
   cursor: '${env:JUPYTER_TOKEN}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the client expands it, not us
+  vscode: '${env:JUPYTER_TOKEN}',
   gemini: '$JUPYTER_TOKEN',
 };
 
@@ -145,15 +171,19 @@ function jupyterNote(client: ClientName, inv: Invocation): string {
       : 'The snippet holds no Jupyter token: ';
   const from = inv.url
     ? `set ${JUPYTER_TOKEN_VAR} in the environment you start the server in.`
-    : `set ${JUPYTER_TOKEN_VAR} in the environment ${CLIENT_NAMES[client]} starts from; the snippet passes it on to the server.`;
+    : client === 'claude-desktop'
+      ? `Claude Desktop passes on no variables of its own: add "env": {"${JUPYTER_TOKEN_VAR}": "<the token>"} to the entry in your claude_desktop_config.json (a file of yours, outside any project).`
+      : `set ${JUPYTER_TOKEN_VAR} in the environment ${CLIENT_NAMES[client]} starts from; the snippet passes it on to the server.`;
   return `${left}${from}`;
 }
 
 const CLIENT_NAMES: Record<ClientName, string> = {
   claude: 'Claude Code',
+  'claude-desktop': 'Claude Desktop',
   codex: 'Codex',
   cursor: 'Cursor',
   gemini: 'Gemini CLI',
+  vscode: 'VS Code',
 };
 
 function clientSnippet(client: ClientName, inv: Invocation): { snippet: string; where: string } {
@@ -161,7 +191,9 @@ function clientSnippet(client: ClientName, inv: Invocation): { snippet: string; 
   const stdio = {
     command: inv.command,
     args: inv.args,
-    ...(forward && client !== 'codex' ? { env: { [JUPYTER_TOKEN_VAR]: FORWARDED_TOKEN[client] } } : {}),
+    ...(forward && client !== 'codex' && client !== 'claude-desktop'
+      ? { env: { [JUPYTER_TOKEN_VAR]: FORWARDED_TOKEN[client] } }
+      : {}),
   };
   switch (client) {
     case 'claude':
@@ -173,9 +205,39 @@ function clientSnippet(client: ClientName, inv: Invocation): { snippet: string; 
               : { type: 'stdio', ...stdio },
           },
         }),
-        where: inv.url
-          ? `Claude Code: merge this into .mcp.json at the project root (Claude Code expands ${TOKEN_REF} from its environment).`
-          : `Claude Code: merge this into .mcp.json at the project root, or run: claude mcp add ${SERVER_NAME} -- ${[inv.command, ...inv.args].map(shellWord).join(' ')}`,
+        where: `${
+          inv.url
+            ? `Claude Code: merge this into .mcp.json at the project root (Claude Code expands ${TOKEN_REF} from its environment).`
+            : `Claude Code: merge this into .mcp.json at the project root, or run: claude mcp add ${SERVER_NAME} -- ${[inv.command, ...inv.args].map(shellWord).join(' ')}`
+        }\nFor long cells, Claude Code's tool timeout (MCP_TOOL_TIMEOUT, in ms) must outlast them: merge ${JSON.stringify(CLAUDE_TOOL_TIMEOUT)} into .claude/settings.json (or start claude with MCP_TOOL_TIMEOUT=${CLAUDE_TOOL_TIMEOUT.env.MCP_TOOL_TIMEOUT} in its environment).`,
+      };
+    case 'claude-desktop':
+      if (inv.url)
+        throw new HttpOptionError(
+          "Claude Desktop's claude_desktop_config.json starts local (stdio) servers only, and its remote connectors cannot send this server's bearer token: run --print-config claude-desktop without --http.",
+        );
+      return {
+        snippet: json({ mcpServers: { [SERVER_NAME]: stdio } }),
+        where:
+          'Claude Desktop: merge this into claude_desktop_config.json (Settings > Developer > Edit Config; ~/Library/Application Support/Claude/ on macOS, %APPDATA%\\Claude\\ on Windows), then restart Claude Desktop.',
+      };
+    case 'vscode':
+      return {
+        snippet: json(
+          inv.url
+            ? {
+                inputs: [VSCODE_TOKEN_INPUT],
+                servers: {
+                  [SERVER_NAME]: {
+                    type: 'http',
+                    url: inv.url,
+                    headers: { Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT.id}}` },
+                  },
+                },
+              }
+            : { servers: { [SERVER_NAME]: { type: 'stdio', ...stdio } } },
+        ),
+        where: `VS Code: merge this into .vscode/mcp.json in the workspace (or the user mcp.json: MCP: Open User Configuration).${inv.url ? ' VS Code asks for the token once and keeps it.' : ''}`,
       };
     case 'codex': {
       const lines = [`[mcp_servers.${JSON.stringify(SERVER_NAME)}]`];
@@ -196,7 +258,7 @@ function clientSnippet(client: ClientName, inv: Invocation): { snippet: string; 
     case 'cursor':
       return {
         snippet: json({
-          mcpServers: { [SERVER_NAME]: inv.url ? { url: inv.url, headers: AUTH_HEADER } : stdio },
+          mcpServers: { [SERVER_NAME]: inv.url ? { url: inv.url, headers: CURSOR_AUTH_HEADER } : stdio },
         }),
         where:
           'Cursor: merge this into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (this project).',

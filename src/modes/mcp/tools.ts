@@ -46,12 +46,35 @@ export function boundaryText(sandbox: string | undefined, jupyter: string | unde
   return `${py}\n\n${js}`;
 }
 
-function evalDescription(mode: KernelMode, timeout: number, sandbox: string | undefined): string {
+/**
+ * What `%pip install` needs, said where it is offered: the network (the default sandbox turns it
+ * off) and an interpreter that takes installs (a distribution's Python, Debian's /usr/bin/python3,
+ * is externally managed and refuses them outside a virtual environment).
+ */
+export function pipText(settings: Settings): string {
+  const sandbox = sandboxOf(settings);
+  const remote = Boolean(settings['jupyter.url']);
+  const offline = !remote && sandbox.mode !== 'off' && !sandbox.allowNetwork;
+  const network = offline
+    ? 'cannot download here: the sandbox keeps the network off (only the user can allow it, with --allow-network), so use the packages already installed'
+    : 'needs the network';
+  const managed = remote
+    ? ''
+    : "; and it installs only into a virtual environment (a .venv or venv in the working directory is used when present): a distribution's own Python (Debian's /usr/bin/python3) is externally managed and refuses installs";
+  return `%pip install ${network}${managed}.`;
+}
+
+function evalDescription(
+  mode: KernelMode,
+  timeout: number,
+  sandbox: string | undefined,
+  pip: string,
+): string {
   return `Run Python ("py") or JavaScript ("js") code in a ${mode === 'session' ? 'persistent kernel' : 'fresh kernel'}, like notebook cells.
 
 ${PERSISTENCE[mode]}
 
-How cells run: the cells of one call run in order; after a cell fails, the rest are skipped and the result says which cell to fix. The value of a cell's last expression is shown, as in Jupyter, along with print() output and tracebacks. Plots (matplotlib figures, PIL images, display() of an image) come back as images. Python cells also take IPython syntax (%cd, %pip install, !shell commands, %%bash, %whos) and helpers: read(path, offset, limit), write(path, text), tree(), diff(a, b), log(message) and phase(title) for progress.
+How cells run: the cells of one call run in order; after a cell fails, the rest are skipped and the result says which cell to fix. The value of a cell's last expression is shown, as in Jupyter, along with print() output and tracebacks. Plots (matplotlib figures, PIL images, display() of an image) come back as images. Python cells also take IPython syntax (%cd, %pip, !shell commands, %%bash, %whos) and helpers: read(path, offset, limit), write(path, text), tree(), diff(a, b), log(message) and phase(title) for progress. ${pip}
 
 Limits: each cell has a timeout (${timeout} s unless the cell sets "timeout", up to 3600 seconds for long work). A timed-out or cancelled cell is interrupted and the kernel keeps its state; a kernel that ignores the interrupt for 5 s is killed and its state is lost. A call's output is bounded to about 50,000 characters, shared among its cells: a cell's output beyond its share keeps its head and tail, and a marker names where all of it is: the resource artifact://<id> (read it with resources/read) and a file, which a later cell can open with read("artifact://<id>", offset, limit).
 
@@ -222,7 +245,12 @@ export function toolsFor(settings: Settings): Tool[] {
     sandboxSummary(sandboxOf(settings)),
     jupyterUrl ? serverLabel(jupyterUrl) : undefined,
   );
-  const description = evalDescription(settings['python.kernelMode'], settings['eval.timeout'], boundary);
+  const description = evalDescription(
+    settings['python.kernelMode'],
+    settings['eval.timeout'],
+    boundary,
+    pipText(settings),
+  );
   return [{ ...EVAL_TOOL, description }, RESTART_TOOL, VARIABLES_TOOL];
 }
 
