@@ -373,6 +373,21 @@ program
     process.exitCode = await runMcpCommand({ ...opts, settings, cwd: flags.cwd });
   });
 
+program
+  .command('attach')
+  .description("follow an agent's omp-eval mcp session in the notebook (--list: the live sessions)")
+  .argument('[session]', 'the session: its ID (from --list), or its name when only one has it')
+  .option('--list', 'list the live omp-eval mcp servers and their sessions')
+  .action(async (session: string | undefined, opts: { list?: boolean }) => {
+    const flags = program.opts<GlobalFlags>();
+    const { runAttach } = await import('./modes/share/attach.js');
+    process.exitCode = await runAttach({
+      ...(session !== undefined ? { session } : {}),
+      ...(opts.list ? { list: true } : {}),
+      images: flags.images,
+    });
+  });
+
 const setup = program.command('setup').description('check or prepare a runtime');
 setup
   .command('python')

@@ -12,6 +12,7 @@ import type { CommandContext } from './commands/types.js';
 import { CellBlock, QueuedLine } from './components/CellBlock.js';
 import { CompletionMenu, Editor, InputLine } from './components/Editor.js';
 import { StatusLine, statusParts, statusText } from './components/StatusLine.js';
+import { useAgentCells } from './hooks/useAgentCells.js';
 import { useCellRunner } from './hooks/useCellRunner.js';
 import { useCompletion } from './hooks/useCompletion.js';
 import { type EditorStateHook, useEditorState } from './hooks/useEditorState.js';
@@ -63,6 +64,7 @@ export function App({
     }),
   );
   const startKernel = useKernelStatus(backend, dispatch);
+  useAgentCells(backend, dispatch, state.live, onExit);
   const setMessage = useCallback(
     (text?: string) => dispatch({ type: 'message', ...(text ? { text } : {}) }),
     [],

@@ -17,10 +17,12 @@ import {
   type Session,
   sandboxLabel,
 } from '../eval/index.js';
-import type { KernelStatus } from './state/reducer.js';
+import type { KernelStatus, Party } from './state/reducer.js';
 
 export interface CellRun {
   code: string;
+  /** Set for an agent's cell (a followed session): the backend replays it, nothing is run. */
+  party?: Party;
   /** The notebook's number for the cell: its tracebacks say `Cell In[n]`. */
   cellNumber?: number;
   onEvent: (event: OutputEvent) => void;
@@ -65,6 +67,22 @@ export interface NotebookBackend {
   restart(): Promise<void>;
   kernelState(): KernelStatus;
   dispose(): Promise<void>;
+  /**
+   * A followed agent's session (`omp-eval attach`): calls `listener` with each call's cells as
+   * the call starts (its history first); they are run through runCell with their `party`.
+   * Returns an unsubscribe.
+   */
+  onAgentCells?(listener: (cells: AgentCell[]) => void): () => void;
+  /** The backend ended on its own (the followed server went away): the notebook ends. */
+  onEnded?(listener: () => void): () => void;
+}
+
+/** An agent's cell as the notebook queues it. */
+export interface AgentCell {
+  code: string;
+  language: CellLanguage;
+  title?: string;
+  party: Party;
 }
 
 export interface BackendOptions {

@@ -12,6 +12,7 @@ import {
   envFilterLabel,
   sandboxLabel,
 } from '../eval/index.js';
+import type { NotebookBackend } from './backend.js';
 import { EarlyInput } from './lib/earlyInput.js';
 import type { ImageMode } from './lib/images.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './lib/terminalModes.js';
@@ -62,10 +63,46 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // The kernel starts while Ink loads (the hook that shows its state joins this start; a failure
   // is reported there).
   backend.start().catch(() => {});
-  const { chalk, render, React, App, images, historyPath, queryImageProtocol } = await loadFrontEnd();
+  return showNotebook(backend, opts.images, early, memory);
+}
+
+/**
+ * The notebook on a backend made elsewhere: a followed agent's session (`omp-eval attach`). It
+ * ends when the person leaves (Ctrl-D) or when the backend ends on its own (`onEnded`, once what
+ * came before was shown: hooks/useAgentCells.ts).
+ */
+export async function runAttachedNotebook(
+  backend: NotebookBackend,
+  opts: { images: ImageMode },
+): Promise<number> {
+  if (process.stdin.isTTY) process.stdin.setRawMode(true);
+  const early = process.stdin.isTTY ? new EarlyInput(process.stdin) : undefined;
+  const memory = await import('./lib/memory.js');
+  memory.capYoungGeneration();
+  (await import('./lib/jit.js')).limitInlining();
+  return showNotebook(backend, opts.images, early, memory);
+}
+
+/** Draws the notebook on `backend` until it ends; one shutdown path. */
+async function showNotebook(
+  backend: NotebookBackend,
+  images: ImageMode,
+  early: EarlyInput | undefined,
+  memory: typeof import('./lib/memory.js'),
+): Promise<number> {
+  const opts = { images };
+  const {
+    chalk,
+    render,
+    React,
+    App,
+    images: imageModes,
+    historyPath,
+    queryImageProtocol,
+  } = await loadFrontEnd();
   if (process.env.NO_COLOR) chalk.level = 0; // https://no-color.org
   const color = chalk.level > 0;
-  let imageMode = images.resolveImageMode(opts.images, process.env, color);
+  let imageMode = imageModes.resolveImageMode(opts.images, process.env, color);
   // `auto`: the terminal itself says whether it speaks kitty's or iTerm2's protocol.
   if (opts.images === 'auto' && color && !process.env.TMUX && early) {
     imageMode = (await queryImageProtocol(early, process.stdout)) ?? imageMode;

@@ -11,7 +11,7 @@ import { expandTabs, lineHead } from '../lib/graphemes.js';
 import type { PreviewItem } from '../lib/preview.js';
 import { outLabels } from '../lib/rowText.js';
 import { type Row, rowsOf } from '../state/output.js';
-import type { CellStatus, CellView } from '../state/reducer.js';
+import type { CellStatus, CellView, Party } from '../state/reducer.js';
 import { lineOrSpace, OutputRow } from './OutputRow.js';
 
 export const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {
@@ -84,11 +84,17 @@ function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
     <Text wrap="truncate-end">
       <Text color={status.color}>{glyph}</Text>
       <Text bold> {counter}</Text>
+      {cell.party ? <Text color="magenta"> {partyLabel(cell.party)}</Text> : null}
       {cell.title ? <Text> {cell.title}</Text> : null}
       <Text color={status.color}> {status.label}</Text>
       {elapsed ? <Text dimColor> · {elapsed}</Text> : null}
     </Text>
   );
+}
+
+/** Who ran the cell, for its header: `agent #3 1/2` (the call's number, the cell's place in it). */
+export function partyLabel(party: Party): string {
+  return `${party.by} #${party.call}${party.cells > 1 ? ` ${party.cell + 1}/${party.cells}` : ''}`;
 }
 
 /** Lines in `text`. */
@@ -190,6 +196,7 @@ export function QueuedLine({ cell }: { cell: CellView }): ReactNode {
   return (
     <Text wrap="truncate-end">
       <Text color="gray">○ [ ]</Text>
+      {cell.party ? <Text color="magenta"> {partyLabel(cell.party)}</Text> : null}
       {cell.title ? <Text> {cell.title}</Text> : null}
       <Text color="gray"> queued</Text>
       <Text dimColor> │ {first}</Text>

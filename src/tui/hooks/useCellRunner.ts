@@ -139,6 +139,7 @@ async function runCell(ctx: RunContext, cell: CellView): Promise<void> {
   const result = await backend
     .runCell({
       code: cell.code,
+      ...(cell.party ? { party: cell.party } : {}),
       cellNumber,
       onEvent: (event) => {
         if (event.kind === 'started') started = true;

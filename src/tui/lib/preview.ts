@@ -8,6 +8,8 @@ import { columnBlocks, tailStart } from './columnBlocks.js';
 
 export const PREVIEW_HEAD = 5;
 export const PREVIEW_TAIL = 15;
+/** An agent's cell (a followed MCP session) collapses to 10 lines, as the tool renderer's preview. */
+export const AGENT_PREVIEW = { head: 3, tail: 7 };
 export const MAX_LINE_CHARS = 4000;
 
 /** A line cut to MAX_LINE_CHARS characters, and how many of its characters are left out (`cut`: before). */
@@ -23,13 +25,18 @@ export function clampLine(line: string, cut = 0): { kept: string; omitted: numbe
 export type PreviewItem = { row: Row } | { hidden: number; kept: boolean; showable?: number };
 
 /**
- * The rows of an output to show: collapsed, the first PREVIEW_HEAD and the last PREVIEW_TAIL
- * with the number of rows between; expanded, every kept row with the number not kept.
+ * The rows of an output to show: collapsed, the first `head` and the last `tail` (PREVIEW_HEAD
+ * and PREVIEW_TAIL unless given) with the number of rows between; expanded, every kept row with
+ * the number not kept.
  */
-export function previewItems(output: Output, expanded: boolean): PreviewItem[] {
+export function previewItems(
+  output: Output,
+  expanded: boolean,
+  { head, tail } = { head: PREVIEW_HEAD, tail: PREVIEW_TAIL },
+): PreviewItem[] {
   const rows = rowsOf(output);
   const total = rows.length + output.omitted;
-  const limit = PREVIEW_HEAD + PREVIEW_TAIL;
+  const limit = head + tail;
   if (expanded || total <= limit) {
     const items: PreviewItem[] = output.head.map((row) => ({ row }));
     if (output.omitted) items.push({ hidden: output.omitted, kept: false });
@@ -37,12 +44,12 @@ export function previewItems(output: Output, expanded: boolean): PreviewItem[] {
     return items;
   }
   // A tail that starts among a wrapped table's rows shows their block's header above them.
-  const { from, header } = blockTail(output, rows, PREVIEW_HEAD, PREVIEW_TAIL);
+  const { from, header } = blockTail(output, rows, head, tail);
   const headerRows = header ? rows.slice(header.start, header.headerEnd) : [];
-  const shown = PREVIEW_HEAD + headerRows.length + rows.length - from;
+  const shown = head + headerRows.length + rows.length - from;
   if (shown >= total) return rows.map((row) => ({ row })); // (the block's header took the gap)
   return [
-    ...rows.slice(0, PREVIEW_HEAD).map((row) => ({ row })),
+    ...rows.slice(0, head).map((row) => ({ row })),
     { hidden: total - shown, kept: true, ...(output.omitted ? { showable: rows.length - shown } : {}) },
     ...headerRows.map((row) => ({ row })),
     ...rows.slice(from).map((row) => ({ row })),

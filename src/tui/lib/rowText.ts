@@ -12,7 +12,7 @@ import type { Row, Stream } from '../state/output.js';
 import { rowsOf, spillNote } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 import { placeholder } from './images.js';
-import { clampLine, hiddenLabel, type PreviewItem, previewItems } from './preview.js';
+import { AGENT_PREVIEW, clampLine, hiddenLabel, type PreviewItem, previewItems } from './preview.js';
 
 const STREAM_STYLE: Partial<Record<Stream, (text: string) => string>> = {
   stderr: chalk.red,
@@ -92,7 +92,7 @@ export function printedOutput(cell: CellView, expanded: boolean, columns: number
   const line = (row: Row, label?: number) =>
     own(row) ? ownWords(rowLine(row, label), columns) : rowLine(row, label);
   if (cell.kind === 'info') return rowsOf(cell.output).map((row) => line(row));
-  const items = previewItems(cell.output, expanded);
+  const items = previewItems(cell.output, expanded, cell.party ? AGENT_PREVIEW : undefined);
   const label = cell.executionCount;
   const { first, ownLine } = outLabels(items, label);
   const lines: string[] = [];

@@ -19,8 +19,21 @@ export type CellStatus =
   | 'killed'
   | 'skipped';
 
+/** Who ran a cell not typed here: an agent's call in a followed MCP session (`omp-eval attach`). */
+export interface Party {
+  by: 'agent';
+  /** The client's name (`claude-code`), when it gave one. */
+  client?: string;
+  /** The call's number in its session, the cell's place in it (from 0) and the call's cell count. */
+  call: number;
+  cell: number;
+  cells: number;
+}
+
 export interface CellView {
   id: number;
+  /** Set for an agent's cell; unset for the person's own. */
+  party?: Party;
   /** `info` entries are the notebook's own messages (help, restarts), not code. */
   kind?: 'info';
   /** An `info` entry with what threads of earlier cells printed between cells: no blank line after it. */
@@ -83,7 +96,10 @@ export interface State {
 }
 
 export type Action =
-  | { type: 'submit'; cells: { code: string; title?: string; language?: CellLanguage; highlight?: string }[] }
+  | {
+      type: 'submit';
+      cells: { code: string; title?: string; language?: CellLanguage; highlight?: string; party?: Party }[];
+    }
   | { type: 'start'; id: number; at: number }
   | { type: 'output'; id: number; output?: Output; now: number }
   | { type: 'input'; id: number; prompt?: { prompt: string; password: boolean } }
@@ -128,12 +144,15 @@ function submitted(state: State, action: Extract<Action, { type: 'submit' }>): S
       ...(c.title ? { title: c.title } : {}),
       ...(c.language ? { language: c.language } : {}),
       ...(c.highlight ? { highlight: c.highlight } : {}),
+      ...(c.party ? { party: c.party } : {}),
       status: 'queued',
       output: emptyOutput(),
     }),
   );
   // A new cell makes the latest the one Ctrl-O prints again (Alt-Up chose an earlier one).
   const { selected: _, ...rest } = state;
+  // (an agent's call leaves the person's message and armed exit alone)
+  if (action.cells.every((c) => c.party)) return { ...state, live: [...state.live, ...added], nextId };
   return { ...rest, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
 }
 
@@ -197,7 +216,11 @@ export function reducer(state: State, action: Action): State {
     case 'finish':
       return finished(state, action);
     case 'skipRest': {
-      const skipped = state.live.filter((c) => c.id > action.afterId && c.status === 'queued');
+      // The cells behind it of the same party: an agent's failed cell skips the rest of its call
+      // (the server says so for each), a person's the person's own queued cells.
+      const failed = [...state.live, ...state.done].find((c) => c.id === action.afterId);
+      if (failed?.party) return state;
+      const skipped = state.live.filter((c) => c.id > action.afterId && c.status === 'queued' && !c.party);
       if (!skipped.length) return state;
       return {
         ...state,

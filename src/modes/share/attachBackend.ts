@@ -1,0 +1,233 @@
+/**
+ * The notebook's backend for a followed agent's session (`omp-eval attach`): the agent's calls
+ * come from the server's share socket and are queued in the notebook as the agent's cells; the
+ * cell runner "runs" each by replaying its events as they arrive, up to the cell's end. The
+ * notebook itself runs nothing: cells typed here are refused with a sentence saying so.
+ */
+import {
+  type CellLanguage,
+  type CellResult,
+  type Completion,
+  cellCompleteness,
+  failedResult,
+  localCompleteness,
+  type OutputEvent,
+} from '../../eval/index.js';
+import type { AgentCell, CellRun, NotebookBackend } from '../../tui/backend.js';
+import type { KernelStatus } from '../../tui/state/reducer.js';
+import type { ShareConnection } from './client.js';
+import type { CellEnd, ServerMessage, SessionInfo } from './protocol.js';
+
+/** Calls of the history a notebook asks for when it attaches. */
+export const ATTACH_HISTORY = 10;
+
+interface FollowedCell {
+  language: CellLanguage;
+  events: OutputEvent[];
+  end?: CellEnd;
+  /** The runner's listener while it replays this cell. */
+  sink?: (event: OutputEvent) => void;
+  ended?: (end: CellEnd) => void;
+}
+
+const key = (call: number, cell: number) => `${call}:${cell}`;
+
+/** A cell's result as the runner needs it (the notebook keeps the output itself). */
+function resultOf(index: number, language: CellLanguage, end: CellEnd): CellResult {
+  return {
+    index,
+    language,
+    status: end.status,
+    exitCode: end.status === 'ok' ? 0 : end.status === 'cancelled' ? 130 : 1,
+    durationMs: end.durationMs,
+    timedOut: end.timedOut === true,
+    kernelKilled: end.kernelKilled === true,
+    retried: false,
+    text: '',
+    images: [],
+    json: [],
+    statusEvents: [],
+    notices: [],
+    ...(end.started ? { executionCount: 0 } : {}),
+    ...(end.ename ? { error: { ename: end.ename, evalue: '', traceback: [] } } : {}),
+  };
+}
+
+export interface AttachedBackend extends NotebookBackend {
+  /** Why the followed session or its server ended, once it did. */
+  readonly endedWith?: string;
+}
+
+/** What the server said of the followed session, kept until the notebook's runner takes it. */
+class FollowedSession {
+  readonly cells = new Map<string, FollowedCell>();
+  agentListener?: (cells: AgentCell[]) => void;
+  readonly waitingCalls: AgentCell[][] = [];
+  readonly endListeners = new Set<() => void>();
+  readonly stateListeners = new Set<(state: KernelStatus) => void>();
+  private running = 0;
+  endedWith?: string;
+
+  state(): KernelStatus {
+    return this.endedWith !== undefined ? 'dead' : this.running ? 'busy' : 'idle';
+  }
+
+  private tellState(): void {
+    for (const listener of this.stateListeners) listener(this.state());
+  }
+
+  onMessage(message: ServerMessage): void {
+    switch (message.t) {
+      case 'call':
+        this.onCall(message);
+        return;
+      case 'output': {
+        const cell = this.cells.get(key(message.call, message.cell));
+        if (cell?.sink) cell.sink(message.event);
+        else cell?.events.push(message.event);
+        return;
+      }
+      case 'cell': {
+        const cell = this.cells.get(key(message.call, message.cell));
+        if (!cell) return;
+        const { t: _t, call: _c, cell: _i, ...end } = message;
+        cell.end = end;
+        cell.ended?.(end);
+        return;
+      }
+      case 'callEnd':
+        if (this.running) {
+          this.running--;
+          this.tellState();
+        }
+        return;
+      case 'notice': {
+        // (output this notebook could not keep up with: said in the agent's cell being replayed)
+        const replaying = [...this.cells.values()].find((c) => c.sink && !c.end);
+        replaying?.sink?.({ kind: 'notice', text: message.text });
+        return;
+      }
+      case 'ended':
+        this.end(message.reason);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onCall(message: Extract<ServerMessage, { t: 'call' }>): void {
+    const batch = message.cells.map((c): AgentCell => {
+      this.cells.set(key(message.call, c.index), { language: c.language, events: [] });
+      return {
+        code: c.code,
+        language: c.language,
+        ...(c.title ? { title: c.title } : {}),
+        party: {
+          by: 'agent',
+          ...(message.client ? { client: message.client } : {}),
+          call: message.call,
+          cell: c.index,
+          cells: message.cells.length,
+        },
+      };
+    });
+    if (!message.history) {
+      this.running++;
+      this.tellState();
+    }
+    if (this.agentListener) this.agentListener(batch);
+    else this.waitingCalls.push(batch);
+  }
+
+  end(why: string): void {
+    if (this.endedWith !== undefined) return;
+    this.endedWith = why;
+    // A cell without its end ends now, cancelled: its session is gone.
+    for (const cell of this.cells.values()) {
+      if (cell.end) continue;
+      cell.end = {
+        status: 'cancelled',
+        durationMs: 0,
+        started: cell.events.some((e) => e.kind === 'started'),
+      };
+      cell.events.push({ kind: 'notice', text: why });
+      cell.ended?.(cell.end);
+    }
+    this.tellState();
+    const listeners = [...this.endListeners];
+    this.endListeners.clear();
+    for (const listener of listeners) listener();
+  }
+
+  /** Replays an agent's cell: what came so far, then the rest as it comes, up to its end. */
+  async replay(run: CellRun & { party: NonNullable<CellRun['party']> }): Promise<CellResult> {
+    const { call, cell: index } = run.party;
+    const cell = this.cells.get(key(call, index));
+    if (!cell) return resultOf(index, 'py', { status: 'skipped', durationMs: 0, started: false });
+    for (const event of cell.events.splice(0)) run.onEvent(event);
+    const end =
+      cell.end ??
+      (await new Promise<CellEnd>((resolve) => {
+        cell.sink = run.onEvent;
+        cell.ended = resolve;
+      }));
+    this.cells.delete(key(call, index));
+    return resultOf(index, cell.language, end);
+  }
+}
+
+/** A backend over `connection`, which already follows `session` (its messages not yet read). */
+export function attachedBackend(connection: ShareConnection, session: SessionInfo): AttachedBackend {
+  const followed = new FollowedSession();
+  connection.listen(
+    (message) => followed.onMessage(message),
+    (why) => followed.end(why),
+  );
+  return {
+    get endedWith() {
+      return followed.endedWith;
+    },
+    cwd: session.cwd,
+    mode: `following ${session.client ? `${session.client}'s` : "an agent's"} session ${session.name} (${session.id})`,
+    language: 'py',
+    nodeVersion: process.versions.node,
+    start: async () => {},
+    async runCell(run: CellRun): Promise<CellResult> {
+      if (run.party) return followed.replay({ ...run, party: run.party });
+      run.onEvent({
+        kind: 'notice',
+        text: "This notebook follows an agent's session: cells typed here do not run (yet). Ctrl-D leaves it; the agent's session keeps running.",
+      });
+      return failedResult({ index: 0, language: 'py' }, 0, 'not run: a followed session');
+    },
+    interrupt: () => {},
+    complete: async (_code, cursor): Promise<Completion> => ({ matches: [], start: cursor, end: cursor }),
+    isComplete: (text) => cellCompleteness(text, 'py', async (code, lang) => localCompleteness(code, lang)),
+    onBackground: () => () => {},
+    onKernelState(listener) {
+      listener(followed.state());
+      followed.stateListeners.add(listener);
+      return () => followed.stateListeners.delete(listener);
+    },
+    sendInput: () => {},
+    restart: async () => {
+      throw new Error("a followed agent's session is not restarted from here");
+    },
+    kernelState: () => followed.state(),
+    async dispose() {
+      connection.close();
+    },
+    onAgentCells(listener) {
+      followed.agentListener = listener;
+      for (const batch of followed.waitingCalls.splice(0)) listener(batch);
+      return () => {
+        if (followed.agentListener === listener) followed.agentListener = undefined;
+      };
+    },
+    onEnded(listener) {
+      if (followed.endedWith !== undefined) setImmediate(listener);
+      else followed.endListeners.add(listener);
+      return () => followed.endListeners.delete(listener);
+    },
+  };
+}

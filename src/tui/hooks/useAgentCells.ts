@@ -1,0 +1,31 @@
+/**
+ * A followed agent's session (`omp-eval attach`): each call's cells are queued as they come, marked
+ * as the agent's, and the cell runner replays them through the backend like any other cell. When
+ * the session ends, the notebook ends once the agent's cells that came before were shown.
+ */
+import { useEffect, useState } from 'react';
+import type { NotebookBackend } from '../backend.js';
+import type { Action, CellView } from '../state/reducer.js';
+
+export function useAgentCells(
+  backend: NotebookBackend,
+  dispatch: (action: Action) => void,
+  live: CellView[],
+  onExit: () => void,
+): void {
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    if (!backend.onAgentCells) return;
+    return backend.onAgentCells((cells) => {
+      if (cells.length) dispatch({ type: 'submit', cells });
+    });
+  }, [backend, dispatch]);
+  useEffect(() => backend.onEnded?.(() => setEnded(true)), [backend]);
+  const replaying = live.some((c) => c.party);
+  useEffect(() => {
+    if (!ended || replaying) return;
+    // (after the transcript's print of the last cell, which it makes on the next turn)
+    const timer = setImmediate(() => setImmediate(onExit));
+    return () => clearImmediate(timer);
+  }, [ended, replaying, onExit]);
+}

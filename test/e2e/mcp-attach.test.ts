@@ -1,0 +1,146 @@
+/**
+ * Follow an agent (issue 41): a real `omp-eval mcp` over stdio driven by the MCP SDK's client,
+ * `omp-eval attach --list`, and `omp-eval attach` in a real pseudo-terminal showing the agent's
+ * calls as they run.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
+import { evalCell, type StdioServer, startStdio, stopAll, textOf } from '../helpers/mcp.js';
+import { openNotebook, type Screen } from '../helpers/pty.js';
+
+const runtime = mkdtempSync(join(tmpdir(), 'omp-attach-rt-'));
+const workspace = mkdtempSync(join(tmpdir(), 'omp-attach-ws-'));
+const env = { XDG_RUNTIME_DIR: runtime };
+
+let server: StdioServer;
+beforeAll(async () => {
+  server = await startStdio({
+    args: ['--python', '/usr/bin/python3', 'mcp'],
+    env,
+    cwd: workspace,
+  });
+});
+afterAll(stopAll);
+
+const open: Screen[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.kill();
+});
+
+function attach(args: string[] = []): Screen {
+  const screen = openNotebook(['attach', ...args], { env, rows: 40, columns: 100 });
+  open.push(screen);
+  return screen;
+}
+
+/** `attach --list` once the server has published its session. */
+async function listed(): Promise<string> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const run = await cli(['attach', '--list'], { env });
+    if (run.stdout.includes('omp-eval-tests')) return run.stdout;
+    if (Date.now() > until) throw new Error(`no session listed: ${run.stdout}${run.stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
+  it('says so when no server runs', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'omp-attach-none-'));
+    const list = await cli(['attach', '--list'], { env: { XDG_RUNTIME_DIR: empty } });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/No omp-eval mcp server of yours is running/);
+    const one = await cli(['attach'], { env: { XDG_RUNTIME_DIR: empty } });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toMatch(/no omp-eval mcp server of yours is running/);
+  });
+
+  it('lists the session, shows its history and its calls live with a 10-line preview, and detaches', async () => {
+    // A call before the attach: it is the history the notebook shows first.
+    const before = (await server.client.callTool({
+      name: 'eval',
+      arguments: {
+        cells: [
+          { language: 'py', title: 'first lines', code: 'for i in range(30): print(f"early {i}")' },
+          { language: 'py', code: 'x = 41' },
+        ],
+      },
+    })) as CallToolResult;
+    expect(textOf(before)).toContain('early 29');
+
+    const list = await listed();
+    const [header, row] = list.trim().split('\n');
+    expect(header).toMatch(/SESSION\s+NAME\s+CLIENT\s+LANGUAGES\s+CELLS\s+IDLE\s+DIRECTORY/);
+    expect(row).toMatch(
+      new RegExp(`^\\d+/1\\s+default\\s+omp-eval-tests\\s+py\\s+2\\s+\\d+ s\\s+${workspace}$`),
+    );
+
+    const s = attach();
+    // The history: the agent's cells, titled, with their status and the collapsed 10-line preview.
+    await s.waitFor((t) => /✓ \[2\] agent #1 2\/2 ok/.test(t), 'the history');
+    let screen = s.all();
+    expect(screen).toMatch(/✓ \[1\] agent #1 1\/2 first lines ok/);
+    expect(screen).toMatch(/✓ \[2\] agent #1 2\/2 ok/);
+    expect(screen).toContain('early 0');
+    expect(screen).toContain('early 2');
+    expect(screen).not.toContain('early 3\n');
+    expect(screen).toContain('… 20 more lines (ctrl+o shows them)');
+    expect(screen).toContain('early 23');
+    expect(screen).toContain('early 29');
+    expect(screen).not.toContain('early 22');
+
+    // A call while attached: its cell appears running, with its output live, then its end.
+    const go = join(workspace, 'go');
+    const call = server.client.callTool({
+      name: 'eval',
+      arguments: {
+        cells: [
+          {
+            language: 'py',
+            title: 'live lines',
+            code: [
+              'import os, time',
+              'for i in range(25): print(f"live {i}", flush=True)',
+              'while not os.path.exists("go"): time.sleep(0.02)',
+              'x + 1',
+            ].join('\n'),
+          },
+        ],
+      },
+    }) as Promise<CallToolResult>;
+    screen = await s.waitFor(
+      (t) => /agent #2 live lines running/.test(t) && t.includes('live 24'),
+      'the live cell',
+    );
+    expect(screen).toMatch(/\[\*\] agent #2 live lines running/);
+    writeFileSync(go, '');
+    expect(textOf(await call)).toContain('42');
+    await s.waitFor((t) => /✓ \[3\] agent #2 live lines ok/.test(t), 'the cell done');
+    screen = s.all();
+    expect(screen).toContain('live 2');
+    expect(screen).toContain('… 16 more lines (ctrl+o shows them)');
+    expect(screen).toContain('Out[3]: 42');
+
+    // Ctrl-D on the empty prompt detaches; the agent's session keeps working.
+    s.write('\x04');
+    await s.exited;
+    expect(s.all()).toMatch(/detached; the agent's session \d+\/1 keeps running/);
+    expect(textOf(await evalCell(server.client, 'x * 2'))).toContain('82');
+  });
+
+  it('ends the attached notebook with a message when the server ends', async () => {
+    await listed();
+    const s = attach();
+    await s.waitFor((t) => t.includes('following omp-eval-tests'), 'the attached notebook');
+    await stopAll();
+    await s.exited;
+    const screen = s.all();
+    expect(screen).toMatch(/the agent's MCP connection ended[\s\S]*; the\s+notebook\s+ended\./);
+    // What came before the end was shown first.
+    expect(screen).toMatch(/✓ \[\d+\] agent #2 live lines ok/);
+  });
+});
