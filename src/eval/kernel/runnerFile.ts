@@ -74,7 +74,6 @@ export function runnerCacheDir(base = tmpdir(), logger: Logger = silentLogger): 
   if (known && isPrivate(known, 'dir')) return known;
   const dir = privateDir(base, RUNNER_CACHE, logger);
   cacheDirs.set(base, dir);
-  if (sweepDue(dir, 'legacy')) removeLegacyFallbacks(base);
   return dir;
 }
 
@@ -99,28 +98,6 @@ function sweepDue(dir: string, name: string): boolean {
     // the sweep runs again next time
   }
   return true;
-}
-
-/** Fallbacks earlier versions made on every run are removed a day after their last use. */
-const LEGACY_STALE_MS = 24 * 60 * 60 * 1000;
-
-/** Fallbacks that earlier versions made on every run (`omp-python-runner-XXXXXX`), a day old. */
-function removeLegacyFallbacks(base: string) {
-  let names: string[];
-  try {
-    names = readdirSync(base).filter((n) => /^omp-python-runner-[A-Za-z0-9]{6}$/.test(n));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const path = join(base, name);
-    try {
-      if (isPrivate(path, 'dir') && Date.now() - statSync(path).mtimeMs > LEGACY_STALE_MS)
-        rmSync(path, { recursive: true, force: true });
-    } catch {
-      // raced with another process
-    }
-  }
 }
 
 /** Other kernels' files in the cache unused this long are removed. */

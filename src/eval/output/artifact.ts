@@ -50,10 +50,6 @@ export function configureArtifacts(next: Partial<ArtifactLimits>): void {
   limits = { ...limits, ...next };
 }
 
-export function artifactLimits(): ArtifactLimits {
-  return limits;
-}
-
 /** A size for a notice: in MB, in kB under a tenth of one (never "0.0 MB" for what is there). */
 export const megabytes = (bytes: number) =>
   bytes < 1e5 ? `${Math.max(1, Math.round(bytes / 1e3))} kB` : `${(bytes / 1e6).toFixed(1)} MB`;

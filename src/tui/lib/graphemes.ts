@@ -19,11 +19,6 @@ export function nextGrapheme(text: string, offset: number): number {
   return segment ? segment.index + segment.segment.length : text.length;
 }
 
-/** The grapheme starting at `offset` ('' at the end). */
-export function graphemeAt(text: string, offset: number): string {
-  return text.slice(offset, nextGrapheme(text, offset));
-}
-
 /** `offset` moved back to the grapheme boundary at or before it. */
 export function snapToGrapheme(text: string, offset: number): number {
   if (offset <= 0) return 0;
