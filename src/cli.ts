@@ -300,6 +300,7 @@ program.action(async () => {
         }),
       // (a terminal that went away ends the notebook through its own handler, which shuts its
       // kernels down as Python's own end would: atexit runs)
+      // (a notebook whose kernels an MCP client shares is an agent's face: 'notebook-mcp', filtered)
       { face: 'notebook', logger: deferred.logger, brokenPipe: 'front end' },
     );
   } finally {
