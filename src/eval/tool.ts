@@ -281,6 +281,8 @@ export interface EvalToolContext extends SessionOptions, RunOptions {
   session?: Session;
   /** Leave the result's text empty: the caller composes its own (composeToolText). */
   skipText?: boolean;
+  /** Told the session the cells run in (the MCP server answers their input() through it). */
+  onSession?: (session: Session) => void;
 }
 
 /**
@@ -330,6 +332,7 @@ export async function runEvalTool(input: unknown, ctx: EvalToolContext): Promise
       if (err instanceof ExecutorError) return { text: plainText(err.message), isError: true, cells: [] };
       throw err;
     }
+    ctx.onSession?.(session);
     try {
       const languages = [...new Set(runnable.map((c) => c.language ?? 'py'))];
       results = await session.run(runnable, {

@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { listArtifacts, readArtifact } from './artifacts.js';
+import { askForInput, offersFormElicitation } from './elicitation.js';
 import {
   backendAvailability,
   type EvalToolParams,
@@ -364,6 +365,9 @@ export class McpConnection implements CapHolder {
       const result = await session.runCells(params, {
         signal: extra.signal,
         env: this.opts.env ?? process.env,
+        ...(offersFormElicitation(this.server.getClientCapabilities())
+          ? { onInput: (i, prompt, password) => this.askInput(i, prompt, password, extra, notes) }
+          : {}),
         ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
       });
       await progress?.finish();
@@ -400,6 +404,19 @@ export class McpConnection implements CapHolder {
       }
       return restartResult(name, mode, languages, alive);
     });
+  }
+
+  /** A cell's input() through elicitation; a note for the result when it was not answered. */
+  private async askInput(cell: number, prompt: string, password: boolean, extra: Extra, notes: string[]) {
+    const answer = await askForInput(this.server, {
+      prompt,
+      password,
+      cell: cell + 1,
+      signal: extra.signal,
+      relatedRequestId: extra.requestId,
+    });
+    if (answer.note) notes.push(answer.note);
+    return answer.value;
   }
 
   private async variablesCall(args: unknown): Promise<CallToolResult> {

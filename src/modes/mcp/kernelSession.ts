@@ -131,9 +131,16 @@ export class KernelSession {
    */
   async runCells(
     params: EvalToolParams,
-    options: { signal: AbortSignal; onEvent?: RunOptions['onEvent']; env: NodeJS.ProcessEnv },
+    options: {
+      signal: AbortSignal;
+      onEvent?: RunOptions['onEvent'];
+      env: NodeJS.ProcessEnv;
+      /** Answers a cell's input() (null: its input ends); without it cells run without stdin. */
+      onInput?: (cellIndex: number, prompt: string, password: boolean) => Promise<string | null>;
+    },
   ): Promise<EvalToolResult> {
-    const { env, onEvent, ...runOptions } = options;
+    const { env, onEvent, onInput, ...runOptions } = options;
+    let running: Session | undefined;
     // Followers see the call as it runs (the feed never holds the kernel's output back).
     const call = this.feed.callStarted(
       params.cells.map((c, index) => ({
@@ -152,8 +159,11 @@ export class KernelSession {
         cwd: this.cwd,
         env,
         ...runOptions,
+        ...(onInput ? { allowStdin: true, onSession: (s: Session) => (running = s) } : {}),
         onEvent: (index, event) => {
           call.onEvent(index, event);
+          if (event.kind === 'input_request' && onInput)
+            void onInput(index, event.prompt, event.password).then((value) => running?.sendInput(value));
           return onEvent?.(index, event);
         },
         onCellDone: (cell) => {
