@@ -86,11 +86,10 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
     const unshare = shareWhileServing(env, err, address ? 'http' : 'stdio');
     if (!address) {
       // The first session's Python kernel starts while the server loads (the SDK, zod: most of
-      // the time to the first answer), as `run` and `tool` start theirs.
-      const [prestarted, { serveStdio }] = await Promise.all([
-        prestartFirstKernel(settings, cwd, env, err),
-        import('./stdio.js'),
-      ]);
+      // the time to the first answer), as `run` and `tool` start theirs: spawned first, since
+      // loading the SDK keeps the event loop busy for as long as it takes.
+      const prestarted = await prestartFirstKernel(settings, cwd, env, err);
+      const { serveStdio } = await import('./stdio.js');
       return await serveStdio({
         settings,
         cwd,
