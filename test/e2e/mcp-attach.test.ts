@@ -59,7 +59,7 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     expect(one.stderr).toMatch(/no omp-eval mcp server of yours is running/);
   });
 
-  it('lists the session, shows its history and its calls live with a 10-line preview, and detaches', async () => {
+  it('lists the session, shows its history and its calls live with a 10-line preview, runs the person’s cells, interrupts, and detaches', async () => {
     // A call before the attach: it is the history the notebook shows first.
     const before = (await server.client.callTool({
       name: 'eval',
@@ -124,6 +124,30 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     expect(screen).toContain('live 2');
     expect(screen).toContain('… 16 more lines (ctrl+o shows them)');
     expect(screen).toContain('Out[3]: 42');
+
+    // A cell the person types runs in the same kernel; the agent's next result says so first.
+    await s.run('y = x + 59');
+    await s.waitFor((t) => /✓ \[4\] ok/.test(t), "the person's cell");
+    const next = textOf(await evalCell(server.client, 'y'));
+    expect(next).toMatch(
+      /^\[A person following this session \(omp-eval attach\) ran a Python cell in it before this call: `y = x \+ 59`; it ran ok\./,
+    );
+    expect(next).toContain('100');
+    await s.waitFor(
+      (t) => /✓ \[5\] agent #4 ok/.test(t) && t.includes('Out[5]: 100'),
+      "the agent's next call",
+    );
+
+    // Ctrl-C in the attached notebook interrupts the agent's running cell; its result says so.
+    const long = evalCell(server.client, 'import time\nwhile True: time.sleep(0.05)');
+    await s.waitFor((t) => /\[\*\] agent #5 running/.test(t), "the agent's long cell");
+    s.write('\x03');
+    const interrupted = textOf(await long);
+    expect(interrupted).toMatch(/KeyboardInterrupt|interrupted/);
+    expect(interrupted).toContain(
+      'A person following this session (omp-eval attach) interrupted this cell with Ctrl-C.',
+    );
+    await s.waitFor((t) => /⊘ \[6\] agent #5 cancelled/.test(t), 'the cancelled cell');
 
     // Ctrl-D on the empty prompt detaches; the agent's session keeps working.
     s.write('\x04');

@@ -21,6 +21,12 @@ describe('share protocol messages', () => {
       session: '12/1',
       history: 3,
     });
+    expect(parseClientMessage('{"t":"run","code":"x = 1","ref":"3"}')).toEqual({
+      t: 'run',
+      code: 'x = 1',
+      ref: '3',
+    });
+    expect(parseClientMessage('{"t":"interrupt"}')).toEqual({ t: 'interrupt' });
     expect(parseClientMessage(encode({ t: 'subscribe', session: '12/1' }).trim())).toEqual({
       t: 'subscribe',
       session: '12/1',
@@ -42,7 +48,8 @@ describe('share protocol messages', () => {
     expect(reason('{"t":"hello","v":1}')).toMatch(/secret/);
     expect(reason('{"t":"subscribe"}')).toMatch(/needs a session/);
     expect(reason('{"t":"subscribe","session":"1","history":-1}')).toMatch(/whole number/);
-    expect(reason('{"t":"run"}')).toMatch(/unknown message type "run"/);
+    expect(reason('{"t":"run"}')).toMatch(/run needs the code and a ref/);
+    expect(reason('{"t":"nope"}')).toMatch(/unknown message type "nope"/);
   });
 
   it('takes server messages by type', () => {

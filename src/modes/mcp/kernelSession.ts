@@ -23,6 +23,7 @@ import {
   type Session,
   type Settings,
 } from './engine.js';
+import { followerController } from './followers.js';
 import { connectionBridge } from './sampling.js';
 
 const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
@@ -61,6 +62,23 @@ export class KernelSession {
       const client = server.getClientVersion()?.name;
       return { ...(client ? { client } : {}), languages: this.liveLanguages() };
     });
+    this.feed.controller = followerController(this);
+  }
+
+  /** A person who follows this session pressed Ctrl-C while a cell of this call ran. */
+  private personInterrupted = false;
+
+  /** Interrupts the running cell for a person who follows the session; false when none runs. */
+  interruptForPerson(): boolean {
+    if (!this.executor.kernels.some((k) => k.state === 'busy')) return false;
+    this.personInterrupted = true;
+    this.executor.interruptAll();
+    return true;
+  }
+
+  /** Something the agent's next result must say first. */
+  tell(notice: string): void {
+    this.notices.push(notice);
   }
 
   get mode() {
@@ -151,6 +169,7 @@ export class KernelSession {
       })),
     );
     const told = new Set<number>();
+    this.personInterrupted = false;
     let result: EvalToolResult;
     try {
       result = await runEvalTool(params, {
@@ -177,6 +196,11 @@ export class KernelSession {
       });
       // (cells that never reached the session: a backend that is off, the rest skipped)
       for (const cell of result.cells) if (!told.has(cell.index)) call.cellDone(cell);
+      if (this.personInterrupted)
+        for (const cell of result.cells.filter((c) => c.status === 'cancelled'))
+          cell.notices.push(
+            'A person following this session (omp-eval attach) interrupted this cell with Ctrl-C.',
+          );
     } finally {
       call.end();
     }

@@ -1,8 +1,9 @@
 /**
  * The notebook's backend for a followed agent's session (`omp-eval attach`): the agent's calls
  * come from the server's share socket and are queued in the notebook as the agent's cells; the
- * cell runner "runs" each by replaying its events as they arrive, up to the cell's end. The
- * notebook itself runs nothing: cells typed here are refused with a sentence saying so.
+ * cell runner "runs" each by replaying its events as they arrive, up to the cell's end. A cell
+ * typed here is sent to the server, which queues it with the agent's calls, and is replayed the
+ * same way; Ctrl-C asks the server to interrupt the running cell.
  */
 import {
   type CellLanguage,
@@ -67,6 +68,24 @@ class FollowedSession {
   readonly stateListeners = new Set<(state: KernelStatus) => void>();
   private running = 0;
   endedWith?: string;
+  /** Cells typed here, sent and not yet started by the server: told the call's number (or why not). */
+  readonly typed = new Map<string, (call: number | undefined, problem?: string) => void>();
+  private nextRef = 0;
+
+  /** Runs a cell typed here in the followed session: sent, then replayed as the server runs it. */
+  async runTyped(run: CellRun, send: (code: string, ref: string) => void): Promise<CellResult> {
+    if (this.endedWith !== undefined) return failedResult({ index: 0, language: 'py' }, 0, this.endedWith);
+    const ref = String(++this.nextRef);
+    const call = await new Promise<number | undefined>((resolve) => {
+      this.typed.set(ref, (n, problem) => {
+        if (problem) run.onEvent({ kind: 'notice', text: problem });
+        resolve(n);
+      });
+      send(run.code, ref);
+    });
+    if (call === undefined) return failedResult({ index: 0, language: 'py' }, 0, 'not run');
+    return this.replay({ ...run, party: { by: 'person', call, cell: 0, cells: 1 } });
+  }
 
   state(): KernelStatus {
     return this.endedWith !== undefined ? 'dead' : this.running ? 'busy' : 'idle';
@@ -110,12 +129,33 @@ class FollowedSession {
       case 'ended':
         this.end(message.reason);
         return;
+      case 'error': {
+        // (a cell typed here that the server could not take: the oldest waiting one)
+        const [ref, waiting] = this.typed.entries().next().value ?? [];
+        if (ref !== undefined) {
+          this.typed.delete(ref);
+          waiting?.(undefined, message.message);
+        }
+        return;
+      }
       default:
         return;
     }
   }
 
   private onCall(message: Extract<ServerMessage, { t: 'call' }>): void {
+    if (!message.history) {
+      this.running++;
+      this.tellState();
+    }
+    // A cell typed here: it is already in the notebook, whose runner waits for its events.
+    const own = message.ref !== undefined ? this.typed.get(message.ref) : undefined;
+    if (own) {
+      this.typed.delete(message.ref as string);
+      this.cells.set(key(message.call, 0), { language: message.cells[0]?.language ?? 'py', events: [] });
+      own(message.call);
+      return;
+    }
     const batch = message.cells.map((c): AgentCell => {
       this.cells.set(key(message.call, c.index), { language: c.language, events: [] });
       return {
@@ -123,7 +163,7 @@ class FollowedSession {
         language: c.language,
         ...(c.title ? { title: c.title } : {}),
         party: {
-          by: 'agent',
+          by: message.by ?? 'agent',
           ...(message.client ? { client: message.client } : {}),
           call: message.call,
           cell: c.index,
@@ -131,10 +171,6 @@ class FollowedSession {
         },
       };
     });
-    if (!message.history) {
-      this.running++;
-      this.tellState();
-    }
     if (this.agentListener) this.agentListener(batch);
     else this.waitingCalls.push(batch);
   }
@@ -143,6 +179,8 @@ class FollowedSession {
     if (this.endedWith !== undefined) return;
     this.endedWith = why;
     // A cell without its end ends now, cancelled: its session is gone.
+    for (const waiting of this.typed.values()) waiting(undefined, why);
+    this.typed.clear();
     for (const cell of this.cells.values()) {
       if (cell.end) continue;
       cell.end = {
@@ -194,13 +232,9 @@ export function attachedBackend(connection: ShareConnection, session: SessionInf
     start: async () => {},
     async runCell(run: CellRun): Promise<CellResult> {
       if (run.party) return followed.replay({ ...run, party: run.party });
-      run.onEvent({
-        kind: 'notice',
-        text: "This notebook follows an agent's session: cells typed here do not run (yet). Ctrl-D leaves it; the agent's session keeps running.",
-      });
-      return failedResult({ index: 0, language: 'py' }, 0, 'not run: a followed session');
+      return followed.runTyped(run, (code, ref) => connection.send({ t: 'run', code, ref }));
     },
-    interrupt: () => {},
+    interrupt: () => connection.send({ t: 'interrupt' }),
     complete: async (_code, cursor): Promise<Completion> => ({ matches: [], start: cursor, end: cursor }),
     isComplete: (text) => cellCompleteness(text, 'py', async (code, lang) => localCompleteness(code, lang)),
     onBackground: () => () => {},

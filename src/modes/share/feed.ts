@@ -22,6 +22,8 @@ interface KeptCell {
 
 interface KeptCall {
   call: number;
+  by?: 'person';
+  ref?: string;
   client?: string;
   cells: CallCell[];
   kept: KeptCell[];
@@ -69,6 +71,13 @@ export interface CallFeed {
   end(): void;
 }
 
+/** What a follower may do in the session: run a person's cell (queued with the agent's calls), interrupt. */
+export interface FeedController {
+  run(code: string, ref: string): Promise<void>;
+  /** False when no cell was running. */
+  interrupt(): boolean;
+}
+
 export interface FeedDescription {
   client?: string;
   languages: CellLanguage[];
@@ -83,6 +92,8 @@ export class SessionFeed {
   private readonly history: KeptCall[] = [];
   private readonly listeners = new Set<FeedListener>();
   private endedWith?: string;
+  /** Set by the session: what followers' run and interrupt requests do. */
+  controller?: FeedController;
 
   constructor(
     readonly id: string,
@@ -117,12 +128,14 @@ export class SessionFeed {
   }
 
   /** A call starts: its cells go to every follower, and into the history. */
-  callStarted(cells: CallCell[]): CallFeed {
+  callStarted(cells: CallCell[], person?: { ref: string }): CallFeed {
     const call = ++this.calls;
     this.running++;
-    const client = this.describe().client;
+    const client = person ? undefined : this.describe().client;
+    const who = person ? { by: 'person' as const, ref: person.ref } : {};
     const kept: KeptCall = {
       call,
+      ...who,
       ...(client ? { client } : {}),
       cells,
       kept: cells.map(() => ({ events: [] })),
@@ -132,7 +145,7 @@ export class SessionFeed {
     };
     this.history.push(kept);
     if (this.history.length > HISTORY_CALLS) this.history.shift();
-    this.send({ t: 'call', call, ...(client ? { client } : {}), cells });
+    this.send({ t: 'call', call, ...who, ...(client ? { client } : {}), cells });
     let over = false;
     return {
       onEvent: (cell, event) => {
@@ -177,6 +190,7 @@ export class SessionFeed {
       listener({
         t: 'call',
         call: kept.call,
+        ...(kept.by ? { by: kept.by } : {}),
         ...(kept.client ? { client: kept.client } : {}),
         cells: kept.cells,
         history: true,

@@ -3,7 +3,7 @@
  * (`omp-eval attach`): NDJSON over the server's Unix socket, one JSON object a line, split on
  * `\n` only, a line at most MAX_LINE characters. The client speaks first (`hello` with the secret).
  *
- * Client → server: hello, list, subscribe. Server → client: welcome or refused (then the server
+ * Client → server: hello, list, subscribe, and once following: run (a person's cell), interrupt. Server → client: welcome or refused (then the server
  * closes), sessions (the answer to list), subscribed (then the session's history and live events:
  * call, output, cell, callEnd), ended (the session or the server is gone), error.
  */
@@ -55,14 +55,27 @@ export interface CellEnd {
 export type ClientMessage =
   | { t: 'hello'; v: number; secret: string }
   | { t: 'list' }
-  | { t: 'subscribe'; session: string; history?: number };
+  | { t: 'subscribe'; session: string; history?: number }
+  /** A cell the person typed, to run in the followed session's kernel, queued with the agent's calls. */
+  | { t: 'run'; code: string; ref: string }
+  /** Ctrl-C: interrupt the followed session's running cell. */
+  | { t: 'interrupt' };
 
 export type ServerMessage =
   | { t: 'welcome'; v: number; pid: number }
   | { t: 'refused'; message: string }
   | { t: 'sessions'; sessions: SessionInfo[] }
   | { t: 'subscribed'; session: SessionInfo }
-  | { t: 'call'; call: number; client?: string; cells: CallCell[]; history?: boolean }
+  | {
+      t: 'call';
+      call: number;
+      client?: string;
+      cells: CallCell[];
+      history?: boolean;
+      /** A person's cell (unset: the agent's), and the `ref` of the `run` that asked for it. */
+      by?: 'person';
+      ref?: string;
+    }
   | { t: 'output'; call: number; cell: number; event: OutputEvent }
   | ({ t: 'cell'; call: number; cell: number } & CellEnd)
   | { t: 'callEnd'; call: number }
@@ -97,6 +110,12 @@ export function parseClientMessage(line: string): ClientMessage {
         throw new ProtocolError('history must be a whole number of calls');
       return { t: 'subscribe', session: value.session, ...(history !== undefined ? { history } : {}) };
     }
+    case 'run':
+      if (typeof value.code !== 'string' || typeof value.ref !== 'string' || !value.ref)
+        throw new ProtocolError('run needs the code and a ref');
+      return { t: 'run', code: value.code, ref: value.ref };
+    case 'interrupt':
+      return { t: 'interrupt' };
     default:
       throw new ProtocolError(`unknown message type ${JSON.stringify(value.t)}`);
   }

@@ -8,7 +8,7 @@ import { unlinkSync } from 'node:fs';
 import { chmod, readdir, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { type FeedRegistry, feeds } from './feed.js';
+import { type FeedRegistry, feeds, type SessionFeed } from './feed.js';
 import {
   encode,
   LineReader,
@@ -126,6 +126,7 @@ export function probe(path: string, timeoutMs = 1000): Promise<'live' | 'stale' 
 function serveFollower(socket: Socket, secret: string, registry: FeedRegistry): void {
   let welcomed = false;
   let unsubscribe: (() => void) | undefined;
+  let following: SessionFeed | undefined;
   let dropped = 0;
   const send = (message: ServerMessage) => {
     if (socket.destroyed || !socket.writable) return;
@@ -174,7 +175,22 @@ function serveFollower(socket: Socket, secret: string, registry: FeedRegistry): 
         if (!feed) return send({ t: 'error', message: `no session ${message.session} in this server` });
         if (unsubscribe) return send({ t: 'error', message: 'this connection already follows a session' });
         send({ t: 'subscribed', session: feed.info() });
+        following = feed;
         unsubscribe = feed.subscribe(send, message.history);
+        return;
+      }
+      case 'run':
+      case 'interrupt': {
+        const controller = following?.controller;
+        if (!following || following.ended || !controller)
+          return send({ t: 'error', message: 'this connection follows no session that takes cells' });
+        if (message.t === 'interrupt') {
+          if (!controller.interrupt()) send({ t: 'notice', text: 'no cell is running' });
+          return;
+        }
+        controller.run(message.code, message.ref).catch((err: Error) => {
+          send({ t: 'error', message: `the cell could not run: ${err.message}` });
+        });
         return;
       }
     }

@@ -19,9 +19,12 @@ export type CellStatus =
   | 'killed'
   | 'skipped';
 
-/** Who ran a cell not typed here: an agent's call in a followed MCP session (`omp-eval attach`). */
+/**
+ * Who ran a cell of a followed MCP session (`omp-eval attach`): the agent, or a person (a cell
+ * typed here once the server started it, or one typed in another notebook following it).
+ */
 export interface Party {
-  by: 'agent';
+  by: 'agent' | 'person';
   /** The client's name (`claude-code`), when it gave one. */
   client?: string;
   /** The call's number in its session, the cell's place in it (from 0) and the call's cell count. */
