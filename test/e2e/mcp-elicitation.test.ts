@@ -51,7 +51,7 @@ describe('input() through elicitation', () => {
     expect(py.isError).toBeFalsy();
     expect(textOf(py)).toContain('hello Ada 1');
     expect(asked[0]?.message).toBe('Your name?');
-    const schema = asked[0]?.requestedSchema as {
+    const schema = (asked[0] as { requestedSchema?: unknown } | undefined)?.requestedSchema as {
       properties: Record<string, { type: string }>;
       required: string[];
     };

@@ -12,7 +12,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type ClientCapabilities,
-  type ElicitRequest,
+  type ElicitRequestFormParams,
   ElicitResultSchema,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -32,7 +32,7 @@ export function offersFormElicitation(capabilities: ClientCapabilities | undefin
 }
 
 /** The form for one input() of cell `cell` (1-based). */
-export function inputForm(prompt: string, cell: number): ElicitRequest['params'] {
+export function inputForm(prompt: string, cell: number): ElicitRequestFormParams {
   const message = prompt.trim() ? prompt.trimEnd() : `Cell ${cell} waits for a line of input (input()).`;
   return {
     message,
