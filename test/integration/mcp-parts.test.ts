@@ -157,8 +157,9 @@ describe('readArtifact', () => {
     if (typeof file === 'string') throw new Error(file);
     file.write('héllo\n'.repeat(100));
     file.close();
-    expect(readArtifact(file.uri).text).toBe('héllo\n'.repeat(100));
-    const cut = readArtifact(file.uri, 50);
+    const text = (uri: string, limit?: number) => readArtifact(uri, limit) as { text: string };
+    expect(text(file.uri).text).toBe('héllo\n'.repeat(100));
+    const cut = text(file.uri, 50);
     expect(cut.text).toMatch(/^(héllo\n){7}\[resource cut: .* the whole output is the file .*\.txt/);
     expect(() => readArtifact('artifact://../etc/passwd')).toThrow(/Unknown resource/);
     expect(() => readArtifact('file:///etc/passwd')).toThrow(/artifact:\/\/<id> resources only/);

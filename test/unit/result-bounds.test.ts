@@ -25,6 +25,7 @@ import {
   artifactDir,
   configureArtifacts,
   DEFAULT_ARTIFACT_LIMITS,
+  resolveArtifact,
 } from '../../src/eval/output/artifact.js';
 import { ResultCollector } from '../../src/eval/output/collected.js';
 import { statusLine } from '../../src/eval/output/display.js';
@@ -129,10 +130,13 @@ describe('the result collector', () => {
       expect(notice).toMatch(
         /^3 images \(\d+ kB\) left out of the result, which keeps at most 2 images .*; saved as /,
       );
-      const files = /saved as (.*) and 0 more|saved as (.*)$/.exec(notice as string)?.[2]?.split(', ') ?? [];
-      expect(files).toHaveLength(3);
-      expect(readFileSync(files[2] as string).toString()).toBe('jpeg');
-      expect(files[2]?.endsWith('.jpg')).toBe(true);
+      // each named as a resource and a file (issue 42): artifact://<id> (<path>)
+      const named = /saved as (.*)$/.exec(notice as string)?.[1]?.split(', ') ?? [];
+      expect(named).toHaveLength(3);
+      const [, uri, file] = /^(artifact:\/\/[\w-]+) \((.*)\)$/.exec(named[2] as string) ?? [];
+      expect(readFileSync(file as string).toString()).toBe('jpeg');
+      expect(file?.endsWith('.jpg')).toBe(true);
+      expect(resolveArtifact(uri as string)).toBe(file);
     }));
 
   it('keeps JSON up to the caps and writes the rest one per line; bounds status events', () =>

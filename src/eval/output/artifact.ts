@@ -145,18 +145,19 @@ export interface FileIdentity {
  * to the folder may have put a link to another file (a secret) in its place.
  */
 const written = new Map<string, FileIdentity>();
-/** The same files by name (`<id>.txt`): an artifact's scope folder is found from its id. */
-const writtenByName = new Map<string, string>();
+/** The same files by id (`<id>` of `<id>.txt`, `<id>.png`): an artifact's file is found from its id. */
+const writtenById = new Map<string, string>();
+const idOf = (path: string) => basename(path).replace(/\.[^.]*$/, '');
 const WRITTEN_LIMIT = 10_000;
 
 function rememberWritten(path: string, fd: number): void {
   const { dev, ino } = fstatSync(fd, { bigint: true });
   written.set(path, { dev, ino });
-  writtenByName.set(basename(path), path);
+  writtenById.set(idOf(path), path);
   if (written.size > WRITTEN_LIMIT) {
     const oldest = written.keys().next().value as string;
     written.delete(oldest);
-    writtenByName.delete(basename(oldest));
+    writtenById.delete(idOf(oldest));
   }
 }
 
@@ -169,7 +170,7 @@ export function writtenArtifact(path: string): FileIdentity | undefined {
 export function resolveArtifact(uri: string): string {
   const id = uri.startsWith(ARTIFACT_PREFIX) ? uri.slice(ARTIFACT_PREFIX.length) : uri;
   if (!/^[\w-]+$/.test(id)) throw new Error(`not an artifact id: ${uri}`);
-  return writtenByName.get(`${id}.txt`) ?? join(artifactDir(), `${id}.txt`);
+  return writtenById.get(id) ?? join(artifactDir(), `${id}.txt`);
 }
 
 /** An artifact being written: appends are batched; a failing write or the cap ends it with `error`. */

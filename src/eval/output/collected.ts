@@ -82,7 +82,7 @@ export class ResultCollector {
     file.writeBytes(bytes);
     file.close();
     if (file.error) dropped.errors.add(file.error);
-    else dropped.files.push(file.path);
+    else dropped.files.push(`${file.uri} (${file.path})`);
     return false;
   }
 

@@ -1,7 +1,8 @@
 /**
  * Artifacts as MCP resources: `artifact://<id>` is the full output of a cell whose output was cut
- * (a file in the private artifact directory). A read returns at most READ_LIMIT bytes, cut at a
- * line, with a note that names the file for the rest.
+ * (a file in the private artifact directory), or an image the result could not carry. A read
+ * returns at most READ_LIMIT bytes, a text cut at a line with a note that names the file for the
+ * rest; an image whole (as a blob) or not at all.
  *
  * The server reads on the host, outside any sandbox, what a cell may have touched: it serves only
  * files this process wrote, opened without following a link and checked to be the very file it
@@ -9,6 +10,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import {
+  type BlobResourceContents,
   ErrorCode,
   McpError,
   type Resource,
@@ -20,19 +22,37 @@ export const READ_LIMIT = 8 * 1024 * 1024;
 /** Resources listed (the newest of this connection). */
 const LIST_LIMIT = 100;
 
+/** The image type of an artifact's file, by its name; none for a text. */
+function imageType(path: string): string | undefined {
+  if (path.endsWith('.png')) return 'image/png';
+  if (path.endsWith('.jpg') || path.endsWith('.jpeg')) return 'image/jpeg';
+  return undefined;
+}
+
+function artifactType(uri: string): string | undefined {
+  try {
+    return imageType(resolveArtifact(uri));
+  } catch {
+    return undefined;
+  }
+}
+
 export function listArtifacts(uris: string[]): Resource[] {
   return uris
     .slice(-LIST_LIMIT)
     .reverse()
-    .map((uri) => ({
-      uri,
-      name: uri.slice('artifact://'.length),
-      title: 'Full output of a cell',
-      mimeType: 'text/plain',
-    }));
+    .map((uri) => {
+      const image = artifactType(uri);
+      return {
+        uri,
+        name: uri.slice('artifact://'.length),
+        title: image ? 'An image of a cell' : 'Full output of a cell',
+        mimeType: image ?? 'text/plain',
+      };
+    });
 }
 
-export function readArtifact(uri: string, limit = READ_LIMIT): TextResourceContents {
+export function readArtifact(uri: string, limit = READ_LIMIT): TextResourceContents | BlobResourceContents {
   let path: string;
   try {
     if (!uri.startsWith('artifact://')) throw new Error('not an artifact');
@@ -60,9 +80,13 @@ export function readArtifact(uri: string, limit = READ_LIMIT): TextResourceConte
     if (!st.isFile() || st.dev !== wrote.dev || st.ino !== wrote.ino)
       throw notFound(`${path} was replaced after this server wrote it: the file there now is not read`);
     const size = Number(st.size);
+    const image = imageType(path);
+    if (image && size > limit)
+      throw notFound(`the image is ${size} bytes, over the ${limit} a read returns: it is the file ${path}`);
     const buffer = Buffer.alloc(Math.min(size, limit));
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     let bytes = buffer.subarray(0, read);
+    if (image) return { uri, mimeType: image, blob: bytes.toString('base64') };
     if (size <= limit) return { uri, mimeType: 'text/plain', text: bytes.toString('utf8') };
     // Cut at the last full line, so no UTF-8 sequence is split.
     const newline = bytes.lastIndexOf(0x0a);

@@ -2,6 +2,7 @@
  * Everything the MCP server takes from the engine, in one place (the engine's public surface).
  */
 export {
+  ArtifactFile,
   type BridgeHandler,
   type BridgeRequest,
   backendAvailability,

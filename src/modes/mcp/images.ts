@@ -3,7 +3,7 @@
  * vision models use without scaling again) and whose payload is bounded. Images within the limits
  * pass through untouched; the rest are decoded and re-encoded with jimp, imported only then.
  */
-import type { ImageOutput } from './engine.js';
+import { ArtifactFile, type ImageOutput } from './engine.js';
 
 export const MAX_SIDE = 1568;
 /** Decoded bytes of one image block. */
@@ -20,6 +20,18 @@ export interface FittedImage {
   height?: number;
   /** What was done to it (scaled, re-encoded). */
   note?: string;
+}
+
+/**
+ * An image the result cannot carry, kept as an `artifact://<id>` resource (its original bytes, a
+ * file in `dir`, the session's artifacts folder), or why it could not be.
+ */
+export function saveImage(image: ImageOutput, dir?: string): { uri: string } | { error: string } {
+  const file = ArtifactFile.create(image.mime === 'image/png' ? 'png' : 'jpg', dir);
+  if (typeof file === 'string') return { error: file };
+  file.writeBytes(Buffer.from(image.data, 'base64'));
+  file.close();
+  return file.error ? { error: file.error } : { uri: file.uri };
 }
 
 const decodedBytes = (base64: string) => Math.floor((base64.length * 3) / 4);

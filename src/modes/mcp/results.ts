@@ -17,10 +17,12 @@ import {
   type EvalToolResult,
   oneLine,
   plainText,
+  resolveArtifact,
   TOOL_TEXT_CHARS,
   type ToolText,
+  writtenArtifact,
 } from './engine.js';
-import { type FittedImage, fitImage, MAX_IMAGES, MAX_TOTAL_BYTES } from './images.js';
+import { type FittedImage, fitImage, MAX_IMAGES, MAX_TOTAL_BYTES, saveImage } from './images.js';
 import { supports } from './versions.js';
 
 type Content = CallToolResult['content'][number];
@@ -35,16 +37,23 @@ interface ImageInfo {
   height?: number;
   attached: boolean;
   note?: string;
+  /** Not attached: the image as a resource (resources/read). */
+  uri?: string;
 }
 
-/** Fits every image of the call into the budget; returns the blocks and what became of each. */
+/**
+ * Fits every image of the call into the budget; returns the blocks, what became of each, and the
+ * `artifact://` resources that keep the images left out (in `artifactDir`).
+ */
 async function imageBlocks(
   cells: CellResult[],
-): Promise<{ blocks: Content[]; infos: ImageInfo[][]; lines: string[] }> {
+  artifactDir?: string,
+): Promise<{ blocks: Content[]; infos: ImageInfo[][]; lines: string[]; saved: string[] }> {
   const blocks: Content[] = [];
   const lines: string[] = [];
   /** Images past the count or the bytes, by cell number: one line says it for all of them. */
   const over: Record<'count' | 'bytes', number[]> = { count: [], bytes: [] };
+  const saved: string[] = [];
   let bytes = 0;
   const infos: ImageInfo[][] = [];
   for (const cell of cells) {
@@ -56,8 +65,19 @@ async function imageBlocks(
         ...(image.width ? { width: image.width } : {}),
         ...(image.height ? { height: image.height } : {}),
       };
+      /** Left out: kept as a resource, named in its info (and the line that says why). */
+      const leftOut = (note: string): { uri?: string; note: string } => {
+        const kept = saveImage(image, artifactDir);
+        if ('error' in kept) return { note: `${note}; not saved: ${oneLine(kept.error)}` };
+        saved.push(kept.uri);
+        return { uri: kept.uri, note: `${note}; it is the resource ${kept.uri}` };
+      };
       if (blocks.length >= MAX_IMAGES) {
-        mine.push({ ...base, attached: false, note: `not attached: at most ${MAX_IMAGES} images per call` });
+        mine.push({
+          ...base,
+          attached: false,
+          ...leftOut(`not attached: at most ${MAX_IMAGES} images per call`),
+        });
         over.count.push(cell.index + 1);
         continue;
       }
@@ -66,13 +86,20 @@ async function imageBlocks(
         fitted = await fitImage(image);
       } catch (err) {
         const why = oneLine((err as Error).message);
-        mine.push({ ...base, attached: false, note: `could not be prepared: ${why}` });
-        lines.push(`[${label} not attached: it could not be prepared (${why})]`);
+        const kept = leftOut(`could not be prepared: ${why}`);
+        mine.push({ ...base, attached: false, ...kept });
+        lines.push(
+          `[${label} not attached: it could not be prepared (${why})${kept.uri ? `; it is ${kept.uri}` : ''}]`,
+        );
         continue;
       }
       const size = Math.floor((fitted.data.length * 3) / 4);
       if (bytes + size > MAX_TOTAL_BYTES) {
-        mine.push({ ...base, attached: false, note: 'not attached: the images of this call are over 4 MiB' });
+        mine.push({
+          ...base,
+          attached: false,
+          ...leftOut('not attached: the images of this call are over 4 MiB'),
+        });
         over.bytes.push(cell.index + 1);
         continue;
       }
@@ -103,7 +130,14 @@ async function imageBlocks(
     lines.push(
       `[${images(over.count.length)} (of cell ${cellList(over.count)}) not attached: at most ${MAX_IMAGES} images per call]`,
     );
-  return { blocks, infos, lines };
+  if (saved.length) lines.push(`[${savedLine(saved)}]`);
+  return { blocks, infos, lines, saved };
+}
+
+/** Where the images left out are: resources to read, listed up to 10. */
+function savedLine(uris: string[]): string {
+  const more = uris.length > 10 ? ` and ${uris.length - 10} more (resources/list)` : '';
+  return `the images not attached are resources: read them with resources/read: ${uris.slice(0, 10).join(', ')}${more}`;
 }
 
 /** A cell in the structured part: what a client or model needs beyond its part of the text. */
@@ -242,6 +276,15 @@ function resourceLinks(cells: CellResult[], whole: ToolText): Content[] {
   return links;
 }
 
+/** An artifact this process wrote, which resources/read serves. */
+function servedArtifact(uri: string): boolean {
+  try {
+    return writtenArtifact(resolveArtifact(uri)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** How to read a cut output: said once per result. */
 const READ_HINT =
   '[A cut output is whole in the artifact its marker names: read it with resources/read, or in a cell with read("artifact://<id>", offset, limit).]';
@@ -263,7 +306,7 @@ export async function evalCallResult(
   notices: string[],
   options: EvalCallOptions,
 ): Promise<{ result: CallToolResult; artifacts: string[] }> {
-  const images = await imageBlocks(result.cells);
+  const images = await imageBlocks(result.cells, options.artifactDir);
   const cut = result.cells.some((c) => c.truncation?.artifact);
   const composed = composeToolText(result.cells, {
     notices,
@@ -274,7 +317,12 @@ export async function evalCallResult(
   const artifacts = [
     ...result.cells.flatMap((c) => (c.truncation?.artifact ? [c.truncation.artifact] : [])),
     ...(composed.truncation?.artifact ? [composed.truncation.artifact] : []),
+    ...images.saved,
   ];
+  // Every other artifact the text names that this server wrote (images and JSON the engine left
+  // out of a cell's result) is a resource too: listed, as the ones above.
+  for (const [uri] of composed.text.matchAll(/artifact:\/\/[\w-]+/g))
+    if (!artifacts.includes(uri) && servedArtifact(uri)) artifacts.push(uri);
   const structured = supports(options.version, 'structuredContent');
   const links = supports(options.version, 'resourceLink') ? resourceLinks(result.cells, composed) : [];
   const notes = [...images.lines, ...(cut ? [READ_HINT] : [])].map((line) => line.slice(1, -1));

@@ -89,6 +89,7 @@ const imageInfo = {
     height: { type: 'integer' },
     attached: { type: 'boolean', description: 'Sent as an image content block.' },
     note: { type: 'string' },
+    uri: { type: 'string', description: 'Not attached: the image as an artifact:// resource.' },
   },
   required: ['mimeType', 'attached'],
 } as const;
