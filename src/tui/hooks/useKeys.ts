@@ -375,6 +375,7 @@ export function useKeys(opts: KeysOptions): void {
     if (rest) editing.setEditor(ed.insert(editing.editorRef.current, rest));
   }, [runningId, handlers]);
 
+  // Ink's raw input events (private: docs/ink.md), each escape sequence an event of its own.
   const { internal_eventEmitter: input, setRawMode, isRawModeSupported } = useStdin();
   useEffect(() => {
     if (isRawModeSupported) setRawMode(true);

@@ -1,6 +1,8 @@
 /**
  * Three workarounds for Ink 6.8, which does not export its instances: this reaches them by file, and
- * when the internals are not shaped as expected (another Ink version) it does nothing.
+ * when the internals are not shaped as expected (another Ink version) it does nothing. The fields
+ * it reads are part of the notebook's contract with Ink (docs/ink.md): test/unit/ink-contract.test.ts
+ * fails when one is missing, with Ink's files and with the bundle.
  *
  * 1. A frame that Ink's output throttle holds back can be written *after* a newer one, leaving an
  *    old frame (a keystroke already undone) on screen: clearing the live region drops it.
