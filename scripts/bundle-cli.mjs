@@ -50,6 +50,10 @@ function packagesOutsideBut(bundled) {
   };
 }
 
+// And the MCP SDK with zod, which only `omp-eval mcp` loads (its chunk): some 140 ES modules
+// resolved, read and linked one by one before the server could answer `initialize`.
+const MCP_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'zod-to-json-schema'];
+
 await build({
   entryPoints: { cli: 'dist/src/main.js' },
   bundle: true,
@@ -58,7 +62,7 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  plugins: [metaUrlOfOrigin, packagesOutsideBut(['commander'])],
+  plugins: [metaUrlOfOrigin, packagesOutsideBut(['commander', ...MCP_PACKAGES])],
   // Ink is bundled already (bundle-ink.mjs); its devtools stay a lazy import of their own.
   external: ['./devtools.js'],
   banner: {

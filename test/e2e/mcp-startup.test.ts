@@ -1,7 +1,8 @@
 /**
  * How `omp-eval mcp` over stdio starts (issue 45): it loads nothing of the HTTP server (the SDK's
- * HTTP transport loads Node's fetch, undici), and it spawns its first Python kernel's process as it
- * starts, before any request, as `run` and `tool` do; the first eval call runs in that process.
+ * HTTP transport loads Node's fetch, undici), the SDK and zod come from the CLI's bundle (some 140
+ * ES modules otherwise), and it spawns its first Python kernel's process as it starts, before any
+ * request, as `run` and `tool` do; the first eval call runs in that process.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +16,16 @@ process.on('exit', () => {
   const undici = process.moduleLoadList.filter((m) => m.includes('undici'));
   process.stderr.write('\\nundici: ' + JSON.stringify(undici) + '\\n');
 });
+`)}`;
+
+/** Prints each ES module the process loads from node_modules (a loader hook, on its own thread). */
+const ESM_HOOK = `data:text/javascript,${encodeURIComponent(`
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+export async function load(url, context, next) {
+  if (url.includes('/node_modules/')) process._rawDebug('esm: ' + url);
+  return next(url, context);
+}\`));
 `)}`;
 
 const INITIALIZE = {
@@ -84,6 +95,21 @@ describe('omp-eval mcp over stdio, starting', { timeout: 120_000 }, () => {
       .find((l) => l.startsWith('undici: '));
     expect(line, `no report; stderr: ${s.stderr()}`).toBeDefined();
     expect(JSON.parse((line as string).slice('undici: '.length))).toEqual([]);
+  });
+
+  it('answers initialize with the MCP SDK and zod from its bundle, not as modules of node_modules', async () => {
+    const s = server(['--python', '/usr/bin/python3', 'mcp', '--sandbox', 'off'], ['--import', ESM_HOOK]);
+    s.send(INITIALIZE);
+    await waitFor(() => s.messages.some((m) => m.id === 1), 60_000, 'the answer to initialize');
+    s.child.stdin.end();
+    expect(await s.exited).toBe(0);
+    const loaded = s
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('esm: '));
+    expect(
+      loaded.filter((l) => /node_modules\/(zod|zod-to-json-schema|@modelcontextprotocol)\//.test(l)),
+    ).toEqual([]);
   });
 
   it('spawns the Python kernel before any request, and the first eval runs in it', async () => {
