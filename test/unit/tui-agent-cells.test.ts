@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { partyLabel } from '../../src/tui/components/CellBlock.js';
 import { AGENT_PREVIEW, hiddenLabel, previewItems } from '../../src/tui/lib/preview.js';
+import { toNotebook } from '../../src/tui/lib/save.js';
 import { textOutput } from '../../src/tui/state/output.js';
 import { initialState, type Party, reducer } from '../../src/tui/state/reducer.js';
 
@@ -57,5 +58,26 @@ describe("an agent's cells", () => {
     state = reducer(state, { type: 'skipRest', afterId: 3 });
     expect(state.live.map((c) => c.code)).toEqual(['a', 'b', 'mine']);
     expect(state.done.map((c) => [c.code, c.status])).toEqual([['mine too', 'skipped']]);
+  });
+
+  it('are saved with who ran them (cell metadata); the person’s own carry none', () => {
+    let state = initialState({ state: 'idle', cwd: '/', mode: 'session' });
+    state = reducer(state, {
+      type: 'submit',
+      cells: [{ code: 'x = 1', party: { by: 'agent', client: 'claude-code', call: 2, cell: 0, cells: 1 } }],
+    });
+    state = reducer(state, { type: 'submit', cells: [{ code: 'x + 1' }] });
+    for (const id of [1, 2])
+      state = reducer(state, {
+        type: 'finish',
+        id,
+        status: 'ok',
+        durationMs: 1,
+        output: textOutput('stdout', ''),
+        counted: true,
+      });
+    const cells = JSON.parse(toNotebook(state.done)).cells as { metadata: Record<string, unknown> }[];
+    expect(cells[0]?.metadata).toEqual({ omp_eval: { by: 'agent', call: 2, client: 'claude-code' } });
+    expect(cells[1]?.metadata).toEqual({});
   });
 });

@@ -216,6 +216,14 @@ function notebookCells(cells: readonly CellView[], language: CellLanguage): Note
     const metadata: Record<string, unknown> = {};
     if (c.title) metadata.title = c.title;
     if (foreign) metadata.omp_eval = { language: c.language };
+    // Who ran it, in a followed session (omp-eval attach): a cell without it is the person's.
+    if (c.party)
+      metadata.omp_eval = {
+        ...(metadata.omp_eval as object | undefined),
+        by: c.party.by,
+        call: c.party.call,
+        ...(c.party.client ? { client: c.party.client } : {}),
+      };
     const cell: NotebookCell = {
       cell_type: 'code',
       id: `cell-${saved.length + 1}`,
