@@ -78,9 +78,15 @@ function cellBody(cell: CellResult, said: SaidOnce, cutOnce: boolean): string {
       modelText(cell.background, said).replace(/\n+$/, ''),
       '[end of that output]',
     );
+  // Notices in the order they happened: those before the first one the output already shows (a
+  // new kernel replaced one that had exited) come before the output, the others after it.
+  const shownAt = cell.notices.findIndex((notice) => cell.text.includes(notice));
+  const apart = (notices: string[]) =>
+    notices.filter((notice) => !cell.text.includes(notice)).map((notice) => `[${plainText(notice)}]`);
+  if (shownAt > 0) lines.push(...apart(cell.notices.slice(0, shownAt)));
   const body = modelText(cell.text, said).replace(/\n+$/, '');
   if (body) lines.push(body);
-  for (const notice of cell.notices) if (!cell.text.includes(notice)) lines.push(`[${plainText(notice)}]`);
+  lines.push(...apart(shownAt > 0 ? cell.notices.slice(shownAt) : cell.notices));
   if (cell.truncation && !cutOnce)
     lines.push(
       `[output truncated: ${cell.truncation.totalChars} chars in all; ${cell.truncation.fullOutput}]`,

@@ -71,6 +71,16 @@ describe('renderToolText', () => {
     );
   });
 
+  it("says notices in the order they happened: a replaced kernel before the output that shows the cell's own", () => {
+    const replaced =
+      'The previous Python kernel had exited (exit code 3); a new kernel was started and earlier state is gone.';
+    const own = 'The Python kernel exited while running this cell (exit code 4).';
+    const text = renderToolText([
+      cell({ status: 'error', exitCode: 4, text: `partial\n[${own}]\n`, notices: [replaced, own, 'later'] }),
+    ]);
+    expect(text.startsWith(`[${replaced}]\npartial\n[${own}]\n[later]`)).toBe(true);
+  });
+
   it('shows a single cell without prefix', () => {
     expect(renderToolText([cell({ text: '42\n' })])).toBe('42');
     expect(renderToolText([cell({})])).toBe('(no output)');
