@@ -48,9 +48,9 @@ function createVariablesQuery({ vm, sigint }, hooks) {
   /** { variables, total } for the request's options. */
   return function listVariables({ limit, nameTimeoutMs, timeoutMs }) {
     const began = Date.now();
-    hooks.prepare();
     let listed;
     try {
+      hooks.prepare();
       listed = JSON.parse(run(`__omp_variables__(${Math.max(0, limit)})`, timeoutMs));
     } catch {
       return { variables: [], total: 0 }; // interrupted or timed out: nothing to list
