@@ -130,7 +130,7 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     await s.waitFor((t) => /✓ \[4\] ok/.test(t), "the person's cell");
     const next = textOf(await evalCell(server.client, 'y'));
     expect(next).toMatch(
-      /^\[A person following this session \(omp-eval attach\) ran a Python cell in it before this call: `y = x \+ 59`; it ran ok\./,
+      /^\[A person following this session \(omp-eval attach\) ran a Python cell in it before this call: `y = x \+ 59`; it ran ok\. It defined or changed y\./,
     );
     expect(next).toContain('100');
     await s.waitFor(
