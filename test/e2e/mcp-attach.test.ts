@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
-import { evalCell, type StdioServer, startStdio, stopAll, textOf } from '../helpers/mcp.js';
+import {
+  evalCell,
+  httpClient,
+  type StdioServer,
+  startHttp,
+  startStdio,
+  stopAll,
+  stopHttpServers,
+  textOf,
+} from '../helpers/mcp.js';
 import { openNotebook, type Screen } from '../helpers/pty.js';
 
 const runtime = mkdtempSync(join(tmpdir(), 'omp-attach-rt-'));
@@ -24,7 +33,10 @@ beforeAll(async () => {
     cwd: workspace,
   });
 });
-afterAll(stopAll);
+afterAll(async () => {
+  await stopAll();
+  await stopHttpServers();
+});
 
 const open: Screen[] = [];
 afterEach(() => {
@@ -154,6 +166,21 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     await s.exited;
     expect(s.all()).toMatch(/detached; the agent's session \d+\/1 keeps running/);
     expect(textOf(await evalCell(server.client, 'x * 2'))).toContain('82');
+  });
+
+  it('follows a session of an HTTP server too', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'omp-attach-http-'));
+    const http = await startHttp(['--python', '/usr/bin/python3'], { XDG_RUNTIME_DIR: own });
+    const { client } = await httpClient(http);
+    expect(textOf(await evalCell(client, 'print("over http")'))).toContain('over http');
+    const list = await cli(['attach', '--list'], { env: { XDG_RUNTIME_DIR: own } });
+    expect(list.stdout).toMatch(/\d+\/1\s+default\s+omp-eval-tests\s+py\s+1\s/);
+    const s = openNotebook(['attach'], { env: { XDG_RUNTIME_DIR: own }, rows: 40, columns: 100 });
+    open.push(s);
+    await s.waitFor((t) => /✓ \[1\] agent #1 ok/.test(t) && t.includes('over http'), 'the HTTP session');
+    s.write('\x04');
+    await s.exited;
+    await client.close();
   });
 
   it('ends the attached notebook with a message when the server ends', async () => {
