@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pendingWorkNotice } from '../../src/eval/executor/pending.js';
 import { runEvalTool } from '../../src/eval/index.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { waitFor } from '../helpers/kernel.js';
@@ -211,6 +212,40 @@ describe('a one-shot call names the processes its cells left running', () => {
       );
       expect(none.cells[1]?.text).toBe('[1]\n');
       expect(none.cells.flatMap((c) => c.notices)).toEqual([]);
+    } finally {
+      await executor.dispose();
+    }
+  });
+
+  it('asks in silent cells: no execution count, no _, in either kernel', async () => {
+    const executor = makeExecutor();
+    try {
+      const s = await executor.session({ id: 'silent-check', retain: true });
+      const check: Parameters<typeof s.run>[1] = {
+        afterCells: async (ran, runMore) => {
+          const notice = await pendingWorkNotice(s, ['py', 'js'], runMore);
+          if (notice) ran.at(-1)?.notices.push(notice);
+        },
+      };
+      const [py1] = await s.run(
+        [
+          py(
+            'import threading\nthreading.Thread(target=threading.Event().wait, name="poller", daemon=False).start()\n41',
+          ),
+        ],
+        check,
+      );
+      expect(py1?.notices.at(-1)).toMatch(/^Work was still running .*Python threads: poller/);
+      const [js1] = await s.run(
+        [{ language: 'js', code: 'globalThis.t = setInterval(() => {}, 1000); 7' }],
+        check,
+      );
+      expect(js1?.notices.at(-1)).toMatch(/JavaScript timers and handles: Timeout×1/);
+      // The checks took no count and left `_` as the cells made it.
+      const [py2] = await s.run([py('_')]);
+      expect(py2).toMatchObject({ executionCount: (py1?.executionCount ?? 0) + 1, text: '41\n' });
+      const [js2] = await s.run([{ language: 'js', code: 'clearInterval(t); _' }]);
+      expect(js2?.text).toBe('7\n');
     } finally {
       await executor.dispose();
     }

@@ -212,6 +212,7 @@ async function attemptCell(kernel: Kernel, c: CellContext): Promise<Attempt> {
       // kept busy by what an earlier cell left running (a thread holding the GIL, a js timer's
       // endless loop) never starts the cell, which then times out and the kernel is stopped.
       onSent: () => watchdog.start(),
+      ...(c.options.silent ? { silent: true } : {}),
       ...(c.options.allowStdin ? { allowStdin: true } : {}),
       ...(c.options.stdinEnds ? { stdinEnds: true } : {}),
       ...(c.cellNumber !== undefined ? { cellNumber: c.cellNumber } : {}),

@@ -13,16 +13,13 @@ import type { Session } from './session.js';
 import type { RunOptions } from './types.js';
 
 /**
- * What runs beyond the kernel's own, as a string (the cell's result): non-daemon threads;
- * resources keeping Node's loop alive.
+ * What runs beyond the kernel's own, printed (the check is a silent cell: no result, no count):
+ * non-daemon threads; resources keeping Node's loop alive.
  */
 const CHECK: Record<KernelLanguage, string> = {
-  py: '", ".join((lambda th: [t.name for t in th.enumerate() if t.is_alive() and not t.daemon and t is not th.main_thread()])(__import__("threading")))',
-  js: '__omp_pending__()',
+  py: 'print(", ".join((lambda th: [t.name for t in th.enumerate() if t.is_alive() and not t.daemon and t is not th.main_thread()])(__import__("threading"))))',
+  js: 'console.log(__omp_pending__())',
 };
-
-/** The string a result shows quoted (`'poller'` in both languages' reprs). */
-const unquoted = (text: string) => /^(['"])(.*)\1$/s.exec(text.trim())?.[2] ?? text.trim();
 
 const WHAT: Record<KernelLanguage, string> = { py: 'Python threads', js: 'JavaScript timers and handles' };
 
@@ -42,8 +39,9 @@ export async function pendingWorkNotice(
     const [result] = await run([{ language, code: CHECK[language] }], {
       defaultTimeout: 5,
       retryOnDeath: false,
+      silent: true,
     });
-    const names = result?.status === 'ok' ? unquoted(result.text) : '';
+    const names = result?.status === 'ok' ? result.text.trim() : '';
     if (names) found.push(`${WHAT[language]}: ${names.slice(0, 300)}`);
   }
   const processes = languages.flatMap((language) => {

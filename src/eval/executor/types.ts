@@ -35,6 +35,11 @@ export interface RunOptions {
   /** Timeout in seconds for cells that set none (default: the eval.timeout setting); null for none. */
   defaultTimeout?: number | null;
   /**
+   * The cells are the host's own questions (what a call left running): they take no execution
+   * count, no history and no `_`, and only what they print is their answer.
+   */
+  silent?: boolean;
+  /**
    * Keep each cell's output text in the result (default true). Front ends that print as they go
    * pass false: nothing is kept and no artifact file is written.
    */
