@@ -2,12 +2,12 @@
 // Ink's own files are some 480 modules (es-toolkit's index alone 415), and loading them was most of
 // the notebook's start-up. React stays outside (the notebook's components use the same React);
 // Ink's development tools, only loaded with DEV=true, stay outside too.
-// What the bundle changes in Ink is written down in docs/ink.md: the patches in patches/ (applied by
-// ink-patches.mjs), the module substitutions below, and the private fields the notebook reads.
+// What the bundle changes in Ink is written down in docs/ink.md, with the private fields the
+// notebook reads: the patches in patches/ and three module substitutions (ink-patches.mjs).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { checkInkPin, inkDir, inkPatches } from './ink-patches.mjs';
+import { checkInkPin, inkDir, inkPatches, inkSubstitutions } from './ink-patches.mjs';
 
 // package.json pins the one Ink version the patches and the notebook's use of Ink's internals
 // were made for, and it is the one installed.
@@ -23,43 +23,15 @@ import instances from ${JSON.stringify(join(ink, 'build/instances.js'))};
 export async function inkInstances() { return instances; }
 `;
 
-// Module substitutions (docs/ink.md): text widths, string-width for the libraries bundled with
-// Ink, and Ink's text measuring (whose cache kept every text ever drawn), from the notebook's own
-// module, src/tui/lib/textWidth.ts; Ink's wrapping and truncation from src/tui/lib/inkWrapText.ts
-// (truncation that never overshoots, and a bounded cache). Each must take the place of something
-// Ink loads: one that substituted nothing (Ink renamed or dropped the module) fails the build.
-const textWidth = join(process.cwd(), 'dist/src/tui/lib/textWidth.js');
-const substituted = new Map([
-  ['string-width', 0],
-  ['measure-text.js', 0],
-  ['wrap-text.js', 0],
-]);
-const substitute = (name, path) => {
-  substituted.set(name, substituted.get(name) + 1);
-  return { path };
-};
-const fastWidths = {
-  name: 'text-width',
-  setup(b) {
-    b.onResolve({ filter: /^string-width$/ }, (args) =>
-      args.importer === textWidth ? undefined : substitute('string-width', textWidth),
-    );
-    b.onResolve({ filter: /measure-text\.js$/ }, () =>
-      substitute('measure-text.js', join(process.cwd(), 'dist/src/tui/lib/inkMeasureText.js')),
-    );
-    b.onResolve({ filter: /wrap-text\.js$/ }, (args) =>
-      args.importer.includes('/ink/build/')
-        ? substitute('wrap-text.js', join(process.cwd(), 'dist/src/tui/lib/inkWrapText.js'))
-        : undefined,
-    );
-  },
-};
+// Module substitutions (docs/ink.md): Ink's text widths, measuring and wrapping from the
+// notebook's own modules (src/tui/lib/textWidth.ts, inkMeasureText.ts, inkWrapText.ts).
+const substitutions = inkSubstitutions(join(process.cwd(), 'dist/src/tui/lib'));
 
 // The patches in patches/, applied to Ink's files (and its dependencies') as they are loaded.
 const patches = inkPatches();
 
 await build({
-  plugins: [fastWidths, patches.plugin],
+  plugins: [substitutions.plugin, patches.plugin],
   stdin: { contents: entry, resolveDir: process.cwd(), loader: 'js', sourcefile: 'ink-entry.js' },
   bundle: true,
   platform: 'node',
@@ -80,7 +52,7 @@ await build({
 
 const unused = [
   ...patches.notApplied(),
-  ...[...substituted].filter(([, n]) => n === 0).map(([name]) => `the substitution of ${name}`),
+  ...substitutions.unused().map((name) => `the substitution of ${name}`),
 ];
 if (unused.length)
   throw new Error(

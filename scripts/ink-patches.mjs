@@ -1,5 +1,5 @@
 // The notebook's difference from Ink's code, as scripts/bundle-ink.mjs applies it (docs/ink.md):
-// the files in patches/, unified diffs against files of Ink and its dependencies, each applied to
+// the exact version pin, three module substitutions, and the files in patches/, unified diffs against files of Ink and its dependencies, each applied to
 // the installed file's text as esbuild loads it, with the `diff` package's applyPatch and no fuzz
 // (every context line must match). node_modules is never written to. Anything that does not match
 // what the patches were made against (Ink's version, a target's version, a hunk's context) stops
@@ -114,4 +114,42 @@ export function inkPatches(patches = readPatches(), ink = versionIn(inkDir())) {
     /** The patches whose target was never loaded: an error after the build. */
     notApplied: () => patches.filter((p) => !done.has(p.name)).map((p) => `${p.name} (${basename(p.file)})`),
   };
+}
+
+/**
+ * An esbuild plugin that puts the notebook's modules (compiled, in `lib`: dist/src/tui/lib) in
+ * place of three of Ink's: string-width for every library in the bundle, and Ink's text measuring
+ * (whose cache kept every text ever drawn), from textWidth.js (narrow text measured without
+ * segmenting, recent strings cached); Ink's wrapping and truncation from inkWrapText.js (truncation
+ * that never overshoots, and a bounded cache). `unused()` names those that took the place of
+ * nothing (Ink renamed or dropped the module): an error after the build.
+ */
+export function inkSubstitutions(lib) {
+  const textWidth = join(lib, 'textWidth.js');
+  const hits = new Map([
+    ['string-width', 0],
+    ['measure-text.js', 0],
+    ['wrap-text.js', 0],
+  ]);
+  const to = (name, path) => {
+    hits.set(name, hits.get(name) + 1);
+    return { path };
+  };
+  const plugin = {
+    name: 'ink-substitutions',
+    setup(b) {
+      b.onResolve({ filter: /^string-width$/ }, (args) =>
+        args.importer === textWidth ? undefined : to('string-width', textWidth),
+      );
+      b.onResolve({ filter: /measure-text\.js$/ }, () =>
+        to('measure-text.js', join(lib, 'inkMeasureText.js')),
+      );
+      b.onResolve({ filter: /wrap-text\.js$/ }, (args) =>
+        args.importer.replaceAll('\\', '/').includes('/ink/build/')
+          ? to('wrap-text.js', join(lib, 'inkWrapText.js'))
+          : undefined,
+      );
+    },
+  };
+  return { plugin, unused: () => [...hits].filter(([, n]) => n === 0).map(([name]) => name) };
 }

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 interface Patch {
@@ -20,6 +21,8 @@ interface InkPatches {
   checkInkPin(root?: string, dir?: string): string;
   readPatches(dir?: string): Patch[];
   applyInkPatch(patch: Patch, source: string, installed: string, ink?: string): string;
+  inkPatches(): { plugin: Plugin; notApplied(): string[] };
+  inkSubstitutions(lib: string): { plugin: Plugin; unused(): string[] };
 }
 const ROOT = new URL('../..', import.meta.url);
 const SCRIPT = new URL('scripts/ink-patches.mjs', ROOT).href;
@@ -109,6 +112,42 @@ describe('the patches', () => {
     expect(() => applyInkPatch(patch, readFileSync(path, 'utf8'), '99.0.0', '6.8.0')).toThrow(
       `${patch.name} was made against ${patch.pkg}@${patch.version}, but ${patch.pkg}@99.0.0 (with ink@6.8.0) is installed`,
     );
+  });
+});
+
+describe('the bundle', () => {
+  /** What an Ink bundle of `entry` leaves unapplied: patches and substitutions. */
+  async function unapplied(entry: string) {
+    const { inkPatches, inkSubstitutions } = await load();
+    const patches = inkPatches();
+    const substitutions = inkSubstitutions(join(ROOT.pathname, 'dist/src/tui/lib'));
+    await build({
+      plugins: [substitutions.plugin, patches.plugin],
+      stdin: { contents: entry, resolveDir: ROOT.pathname, loader: 'js' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      external: ['react', './devtools.js'],
+      logLevel: 'silent',
+    });
+    return [...patches.notApplied(), ...substitutions.unused()];
+  }
+
+  it("applies every patch and substitution to Ink's files", async () => {
+    const { inkDir } = await load();
+    expect(await unapplied(`import ${JSON.stringify(join(inkDir(), 'build/index.js'))};`)).toEqual([]);
+  });
+
+  it("names each that changed nothing, as when Ink no longer loads its target (the build's error)", async () => {
+    expect(await unapplied('export {};')).toEqual([
+      'patches/ansi-tokenize-same-styles.patch (styledChars.js)',
+      'patches/ink-shared-output-cells.patch (output.js)',
+      'patches/yoga-decode-in-place.patch (yoga-wasm-base64-esm.js)',
+      'string-width',
+      'measure-text.js',
+      'wrap-text.js',
+    ]);
   });
 });
 
