@@ -6,12 +6,14 @@
  * StdinNotImplementedError as before. The SDK's client against the built server.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/kernel.js';
 import {
   evalCell,
   httpClient,
@@ -83,6 +85,34 @@ describe('input() through elicitation', () => {
     expect(textOf(r)).toMatch(
       /getpass\(\) was not asked of the user: MCP forbids asking for passwords.*--pass-env NAME/,
     );
+  });
+});
+
+describe('an input() form whose cell ends first', () => {
+  it('is cancelled when the cell times out, and the kernel serves on', async () => {
+    const { client } = await startStdio({ capabilities: { elicitation: {} } });
+    let asked: string | number | undefined;
+    let cancelled: unknown;
+    client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+      asked = extra.requestId;
+      return new Promise<ElicitResult>(() => {}); // the user never answers
+    });
+    // (what the server sends: its notifications/cancelled for the form)
+    const transport = client.transport as Transport;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: string; params?: { requestId?: unknown } };
+      if (m.method === 'notifications/cancelled') cancelled = m.params?.requestId;
+      deliver?.(message, extra);
+    };
+    const r = await client.callTool({
+      name: 'eval',
+      arguments: { cells: [{ language: 'py', code: 'input("Waiting? ")', timeout: 1 }] },
+    });
+    expect(textOf(r)).toContain('Cell 1 timed out');
+    await waitFor(() => cancelled !== undefined, 20_000, 'the form to be cancelled');
+    expect(cancelled).toBe(asked);
+    expect(textOf(await run(client, '6 * 7'))).toContain('42');
   });
 });
 

@@ -366,7 +366,10 @@ export class McpConnection implements CapHolder {
         signal: extra.signal,
         env: this.opts.env ?? process.env,
         ...(offersFormElicitation(this.server.getClientCapabilities())
-          ? { onInput: (i, prompt, password) => this.askInput(i, prompt, password, extra, notes) }
+          ? {
+              onInput: (i, prompt, password, ended) =>
+                this.askInput(i, prompt, password, AbortSignal.any([extra.signal, ended]), extra, notes),
+            }
           : {}),
         ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
       });
@@ -407,12 +410,19 @@ export class McpConnection implements CapHolder {
   }
 
   /** A cell's input() through elicitation; a note for the result when it was not answered. */
-  private async askInput(cell: number, prompt: string, password: boolean, extra: Extra, notes: string[]) {
+  private async askInput(
+    cell: number,
+    prompt: string,
+    password: boolean,
+    signal: AbortSignal,
+    extra: Extra,
+    notes: string[],
+  ) {
     const answer = await askForInput(this.server, {
       prompt,
       password,
       cell: cell + 1,
-      signal: extra.signal,
+      signal,
       relatedRequestId: extra.requestId,
     });
     if (answer.note) notes.push(answer.note);

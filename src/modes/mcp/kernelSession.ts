@@ -153,12 +153,25 @@ export class KernelSession {
       signal: AbortSignal;
       onEvent?: RunOptions['onEvent'];
       env: NodeJS.ProcessEnv;
-      /** Answers a cell's input() (null: its input ends); without it cells run without stdin. */
-      onInput?: (cellIndex: number, prompt: string, password: boolean) => Promise<string | null>;
+      /**
+       * Answers a cell's input() (null: its input ends); without it cells run without stdin.
+       * `ended` aborts once the cell is over (a timeout, an interrupt): the question is moot.
+       */
+      onInput?: (
+        cellIndex: number,
+        prompt: string,
+        password: boolean,
+        ended: AbortSignal,
+      ) => Promise<string | null>;
     },
   ): Promise<EvalToolResult> {
     const { env, onEvent, onInput, ...runOptions } = options;
     let running: Session | undefined;
+    /** The questions still open, by cell: a cell that ends closes its own. */
+    const asking = new Map<number, AbortController>();
+    const closeQuestions = (index?: number) => {
+      for (const [cell, question] of asking) if (index === undefined || cell === index) question.abort();
+    };
     // Followers see the call as it runs (the feed never holds the kernel's output back).
     const call = this.feed.callStarted(
       params.cells.map((c, index) => ({
@@ -181,11 +194,17 @@ export class KernelSession {
         ...(onInput ? { allowStdin: true, onSession: (s: Session) => (running = s) } : {}),
         onEvent: (index, event) => {
           call.onEvent(index, event);
-          if (event.kind === 'input_request' && onInput)
-            void onInput(index, event.prompt, event.password).then((value) => running?.sendInput(value));
+          if (event.kind === 'input_request' && onInput) {
+            const question = new AbortController();
+            asking.set(index, question);
+            void onInput(index, event.prompt, event.password, question.signal).then((value) => {
+              if (!question.signal.aborted) running?.sendInput(value);
+            });
+          }
           return onEvent?.(index, event);
         },
         onCellDone: (cell) => {
+          closeQuestions(cell.index);
           told.add(cell.index);
           call.cellDone(cell);
         },
@@ -202,6 +221,7 @@ export class KernelSession {
             'A person following this session (omp-eval attach) interrupted this cell with Ctrl-C.',
           );
     } finally {
+      closeQuestions();
       call.end();
     }
     if (this.mode === 'session' && !this.retained) {
