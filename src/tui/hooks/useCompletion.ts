@@ -76,18 +76,7 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
                 return { items: matches, from: editor.col - typed, to: editor.col };
               });
       // A slow answer (jedi's first completion loads its caches) is waited for, and says so.
-      let answered = false;
-      let waiting = false;
-      const slow = setTimeout(() => {
-        if (answered || editorRef.current !== editor) return;
-        waiting = true;
-        setMessage(STILL_COMPLETING);
-      }, SLOW_COMPLETION_MS);
-      const settled = () => {
-        answered = true;
-        clearTimeout(slow);
-        if (waiting) setMessage();
-      };
+      const settled = sayWhileWaiting(() => editorRef.current === editor, setMessage);
       void answer.then(
         ({ items, from, to }) => {
           settled();
@@ -139,6 +128,26 @@ export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }
   );
 
   return { menu, menuRef: ref, complete, close };
+}
+
+/**
+ * Says on the status line that the kernel is still working when no answer came within
+ * SLOW_COMPLETION_MS and the text is still the one asked about. Returns what the answer calls:
+ * it ends the wait and takes the message away.
+ */
+function sayWhileWaiting(current: () => boolean, setMessage: (text?: string) => void): () => void {
+  let answered = false;
+  let waiting = false;
+  const slow = setTimeout(() => {
+    if (answered || !current()) return;
+    waiting = true;
+    setMessage(STILL_COMPLETING);
+  }, SLOW_COMPLETION_MS);
+  return () => {
+    answered = true;
+    clearTimeout(slow);
+    if (waiting) setMessage();
+  };
 }
 
 /** The longest start all `items` share, never half a surrogate pair. */
