@@ -38,7 +38,7 @@ describe("the notebook's history file", () => {
     );
     mounted.push(h);
     await h.waitFor((f) => f.includes('In [1]:'));
-    await h.type('abc');
+    await h.type('pri'); // (Up looks for entries that start with what was typed)
     await h.press(KEYS.up);
     await h.waitFor((f) => f.includes('print("from before")'));
     expect(reads.count).toBe(1);

@@ -103,8 +103,12 @@ describe('what the kernel asks of the notebook', () => {
     await h.waitFor((f) => f.includes('running'));
     await h.type('typed');
     backend.finish();
-    await h.waitFor((f) => f.includes('the text for the next prompt is in the history'), 'the message');
+    await h.waitFor((f) => f.includes('the text for it is in the history'), 'the message');
     expect(h.frame()).toContain('In [2]: typed');
+    // (Up after typed text looks for entries that start with it: none here)
+    await h.press(KEYS.up);
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => /In \[2\]: *$/m.test(f), 'an empty prompt');
     await h.press(KEYS.up);
     await h.waitFor((f) => f.includes('In [2]: loaded = 1'), 'the text from the history');
   });

@@ -1,14 +1,15 @@
 /**
  * set_next_input() and %load: the text a cell gives for the next prompt (IPython's terminal puts
  * it there). An empty prompt takes it; one the user has begun typing is left alone, and the text
- * waits in the history instead (Up brings it back), with a message saying so.
+ * waits in the history instead (Up at an empty prompt brings it back: Up after typed text looks
+ * for entries that start with it), with a message saying so.
  */
 import { useCallback } from 'react';
 import * as ed from '../lib/editor.js';
 import type { EditorStateHook } from './useEditorState.js';
 
 export const NEXT_INPUT_IN_HISTORY =
-  'the text for the next prompt is in the history (↑): the prompt was not empty';
+  'the prompt was not empty: the text for it is in the history (↑ at an empty prompt)';
 
 export function useNextInput(
   editing: Pick<EditorStateHook, 'editorRef' | 'setEditor' | 'remember'>,
