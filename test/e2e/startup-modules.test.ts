@@ -57,7 +57,11 @@ describe('the short commands load no package from node_modules', () => {
     const run = loadedBy(['run', script]);
     expect(run.stdout).toBe('42\n');
     expect(run.files).toEqual([]);
-    const tool = loadedBy(['tool'], JSON.stringify({ cells: [{ language: 'py', code: '6 * 7' }] }));
+    // (tool's kernel gets the filtered environment, run's the whole one: a spawn recipe of its own,
+    // which its first call records)
+    const call = JSON.stringify({ cells: [{ language: 'py', code: '6 * 7' }] });
+    expect(loadedBy(['tool'], call).stdout).toContain('42');
+    const tool = loadedBy(['tool'], call);
     expect(tool.stdout).toContain('42');
     expect(tool.files).toEqual([]);
   });

@@ -216,7 +216,8 @@ describe('item 2: the output budget holds for any shape of output', () => {
       n.includes('left out of the result, which keeps at most 8 images'),
     );
     expect(notice).toMatch(new RegExp(`^${left} images \\(`));
-    const first = /saved as ([^,\s]+\.png)/.exec(notice)?.[1] as string;
+    // (each named as artifact://<id> with its file: 302f6f6)
+    const first = /saved as artifact:\/\/[\w-]+ \(([^)]+\.png)\)/.exec(notice)?.[1] as string;
     expect(readFileSync(first).subarray(1, 4).toString()).toBe('PNG');
     expect(r.stdoutChars).toBeLessThan(40_000_000);
   }, 180_000);
