@@ -129,6 +129,50 @@ describe('interpreter resolution', () => {
     const { result } = await run(k, 'import os\nos.environ["PATH"].split(os.pathsep)[0]');
     expect(result?.['text/plain']).toBe(`'${join(dir, '.venv', 'bin')}'`);
   });
+
+  it('sees through a pyenv shim to the interpreter it would run, without running the shim', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+    const root = join(dir, 'pyenv');
+    mkdirSync(join(root, 'shims'), { recursive: true });
+    script(join(root, 'shims', 'python3'), 'echo "the shim was run" >&2; exit 99');
+    mkdirSync(join(root, 'versions', '3.99.0', 'bin'), { recursive: true });
+    symlinkSync(realPython, join(root, 'versions', '3.99.0', 'bin', 'python3'));
+    writeFileSync(join(root, 'version'), '3.99.0\n');
+    const env = { PATH: join(root, 'shims'), PYENV_ROOT: root, OMP_EVAL_NO_PROBE_CACHE: '1' };
+    const resolved = await resolvePython({ cwd: dir, env, home: dir });
+    expect(resolved).toMatchObject({
+      path: join(root, 'shims', 'python3'),
+      executable: join(root, 'versions', '3.99.0', 'bin', 'python3'),
+      source: `PATH (python3) through pyenv's shim: version 3.99.0 (set by ${join(root, 'version')})`,
+    });
+    // `system`: the shim is run as it is (and here it fails, saying so).
+    writeFileSync(join(dir, '.python-version'), 'system\n');
+    const err = await resolvePython({ cwd: dir, env, home: dir }).catch((e) => e);
+    expect(err.message).toContain('the shim was run');
+  });
+
+  it.runIf(process.platform === 'linux')(
+    "with this machine's pyenv, the interpreter is the real file under versions/ and a cell runs",
+    async () => {
+      const root = process.env.PYENV_ROOT || join(process.env.HOME ?? '/root', '.pyenv');
+      const shim = which('python3', process.env.PATH);
+      if (!shim?.startsWith(join(root, 'shims'))) return; // (no pyenv here: nothing to see through)
+      const dir = mkdtempSync(join(tmpdir(), 'omp-res-'));
+      const env = { ...process.env, PYENV_ROOT: root, OMP_EVAL_NO_PROBE_CACHE: '1' };
+      const resolved = await resolvePython({ cwd: dir, env, home: dir });
+      expect(resolved.executable.startsWith(join(root, 'versions'))).toBe(true);
+      expect(resolved.source).toMatch(/^PATH \(python3?\) through pyenv's shim: version /);
+      // What the shim itself says it runs, from the same directory.
+      const said = execFileSync(resolved.path, ['-c', 'import sys; print(sys.executable)'], {
+        cwd: dir,
+        encoding: 'utf8',
+      }).trim();
+      expect(resolved.executable).toBe(said);
+      const k = await startKernel({ cwd: dir, hostEnv: { ...env, HOME: dir } });
+      const { result } = await run(k, 'import sys\nsys.executable');
+      expect(result?.['text/plain']).toBe(`'${resolved.executable}'`);
+    },
+  );
 });
 
 describe('runner file cache', () => {

@@ -11,6 +11,7 @@ import { SANDBOX_OFF, type SandboxSettings } from '../sandbox/settings.js';
 import { filterEnv } from './env.js';
 import { probeSandbox, runGuarded } from './guardedRun.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
+import { pyenvTarget } from './pyenv.js';
 import { which } from './which.js';
 
 export { which };
@@ -202,24 +203,34 @@ export async function resolvePython(opts: ResolveOptions): Promise<ResolvedPytho
   for (const candidate of candidates) {
     if (seen.has(candidate.path)) continue;
     seen.add(candidate.path);
+    // A discovered pyenv shim is seen through: the interpreter it would run is probed instead
+    // (pyenv's bash runs ~240 processes before Python starts). Probed where the shim would be.
+    const shim = opts.interpreter ? undefined : pyenvTarget(candidate.path, env, opts.cwd, opts.home);
+    const source = shim
+      ? `${candidate.source} through pyenv's shim: version ${shim.version} (set by ${shim.origin})`
+      : candidate.source;
+    const box =
+      probeBox(candidate, opts) ?? (shim && probeBox({ ...candidate, path: shim.executable }, opts));
     try {
       const probe = await probePython(
-        candidate.path,
+        shim?.executable ?? candidate.path,
         env,
         opts.cwd,
         opts.probeTimeoutMs,
-        probeBox(candidate, opts),
+        box,
       );
       // A discovered interpreter is spawned as its own sys.executable, which skips version-manager
       // shims (pyenv, asdf) on every start; an explicit one is spawned exactly as given.
       return {
         ...candidate,
         ...probe,
+        source,
         executable: opts.interpreter ? candidate.path : probe.executable,
         tried,
       };
     } catch (err) {
-      tried.push({ candidate: `${candidate.path} (${candidate.source})`, reason: (err as Error).message });
+      const what = shim ? `${candidate.path} → ${shim.executable}` : candidate.path;
+      tried.push({ candidate: `${what} (${source})`, reason: (err as Error).message });
     }
   }
   const list = tried.map((t) => `  - ${t.candidate}: ${t.reason}`).join('\n');
