@@ -171,21 +171,38 @@ describe('--print-config', () => {
   }, 60_000);
 });
 
-describe('the MCP Inspector CLI', () => {
+/**
+ * The Inspector 1.0.3 declares Node 22.7.5 or newer (its CLI runs on Node 20 too): it is not a
+ * devDependency, whose engine warning every `npm install` on Node 20 printed, but installed here
+ * into a temp folder (the npm registry must be reachable), unless OMP_EVAL_TEST_MCP_INSPECTOR
+ * names a folder where it is installed already.
+ */
+async function installInspector(): Promise<string> {
+  const installed = process.env.OMP_EVAL_TEST_MCP_INSPECTOR;
+  const prefix = installed ?? (await mkdtemp(join(tmpdir(), 'omp-mcp-inspector-')));
+  if (!installed) {
+    const args = ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--ignore-scripts'];
+    const npm = spawn('npm', [...args, '--loglevel=error', '@modelcontextprotocol/inspector@1.0.3'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    npm.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => npm.on('close', resolve));
+    if (code !== 0) throw new Error(`npm could not install the Inspector (exit ${code}): ${stderr}`);
+  }
+  return join(prefix, 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
+}
+
+describe('the MCP Inspector CLI', { timeout: 300_000 }, () => {
   it('lists the tools and runs a cell', async () => {
+    const cliPath = await installInspector();
     const inspector = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn(
-          'npx',
-          [
-            '--no-install',
-            '@modelcontextprotocol/inspector',
-            '--cli',
-            process.execPath,
-            'bin/omp-eval.js',
-            'mcp',
-            ...args,
-          ],
+          process.execPath,
+          [cliPath, '--cli', process.execPath, 'bin/omp-eval.js', 'mcp', ...args],
           { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
         );
         let stdout = '';
@@ -218,5 +235,5 @@ describe('the MCP Inspector CLI', () => {
     expect(result.isError).toBe(false);
     expect(result.content[0].text).toBe('[1/2]\n42\n\n[2/2]\n2');
     expect(result.structuredContent.cells.map((c: { status: string }) => c.status)).toEqual(['ok', 'ok']);
-  }, 60_000);
+  });
 });
