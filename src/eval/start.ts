@@ -5,8 +5,8 @@
  * here is also exported by index.ts.
  */
 
-export { envFilterOf, type Face } from './envFilter.js';
+export { envFilterOf } from './envFilter.js';
 export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';
-export { type Logger, streamLogger } from './logger.js';
+export { streamLogger } from './logger.js';
 export { sandboxOf } from './sandbox/settings.js';
-export { loadSettings, type Settings, SettingsError } from './settings.js';
+export { loadSettings, SettingsError } from './settings.js';

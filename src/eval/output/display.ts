@@ -12,7 +12,7 @@ import { megabytes } from './artifact.js';
 import { HTML_LIMIT, htmlToMarkdown } from './html.js';
 import { cutPoint, oneLine } from './text.js';
 
-export { HTML_LIMIT, htmlToMarkdown, htmlToText } from './html.js';
+export { HTML_LIMIT, htmlToMarkdown } from './html.js';
 
 export const STATUS_MIME = 'application/x-omp-status';
 /** text/plain with terminal colours, beside text/plain (the js kernel's results). */

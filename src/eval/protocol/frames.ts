@@ -14,15 +14,11 @@ import type { Frame } from './wire.js';
 export type {
   CompletenessStatus,
   CompleteReplyFrame,
-  DisplayFrame,
   DoneFrame,
   ErrorFrame,
   Frame,
-  InputRequestFrame,
   IsCompleteReplyFrame,
   MimeBundle,
-  StartedFrame,
-  StreamFrame,
   VariableInfo,
   VariablesReplyFrame,
 } from './wire.js';

@@ -29,8 +29,6 @@ import { RemoteInterrupts } from './remoteInterrupts.js';
 import { RemoteCellQueue } from './remoteQueue.js';
 import type { KernelSpecSummary, RemoteServer } from './server.js';
 
-export { REMOTE_START_TIMEOUT_MS, RESTART_TIMEOUT_MS } from './remoteConnection.js';
-
 export interface RemoteKernelOptions {
   server: RemoteServer;
   /** The kernel on the server (started or found by the factory). */

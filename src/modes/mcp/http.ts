@@ -20,7 +20,7 @@ import { ServerCaps } from './limits.js';
 import { allowsBatches, batchRefusal } from './versions.js';
 
 // (the options are read before this module loads: it loads the HTTP transport and, with it, undici)
-export { bearerToken, HttpOptionError, MIN_TOKEN_LENGTH, parseListenAddress } from './httpOptions.js';
+export { parseListenAddress } from './httpOptions.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest request body (cells of code). */
