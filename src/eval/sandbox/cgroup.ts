@@ -15,13 +15,8 @@ export interface MemoryCgroup {
 const OWN_PREFIX = 'omp-eval-';
 let sequence = 0;
 
-/** The directory of this process's memory cgroup and its version, if one is mounted. */
-export function ownMemoryCgroup(): MemoryCgroup | undefined {
-  return ownCgroup('memory');
-}
-
 /** This process's cgroup of `controller` (v1's hierarchy of it, or v2's unified one) and its version. */
-export function ownCgroup(controller: 'memory' | 'pids'): MemoryCgroup | undefined {
+function ownCgroup(controller: 'memory' | 'pids'): MemoryCgroup | undefined {
   let cgroups: string;
   let mounts: string;
   try {
