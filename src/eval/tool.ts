@@ -253,7 +253,7 @@ export function toolSinkLimits(count: number): Partial<SinkLimits> {
 }
 
 /** The characters of a call's cell outputs together (the rest of the text's budget is notices and verdict). */
-export const OUTPUT_CHARS = DEFAULT_SINK_LIMITS.headChars + DEFAULT_SINK_LIMITS.tailChars;
+const OUTPUT_CHARS = DEFAULT_SINK_LIMITS.headChars + DEFAULT_SINK_LIMITS.tailChars;
 /** What a cell adds besides its output: its header, and when its output is cut, the marker naming the artifact. */
 const CELL_OVERHEAD_CHARS = 160;
 /** The least a cell keeps of its output (below, a call of hundreds of cells is clamped as a whole). */

@@ -5,7 +5,7 @@
  */
 import type { BridgeHandler } from '../protocol/index.js';
 
-export const DEFAULT_BRIDGE_CONCURRENCY = 4;
+const DEFAULT_BRIDGE_CONCURRENCY = 4;
 const CANCELLED = 'cancelled: the cell was interrupted';
 
 export function limitBridge(

@@ -22,7 +22,7 @@ export interface BridgeCommands {
 
 const HANDLE_PREFIX = 'agent://';
 /** The most a command may print as its answer. */
-export const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
+const MAX_ANSWER_CHARS = 16 * 1024 * 1024;
 const CANCELLED = 'cancelled: the cell was interrupted';
 
 /** The transcript file an `agent://<id>` handle names. */
@@ -43,7 +43,7 @@ function remember(path: string): void {
 }
 
 /** Runs `command` in a shell (its own process group) with `input` on stdin; resolves with its stdout. */
-export async function runCommand(command: string, input: string, signal: AbortSignal): Promise<string> {
+async function runCommand(command: string, input: string, signal: AbortSignal): Promise<string> {
   const { execa } = await import('execa');
   if (signal.aborted) throw new Error(CANCELLED);
   readyHostGuard();

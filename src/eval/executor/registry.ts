@@ -389,6 +389,6 @@ export function createExecutor(opts: ExecutorOptions = {}): Executor {
 }
 
 /** The artifacts scope of a working directory: `w-` and a hash of its path. */
-export function workspaceScope(cwd: string): string {
+function workspaceScope(cwd: string): string {
   return `w-${createHash('sha256').update(cwd).digest('hex').slice(0, 16)}`;
 }

@@ -64,7 +64,7 @@ export const TIMEOUT_KILLED_NOTICE =
   'eval cell timed out and the kernel was unresponsive to interrupt; the kernel has been killed and will be recreated on the next call.';
 
 /** The shell's convention: the exit code, or 128 + n for a death by signal n. */
-export function exitCodeOf(exit: KernelExit): number | null {
+function exitCodeOf(exit: KernelExit): number | null {
   if (exit.signal) return 128 + (constants.signals[exit.signal] ?? 0);
   return exit.code;
 }

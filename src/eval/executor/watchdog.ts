@@ -10,8 +10,8 @@ export class CellTimeoutError extends Error {
 }
 
 export const DEFAULT_TIMEOUT_S = 30;
-export const MIN_TIMEOUT_S = 1;
-export const MAX_TIMEOUT_S = 3600;
+const MIN_TIMEOUT_S = 1;
+const MAX_TIMEOUT_S = 3600;
 
 /** Seconds clamped to 1..3600; undefined means the default. */
 export function clampTimeout(seconds: number | undefined, fallback = DEFAULT_TIMEOUT_S): number {

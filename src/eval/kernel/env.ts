@@ -8,7 +8,7 @@ import { delimiter } from 'node:path';
 import type { ResolvedPython } from './python.js';
 
 /** Variables passed through as they are (the spec's allowlist). */
-export const ENV_ALLOWLIST: ReadonlySet<string> = new Set([
+const ENV_ALLOWLIST: ReadonlySet<string> = new Set([
   'PATH',
   'HOME',
   'USER',
@@ -63,7 +63,7 @@ export const ENV_ALLOWLIST: ReadonlySet<string> = new Set([
   'PI_PYTHON_IPC_TRACE',
 ]);
 
-export const ENV_ALLOW_PREFIXES: readonly string[] = ['LC_', 'XDG_'];
+const ENV_ALLOW_PREFIXES: readonly string[] = ['LC_', 'XDG_'];
 
 /**
  * Names that look like credentials (the spec's denylist of API keys: OPENAI_API_KEY,

@@ -58,7 +58,7 @@ export async function reapGroup(pgid: number | undefined, graceMs: number, ended
 }
 
 /** True when `exited` settles within `ms`; the timer does not outlive the answer. */
-export function settlesWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
+function settlesWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
     void exited.then(() => {

@@ -78,7 +78,7 @@ export function pythonCandidates(opts: {
 }
 
 const PROBE = 'import sys; print(sys.executable); print("%d.%d.%d" % sys.version_info[:3])';
-export const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_TIMEOUT_MS = 10_000;
 const probes = new Map<string, Promise<Probe>>();
 /** How long this process believes a failed probe. */
 const FAILED_PROBE_MS = 60_000;
@@ -117,7 +117,7 @@ async function probeOnce(
  * Probes an interpreter: once per process, and across processes through the probe cache (so a
  * version manager's shim is not run at every start).
  */
-export async function probePython(
+async function probePython(
   path: string,
   env: NodeJS.ProcessEnv,
   cwd = process.cwd(),

@@ -19,7 +19,7 @@ import type { KernelState } from './state.js';
 import type { Completeness, Completion, Variables } from './types.js';
 
 /** How long one name's summary may take before the kernel lists it as skipped. */
-export const VARIABLE_NAME_TIMEOUT_MS = 1_000;
+const VARIABLE_NAME_TIMEOUT_MS = 1_000;
 
 /** What the queries need of their kernel. */
 export interface QueryTarget {

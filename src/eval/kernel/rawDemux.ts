@@ -11,7 +11,7 @@ import type { Frame } from '../protocol/index.js';
 import { parseSyncMarkBody, SYNC_MARK_END, SYNC_MARK_START, type SyncMark } from '../protocol/index.js';
 
 export type RawStream = 'stdout' | 'stderr';
-export const RAW_STREAMS: readonly RawStream[] = ['stdout', 'stderr'];
+const RAW_STREAMS: readonly RawStream[] = ['stdout', 'stderr'];
 
 /** What one raw stream carries: text, or a marker in it. */
 export type RawItem = { text: string } | { mark: SyncMark };

@@ -16,7 +16,7 @@ import {
 } from './types.js';
 
 /** The working directory must exist and be a directory, before anything is spawned. */
-export function checkDirectory(cwd: string): void {
+function checkDirectory(cwd: string): void {
   let st: ReturnType<typeof statSync> | undefined;
   try {
     st = statSync(cwd);

@@ -29,7 +29,7 @@ const DIRECT_CHARS = 1 << 14;
 /** Artifacts older than this are removed when a new one is written. */
 const ARTIFACT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-export const ARTIFACT_PREFIX = 'artifact://';
+const ARTIFACT_PREFIX = 'artifact://';
 
 export interface ArtifactLimits {
   /** Bytes one artifact may hold; what comes after is not saved (and the artifact says so). */

@@ -20,7 +20,7 @@ export interface CollectLimits {
   statusFieldChars: number;
 }
 
-export const DEFAULT_COLLECT_LIMITS: CollectLimits = {
+const DEFAULT_COLLECT_LIMITS: CollectLimits = {
   images: 8,
   imageChars: 24 * 1024 * 1024,
   json: 100,

@@ -16,7 +16,7 @@ export { HTML_LIMIT, htmlToMarkdown } from './html.js';
 
 export const STATUS_MIME = 'application/x-omp-status';
 /** text/plain with terminal colours, beside text/plain (the js kernel's results). */
-export const ANSI_MIME = 'application/x-omp-ansi';
+const ANSI_MIME = 'application/x-omp-ansi';
 /** Base64 characters of the largest image that is passed on (12 MiB of PNG or JPEG). */
 export const IMAGE_LIMIT = 16 * 1024 * 1024;
 /** Characters of JSON shown as text for a bundle that has nothing else to show. */
@@ -186,7 +186,7 @@ export const BOOKKEEPING_OPS: ReadonlySet<string> = new Set(['timeout-pause', 't
  * person's front end (the notebook, `run`) does not repeat them; the tool's text keeps them, for
  * an agent that reads where `%cd -q` went or what `%timeit -q` measured.
  */
-export const ECHO_OPS: ReadonlySet<string> = new Set(['cd', 'time', 'timeit']);
+const ECHO_OPS: ReadonlySet<string> = new Set(['cd', 'time', 'timeit']);
 
 /**
  * The line a person's front end (the notebook, `run`) shows for a status event: the short line

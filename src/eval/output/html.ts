@@ -204,7 +204,7 @@ function countRows(html: string, from: number): number {
 }
 
 /** A plain-text reading of HTML: tags dropped, block ends as newlines, entities decoded. */
-export function htmlToText(html: string): string {
+function htmlToText(html: string): string {
   return html
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
     .replace(/<br\s*\/?>/gi, '\n')

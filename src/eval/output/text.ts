@@ -162,7 +162,7 @@ export function plainText(text: string): string {
 const ESCAPE_REACH = 32;
 
 /** True for the first half of a surrogate pair. */
-export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 /**
  * Where a cut at `at` of a text of `length` units (the unit at i is `unitAt(i)`) leaves whole

@@ -9,7 +9,7 @@ import { isBridgeCancel, validateBridgeCall } from '../schemas/index.js';
 /** The longest bridge call line (16 MiB); the Python kernel's bridge.py checks the same number. */
 export const MAX_BRIDGE_CALL_CHARS = 16 * 1024 * 1024;
 
-export interface BridgeCall {
+interface BridgeCall {
   /** The kernel's number for the call, echoed in the reply. */
   id: number;
   kind: string;

@@ -3,7 +3,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 
-export const DEFAULT_MAX_FRAME_CHARS = 256 * 1024 * 1024;
+const DEFAULT_MAX_FRAME_CHARS = 256 * 1024 * 1024;
 
 export class FrameTooLargeError extends Error {
   constructor(readonly limit: number) {

@@ -8,7 +8,7 @@ import type { Kernel as JupyterKernel, KernelMessage } from '@jupyterlab/service
 import type { Logger } from '../logger.js';
 
 /** How long a dropped websocket may take to reconnect. */
-export const RECONNECT_MS = 5_000;
+const RECONNECT_MS = 5_000;
 
 export interface WatchHandlers {
   /** The server as messages name it. */

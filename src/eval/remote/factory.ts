@@ -13,10 +13,7 @@ import { RemoteKernel } from './remoteKernel.js';
 import { type RemoteOptions, RemoteServer } from './server.js';
 
 /** The remote options the settings give (flags, config file, JUPYTER_TOKEN), if any. */
-export function remoteOptionsOf(
-  settings: Partial<Settings>,
-  env: NodeJS.ProcessEnv,
-): RemoteOptions | undefined {
+function remoteOptionsOf(settings: Partial<Settings>, env: NodeJS.ProcessEnv): RemoteOptions | undefined {
   const url = settings['jupyter.url'];
   if (!url) return undefined;
   const token = settings['jupyter.token'] ?? env.JUPYTER_TOKEN;

@@ -13,9 +13,9 @@ import { REQUEST_TIMEOUT_MS, type RemoteServer } from './server.js';
 import { SocketPause } from './socketPause.js';
 
 /** A kernel starting on a remote machine (a pod, a YARN container) may take its time. */
-export const REMOTE_START_TIMEOUT_MS = 60_000;
+const REMOTE_START_TIMEOUT_MS = 60_000;
 /** How long a restart through the server may take, the kernel's start included. */
-export const RESTART_TIMEOUT_MS = 60_000;
+const RESTART_TIMEOUT_MS = 60_000;
 /** How often a kernel that has not answered kernel_info since the websocket opened is asked again. */
 const KERNEL_INFO_RETRY_MS = 2_000;
 

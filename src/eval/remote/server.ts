@@ -94,7 +94,7 @@ export function serverLabel(url: string): string {
 }
 
 /** The token given in the URL's query (`?token=...`), if any. */
-export function tokenInUrl(url: string): string | undefined {
+function tokenInUrl(url: string): string | undefined {
   try {
     return new URL(url).searchParams.get('token') ?? undefined;
   } catch {
@@ -106,7 +106,7 @@ export function tokenInUrl(url: string): string | undefined {
  * The websocket class that sends `token` in an `Authorization` header at the handshake (the
  * library would otherwise put it in the URL's query; `ws` takes headers, browsers do not).
  */
-export function withTokenHeader(base: typeof WebSocket, token: string): typeof WebSocket {
+function withTokenHeader(base: typeof WebSocket, token: string): typeof WebSocket {
   if (!token) return base;
   return class TokenSocket extends base {
     constructor(address: string | URL, protocols?: string | string[]) {
@@ -123,7 +123,7 @@ function fetchFailure(err: unknown): string {
 }
 
 /** The status of the answer made up for a request that got none (the network failed). */
-export const NO_ANSWER = 599;
+const NO_ANSWER = 599;
 
 /**
  * fetch with a deadline. A request that gets no answer is answered with status 599 and the

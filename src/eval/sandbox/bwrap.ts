@@ -9,7 +9,7 @@ import { which } from '../kernel/which.js';
 import { SandboxError, type SandboxSettings } from './settings.js';
 
 /** Names the bwrap binary when it is not the one on PATH (tests point it nowhere). */
-export const BWRAP_ENV = 'OMP_EVAL_BWRAP';
+const BWRAP_ENV = 'OMP_EVAL_BWRAP';
 
 const OFF_HINT = 'or run with --sandbox off (setting sandbox.mode)';
 

@@ -20,7 +20,7 @@ export interface HintPlaces {
 }
 
 /** The hint for an error the sandbox explains, if any. */
-export function sandboxHint(text: string, s: SandboxSettings, places: HintPlaces): string | undefined {
+function sandboxHint(text: string, s: SandboxSettings, places: HintPlaces): string | undefined {
   if (s.mode !== 'off' && !s.allowNetwork && NETWORK_ERRORS.test(text)) {
     return `omp-eval: the network is off in this sandbox (${s.mode}): the kernel has only a loopback of its own. Run with --allow-network to open it.`;
   }

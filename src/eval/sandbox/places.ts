@@ -20,7 +20,7 @@ import { RUNNER_CACHE } from '../kernel/descriptors.js';
 import { privateName } from '../output/privateDir.js';
 
 /** Under the user's home: credentials and tokens of common tools. */
-export const CREDENTIALS = [
+const CREDENTIALS = [
   '.ssh',
   '.gnupg',
   '.aws',
@@ -38,7 +38,7 @@ export const CREDENTIALS = [
 ];
 
 /** Names read-only at the top of every writable directory. */
-export const PROTECTED_NAMES = ['.git', '.venv', 'venv', '.mcp.json', '.omp', '.vscode', '.cursor', '.codex'];
+const PROTECTED_NAMES = ['.git', '.venv', 'venv', '.mcp.json', '.omp', '.vscode', '.cursor', '.codex'];
 
 /** Where `path` is now: its real path and kind, or undefined when there is nothing there. */
 function existing(path: string): { path: string; dir: boolean } | undefined {

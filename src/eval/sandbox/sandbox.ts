@@ -39,7 +39,7 @@ const TMP_PARENT = 'omp-eval-sandbox';
  * The descriptor bwrap reads the seccomp filter from: the first after the kernel's own (0-5),
  * a pipe the host fills at spawn.
  */
-export const SECCOMP_FD = 6;
+const SECCOMP_FD = 6;
 
 export interface KernelSandbox {
   readonly settings: SandboxSettings;
@@ -73,7 +73,7 @@ export interface KernelSandbox {
   writes(path: string): boolean;
 }
 
-export interface ProcessEnd {
+interface ProcessEnd {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

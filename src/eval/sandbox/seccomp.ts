@@ -115,8 +115,8 @@ export function seccompProgram(arch: NodeJS.Architecture = process.arch): Buffer
   return assemble(ops);
 }
 
-/** One instruction of a program, for tests: [code, jt, jf, k]. */
-export function decode(program: Buffer): [number, number, number, number][] {
+/** A program's instructions, each [code, jt, jf, k] (what evaluate runs). */
+function decode(program: Buffer): [number, number, number, number][] {
   const out: [number, number, number, number][] = [];
   for (let i = 0; i < program.length; i += 8)
     out.push([

@@ -8,7 +8,7 @@ export type SandboxMode = 'off' | 'read-only' | 'workspace-write';
 export const SANDBOX_MODES: readonly SandboxMode[] = ['off', 'read-only', 'workspace-write'];
 
 /** The memory limit of a sandboxed kernel when none is set (0 sets none). */
-export const DEFAULT_MEMORY_LIMIT_MB = 2048;
+const DEFAULT_MEMORY_LIMIT_MB = 2048;
 
 export interface SandboxSettings {
   mode: SandboxMode;
@@ -34,7 +34,7 @@ export interface SandboxSettings {
 export const SANDBOX_OFF: SandboxSettings = { mode: 'off', allowNetwork: false, writableRoots: [] };
 
 /** The environment variable that sets the sandbox mode where no setting does (tests use it). */
-export const SANDBOX_ENV = 'OMP_EVAL_SANDBOX';
+const SANDBOX_ENV = 'OMP_EVAL_SANDBOX';
 
 export class SandboxError extends Error {
   constructor(message: string) {
@@ -43,12 +43,12 @@ export class SandboxError extends Error {
   }
 }
 
-export function isSandboxMode(value: unknown): value is SandboxMode {
+function isSandboxMode(value: unknown): value is SandboxMode {
   return typeof value === 'string' && (SANDBOX_MODES as readonly string[]).includes(value);
 }
 
 /** The mode $OMP_EVAL_SANDBOX names, or undefined when it is unset; anything else is an error. */
-export function sandboxModeFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxMode | undefined {
+function sandboxModeFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxMode | undefined {
   const value = env[SANDBOX_ENV]?.trim();
   if (!value) return undefined;
   if (!isSandboxMode(value)) {

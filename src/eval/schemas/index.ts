@@ -8,10 +8,8 @@
 import type { SchemaError, Validator } from './validators.js';
 import * as compiled from './validators.js';
 
-export type { SchemaError };
-
 /** A short description of a value for messages: `"text"`, `null`, `an array`, `number`... */
-export function describeValue(v: unknown): string {
+function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `"${v.slice(0, 40)}"`;

@@ -17,9 +17,9 @@ import { createRequire } from 'node:module';
 export type Structured = { data: unknown } | { schemaError: string; notJson?: true };
 
 /** The longest schema checked (its JSON). */
-export const MAX_SCHEMA_CHARS = 256 * 1024;
+const MAX_SCHEMA_CHARS = 256 * 1024;
 /** How long one check may take ($OMP_EVAL_SCHEMA_CHECK_MS sets it: tests on a loaded machine). */
-export const CHECK_TIMEOUT_MS = 5_000;
+const CHECK_TIMEOUT_MS = 5_000;
 const checkTimeoutMs = () => Number(process.env.OMP_EVAL_SCHEMA_CHECK_MS) || CHECK_TIMEOUT_MS;
 
 const require = createRequire(import.meta.url);
