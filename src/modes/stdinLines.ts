@@ -21,7 +21,7 @@ export interface LineReader {
 export const endedReader: LineReader = { next: async () => null, close() {} };
 
 /** What one answer carries at most (beyond its first line): a round trip per line was slow. */
-export const PIECE_CHARS = 64 * 1024;
+const PIECE_CHARS = 64 * 1024;
 
 export function lineReader(input: NodeJS.ReadableStream): LineReader {
   const decoder = new StringDecoder('utf8');

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { resolveArtifact, writtenArtifact } from './engine.js';
 
-export const READ_LIMIT = 8 * 1024 * 1024;
+const READ_LIMIT = 8 * 1024 * 1024;
 /** Resources listed (the newest of this connection). */
 const LIST_LIMIT = 100;
 

@@ -22,7 +22,7 @@ import { ServerCaps } from './limits.js';
 import type { ClientName } from './printConfig.js';
 import { unsafeWorkspace, workspaceRefusal } from './workspace.js';
 
-export const DEFAULT_IDLE_TIMEOUT_S = 30 * 60;
+const DEFAULT_IDLE_TIMEOUT_S = 30 * 60;
 
 export interface McpCommandOptions {
   /** The settings of every kernel (defaults, config file, flags); a thunk so errors are reported here. */

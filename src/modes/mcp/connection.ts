@@ -41,7 +41,7 @@ import { type KernelPresence, type KernelVariables, listVariables, variablesTabl
 import { supports, withTitle } from './versions.js';
 import { checkedWorkspace, rootsWorkspace, type Workspace, WorkspaceError } from './workspace.js';
 
-export const SERVER_VERSION = '0.1.0';
+const SERVER_VERSION = '0.1.0';
 /** How long a stopping server waits for the answers to the calls in flight to go out. */
 const ANSWER_WAIT_MS = 1000;
 

@@ -18,9 +18,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** How long the user may take to answer (a cell's own timeout still applies). */
-export const INPUT_TIMEOUT_MS = 60 * 60_000;
+const INPUT_TIMEOUT_MS = 60 * 60_000;
 
-export const PASSWORD_NOT_ASKED =
+const PASSWORD_NOT_ASKED =
   'getpass() was not asked of the user: MCP forbids asking for passwords and other secrets in an elicitation form, so its input ended (EOFError). Have the user put the secret in an environment variable the kernel gets (omp-eval mcp --pass-env NAME) and read it with os.environ (process.env in JavaScript).';
 
 /** The client answers form elicitations: `elicitation: {}` (before modes) or with `form`. */

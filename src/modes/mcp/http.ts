@@ -22,7 +22,7 @@ import { allowsBatches, batchRefusal } from './versions.js';
 // (the options are read before this module loads: it loads the HTTP transport and, with it, undici)
 export { parseListenAddress } from './httpOptions.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** Largest request body (cells of code). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export interface HttpServeOptions extends ConnectionOptions {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 
 export class HttpOptionError extends Error {}
 

@@ -15,7 +15,7 @@ import { HttpOptionError } from './httpOptions.js';
 export const CLIENTS = ['claude', 'claude-desktop', 'codex', 'cursor', 'gemini', 'vscode'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
-export const SERVER_NAME = 'omp-eval';
+const SERVER_NAME = 'omp-eval';
 /** Clients that cut tool calls short get room for the longest cell timeout (3600 s). */
 const TOOL_TIMEOUT_S = 3700;
 /** Claude Code's tool timeout: an environment variable of its own, in milliseconds. */
@@ -54,7 +54,7 @@ const ROOTS: Record<ClientName, boolean> = {
 };
 
 /** The variable the server reads the Jupyter token from (src/eval/remote/factory.ts). */
-export const JUPYTER_TOKEN_VAR = 'JUPYTER_TOKEN';
+const JUPYTER_TOKEN_VAR = 'JUPYTER_TOKEN';
 
 /** Flags whose value is a path, made absolute (the client starts the server elsewhere). */
 const PATH_FLAGS = new Set(['--cwd', '--python']);

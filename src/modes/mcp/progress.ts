@@ -8,10 +8,10 @@
  */
 import { type OutputEvent, plainText, type StatusEvent } from './engine.js';
 
-export const STATUS_INTERVAL_MS = 50;
-export const TAIL_INTERVAL_MS = 500;
+const STATUS_INTERVAL_MS = 50;
+const TAIL_INTERVAL_MS = 500;
 /** The longest silence while a call runs (OMP_EVAL_MCP_KEEPALIVE_MS sets another, for tests). */
-export const KEEPALIVE_MS = 15_000;
+const KEEPALIVE_MS = 15_000;
 /** What the tail shows of the latest output. */
 const TAIL_LINES = 5;
 const TAIL_CHARS = 400;
@@ -26,7 +26,7 @@ export interface ProgressParams {
 }
 
 /** One line for a status event: `log: message`, `phase: title`, `cd: /path`, `write: path (12 chars)`. */
-export function describeStatus(event: StatusEvent): string | undefined {
+function describeStatus(event: StatusEvent): string | undefined {
   const { op, ...rest } = event;
   if (op === 'timeout-pause' || op === 'timeout-resume') return undefined;
   if (op === 'log') return `log: ${String(rest.message ?? '')}`;

@@ -8,15 +8,15 @@ import type { CreateMessageRequest, RequestId } from '@modelcontextprotocol/sdk/
 import { type BridgeHandler, commandBridge, type Settings } from './engine.js';
 
 /** Tokens the client may spend on one completion. */
-export const SAMPLING_MAX_TOKENS = 4096;
+const SAMPLING_MAX_TOKENS = 4096;
 /** How long a sampling request may wait (a client may ask its user to approve it). */
-export const SAMPLING_TIMEOUT_MS = 10 * 60_000;
+const SAMPLING_TIMEOUT_MS = 10 * 60_000;
 
-export const NO_SAMPLING_MESSAGE =
+const NO_SAMPLING_MESSAGE =
   'completion() has nothing to answer it: this MCP client does not support sampling (sampling/createMessage), and no completion command is configured. Start omp-eval mcp with --completion-command CMD (or set bridge.completionCommand in the config file).';
 
 /** The sampling request for a completion() call's payload {prompt, model, system, schema}. */
-export function samplingRequest(payload: Record<string, unknown>): CreateMessageRequest['params'] {
+function samplingRequest(payload: Record<string, unknown>): CreateMessageRequest['params'] {
   const system = typeof payload.system === 'string' && payload.system ? [payload.system] : [];
   if (payload.schema !== undefined && payload.schema !== null) {
     system.push(
@@ -35,7 +35,7 @@ export function samplingRequest(payload: Record<string, unknown>): CreateMessage
 }
 
 /** Asks the client for one completion; resolves with the bridge's answer `{output}`. */
-export async function sampleCompletion(
+async function sampleCompletion(
   server: Server,
   payload: Record<string, unknown>,
   signal: AbortSignal,

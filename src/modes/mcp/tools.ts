@@ -37,7 +37,7 @@ const PERSISTENCE = {
  * Jupyter server, where the local sandbox does not reach; saying "Sandbox ... network off" for them
  * would tell the model a boundary that is not there.
  */
-export function boundaryText(sandbox: string | undefined, jupyter: string | undefined): string | undefined {
+function boundaryText(sandbox: string | undefined, jupyter: string | undefined): string | undefined {
   if (!jupyter) return sandbox;
   const py = `Where cells run: Python ("py") cells run in a kernel on the Jupyter server at ${jupyter}, without the local sandbox: they can read, write and reach whatever that server's kernels can (its files, its network, its environment). omp-eval's Python helpers (read, write, tree, diff, log, phase) are not defined there, and the files omp-eval writes here (such as a cut output's) are readable there only if the server shares this machine's files.`;
   const js = sandbox
@@ -51,7 +51,7 @@ export function boundaryText(sandbox: string | undefined, jupyter: string | unde
  * off) and an interpreter that takes installs (a distribution's Python, Debian's /usr/bin/python3,
  * is externally managed and refuses them outside a virtual environment).
  */
-export function pipText(settings: Settings): string {
+function pipText(settings: Settings): string {
   const sandbox = sandboxOf(settings);
   const remote = Boolean(settings['jupyter.url']);
   const offline = !remote && sandbox.mode !== 'off' && !sandbox.allowNetwork;
@@ -173,7 +173,7 @@ const EVAL_TOOL: Omit<Tool, 'description'> = {
   annotations: { title: 'Run code', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 };
 
-export const RESTART_TOOL: Tool = {
+const RESTART_TOOL: Tool = {
   name: 'restart',
   title: 'Restart kernels',
   description:
@@ -196,7 +196,7 @@ export const RESTART_TOOL: Tool = {
   annotations: { title: 'Restart kernels', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 };
 
-export const VARIABLES_TOOL: Tool = {
+const VARIABLES_TOOL: Tool = {
   name: 'variables',
   title: 'List defined names',
   description:

@@ -8,7 +8,7 @@
 import type { Language, Session, VariableInfo } from './engine.js';
 
 /** Names reported per kernel; the rest are counted. */
-export const MAX_VARIABLES = 500;
+const MAX_VARIABLES = 500;
 
 export interface Variable extends VariableInfo {
   language: Language;

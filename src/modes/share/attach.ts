@@ -19,7 +19,7 @@ export interface AttachOptions {
 }
 
 /** `3 min`, `12 s`, `1 h 5 min`: how long a session has been idle. */
-export function formatIdle(ms: number): string {
+function formatIdle(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s < 60) return `${s} s`;
   const min = Math.floor(s / 60);
@@ -28,7 +28,7 @@ export function formatIdle(ms: number): string {
 }
 
 /** The table `attach --list` prints. */
-export function sessionTable(servers: LiveServer[]): string {
+function sessionTable(servers: LiveServer[]): string {
   const header = ['SESSION', 'NAME', 'CLIENT', 'LANGUAGES', 'CELLS', 'IDLE', 'DIRECTORY'];
   const rows = servers.flatMap((server) =>
     server.sessions.map((s: SessionInfo) => [

@@ -9,9 +9,9 @@ import type { CellLanguage, CellResult, OutputEvent } from '../../eval/index.js'
 import type { CallCell, CellEnd, ServerMessage, SessionInfo } from './protocol.js';
 
 /** Calls kept for a notebook that attaches later. */
-export const HISTORY_CALLS = 20;
+const HISTORY_CALLS = 20;
 /** Characters of output a kept call holds (text, and images' base64); the rest is counted. */
-export const HISTORY_CALL_CHARS = 1_000_000;
+const HISTORY_CALL_CHARS = 1_000_000;
 
 export type FeedListener = (message: ServerMessage) => void;
 
@@ -53,7 +53,7 @@ function sizeOf(event: OutputEvent): number {
 }
 
 /** How the notebook needs a cell's end (status, time, whether it reached its kernel). */
-export function cellEnd(result: CellResult): CellEnd {
+function cellEnd(result: CellResult): CellEnd {
   return {
     status: result.status,
     durationMs: result.durationMs,

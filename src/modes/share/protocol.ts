@@ -12,7 +12,7 @@ import type { CellLanguage, OutputEvent } from '../../eval/index.js';
 
 export const PROTOCOL_VERSION = 1;
 /** The longest line either side takes (an image in a display can be large). */
-export const MAX_LINE = 32 * 1024 * 1024;
+const MAX_LINE = 32 * 1024 * 1024;
 
 /** A session as `attach --list` shows it. */
 export interface SessionInfo {

@@ -20,7 +20,7 @@ import {
 import { openShareDir, sameSecret, shareDirPath, shareSecret } from './runtimeDir.js';
 
 /** What a follower's socket may hold unsent before its output events are dropped (never the agent's wait). */
-export const MAX_UNSENT = 8 * 1024 * 1024;
+const MAX_UNSENT = 8 * 1024 * 1024;
 /** How long a connection has to present the secret. */
 const HELLO_MS = 5000;
 /** A socket's name: the server's pid. */
@@ -93,7 +93,7 @@ export async function publishSessions(opts: PublishOptions = {}): Promise<Publis
 }
 
 /** Removes the sockets in `dir` that nobody answers on. */
-export async function sweepStale(dir: string): Promise<void> {
+async function sweepStale(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     names
@@ -106,7 +106,7 @@ export async function sweepStale(dir: string): Promise<void> {
 }
 
 /** Whether a server answers on the socket at `path` (`stale`: refused, nobody listens). */
-export function probe(path: string, timeoutMs = 1000): Promise<'live' | 'stale' | 'unknown'> {
+function probe(path: string, timeoutMs = 1000): Promise<'live' | 'stale' | 'unknown'> {
   return new Promise((resolve) => {
     const socket = connect(path);
     const done = (answer: 'live' | 'stale' | 'unknown') => {
