@@ -14,7 +14,7 @@ import { type Row, rowsOf } from '../state/output.js';
 import type { CellStatus, CellView, Party } from '../state/reducer.js';
 import { lineOrSpace, OutputRow } from './OutputRow.js';
 
-export const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {
+const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {
   queued: { glyph: '○', label: 'queued', color: 'gray' },
   running: { glyph: '●', label: 'running', color: 'yellow' },
   ok: { glyph: '✓', label: 'ok', color: 'green' },
@@ -27,7 +27,7 @@ export const STATUS: Record<CellStatus, { glyph: string; label: string; color: s
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-export function formatElapsed(ms: number): string {
+function formatElapsed(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;

@@ -32,7 +32,7 @@ export interface EditorProps {
 }
 
 /** The first line of the window of `size` lines that keeps `row` in view. */
-export function windowStart(total: number, row: number, size: number): number {
+function windowStart(total: number, row: number, size: number): number {
   if (total <= size) return 0;
   return Math.min(Math.max(0, row - size + 1), total - size);
 }
@@ -151,7 +151,7 @@ export function Editor({
 }
 
 /** `prompt`, or `…` and its last columns when it is wider than `width`. */
-export function promptTail(prompt: string, width: number): string {
+function promptTail(prompt: string, width: number): string {
   if (columnsOf(prompt) <= width) return prompt;
   const cells = drawnCells(prompt);
   let used = 1;

@@ -15,9 +15,9 @@ const STATE_COLOR: Record<string, string> = {
   none: 'gray',
 };
 
-export const HINTS = '/help · ctrl+o output · ctrl+c interrupt';
+const HINTS = '/help · ctrl+o output · ctrl+c interrupt';
 
-export function shortPath(path: string): string {
+function shortPath(path: string): string {
   const home = homedir();
   return path === home ? '~' : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }

@@ -18,7 +18,7 @@ export const FLUSH_MS = 100;
 export const FLOOD_FLUSH_MS = 200;
 const FLOOD_CHARS = 200_000;
 
-export function statusOf(result: CellResult): CellStatus {
+function statusOf(result: CellResult): CellStatus {
   if (result.status === 'ok') return 'ok';
   if (result.status === 'skipped') return 'skipped';
   if (result.timedOut) return 'timed-out';

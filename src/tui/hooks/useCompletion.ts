@@ -29,7 +29,7 @@ interface Options {
 
 /** After this long without an answer, the status line says the kernel is still working on it. */
 const SLOW_COMPLETION_MS = 400;
-export const STILL_COMPLETING = 'completing… (the kernel is still working on it; typing goes on)';
+const STILL_COMPLETING = 'completing… (the kernel is still working on it; typing goes on)';
 
 export function useCompletion({ backend, cwd, editorRef, setEditor, setMessage }: Options) {
   const [menu, setMenuState] = useState<Menu | undefined>();
@@ -151,7 +151,7 @@ function sayWhileWaiting(current: () => boolean, setMessage: (text?: string) => 
 }
 
 /** The longest start all `items` share, never half a surrogate pair. */
-export function commonPrefix(items: readonly string[]): string {
+function commonPrefix(items: readonly string[]): string {
   let prefix = items[0] ?? '';
   for (const item of items) {
     let n = 0;

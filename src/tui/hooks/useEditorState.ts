@@ -137,7 +137,7 @@ export type EditorStateHook = ReturnType<typeof useEditorState>;
  * The entry a step of `delta` from `from` reaches among those that start with `prefix`: -1 when
  * none is older, `list.length` (the draft) past the newest.
  */
-export function nextMatch(list: readonly string[], from: number, delta: number, prefix: string): number {
+function nextMatch(list: readonly string[], from: number, delta: number, prefix: string): number {
   for (let i = from + delta; i >= 0 && i < list.length; i += delta) {
     if ((list[i] as string).startsWith(prefix)) return i;
   }

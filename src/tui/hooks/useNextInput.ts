@@ -8,7 +8,7 @@ import { useCallback } from 'react';
 import * as ed from '../lib/editor.js';
 import type { EditorStateHook } from './useEditorState.js';
 
-export const NEXT_INPUT_IN_HISTORY =
+const NEXT_INPUT_IN_HISTORY =
   'the prompt was not empty: the text for it is in the history (↑ at an empty prompt)';
 
 export function useNextInput(

@@ -120,7 +120,7 @@ export function commandOf(key: string): KeyCommand | undefined {
 }
 
 /** "ctrl+shift+tab" → "Ctrl-Shift-Tab", as /help writes keys. */
-export function keyLabel(key: string): string {
+function keyLabel(key: string): string {
   return key
     .split('+')
     .map((part) => (part.length === 1 ? part.toUpperCase() : part[0]?.toUpperCase() + part.slice(1)))

@@ -69,7 +69,7 @@ export function nameOfSequence(sequence: string): string | undefined {
 }
 
 /** The name of a control character (Ctrl-A is "ctrl+a", DEL is "backspace"). */
-export function nameOfControl(char: string): string {
+function nameOfControl(char: string): string {
   const code = char.charCodeAt(0);
   if (char === '\r') return 'enter';
   if (char === '\n') return 'ctrl+j';

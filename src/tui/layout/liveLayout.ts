@@ -7,9 +7,9 @@
 import { columnsOf } from '../lib/graphemes.js';
 
 /** Queued cells listed by name; more are counted on one extra row. */
-export const QUEUED_SHOWN = 3;
+const QUEUED_SHOWN = 3;
 /** Rows of the completion menu at most. */
-export const MENU_ROWS = 6;
+const MENU_ROWS = 6;
 
 export interface LiveInput {
   rows: number;

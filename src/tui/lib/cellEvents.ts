@@ -9,7 +9,7 @@ import { type ImageMode, imageColumns, placeholder } from './images.js';
 import { notebookNotice, withoutEchoWarning } from './messages.js';
 
 /** Images get at most this many rows (two pixels each) of the terminal. */
-export const IMAGE_ROWS = 16;
+const IMAGE_ROWS = 16;
 
 type Step = () => void;
 

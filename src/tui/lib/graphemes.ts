@@ -85,7 +85,7 @@ export function wellFormed(text: string): string {
 export { columnsOf } from './textWidth.js';
 
 /** Columns between tab stops where the notebook draws code, counted from the start of the line. */
-export const TAB_STOP = 4;
+const TAB_STOP = 4;
 
 /**
  * The line's cells as drawn: a tab is the spaces up to the next tab stop. A raw tab is as wide as

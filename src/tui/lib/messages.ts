@@ -14,7 +14,7 @@ const DIED = /^The (\w+) kernel died(?: again on the retry)? \(([^)]*)\)\.?$/;
 const EXITED = /^The (\w+) kernel exited while running this cell \(([^)]*)\)/;
 const SHUT_DOWN = /^The kernel was shut down while this cell was running\.?$/;
 
-export const FRESH_KERNEL = 'A fresh kernel is starting.';
+const FRESH_KERNEL = 'A fresh kernel is starting.';
 
 /** The notice as the notebook shows it, or undefined when the notebook says it otherwise. */
 export function notebookNotice(text: string, opts: { restarting?: boolean } = {}): string | undefined {

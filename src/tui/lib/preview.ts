@@ -6,11 +6,11 @@
 import { type Output, type Row, rowsOf } from '../state/output.js';
 import { columnBlocks, tailStart } from './columnBlocks.js';
 
-export const PREVIEW_HEAD = 5;
-export const PREVIEW_TAIL = 15;
+const PREVIEW_HEAD = 5;
+const PREVIEW_TAIL = 15;
 /** An agent's cell (a followed MCP session) collapses to 10 lines, as the tool renderer's preview. */
 export const AGENT_PREVIEW = { head: 3, tail: 7 };
-export const MAX_LINE_CHARS = 4000;
+const MAX_LINE_CHARS = 4000;
 
 /** A line cut to MAX_LINE_CHARS characters, and how many of its characters are left out (`cut`: before). */
 export function clampLine(line: string, cut = 0): { kept: string; omitted: number } {

@@ -43,7 +43,7 @@ export interface Output {
 
 export const MAX_LINE_CHARS = 4000;
 /** Rich outputs (bundles) kept for saving. */
-export const RICH_LIMIT = 100;
+const RICH_LIMIT = 100;
 /**
  * Text waiting to be made into rows at most, beyond what a settle held back (a longer wait would
  * hold a long line in memory).
