@@ -41,7 +41,11 @@ export function keep<V>(cache: Map<string, V>, text: string, value: V, maxChars:
   cache.set(text, value);
 }
 
-/** string-width's signature, for the libraries bundled with Ink. */
+/**
+ * string-width's signature, for the libraries bundled with Ink: the Ink bundle imports this module
+ * in string-width's place (scripts/ink-patches.mjs), so nothing of ours names it.
+ * @public
+ */
 export default function inkStringWidth(text: string, options?: Parameters<typeof stringWidth>[1]): number {
   return options ? stringWidth(text, options) : columnsOf(text);
 }
