@@ -13,7 +13,7 @@ export type Face = 'notebook' | 'line' | 'run' | 'tool' | 'mcp' | 'notebook-mcp'
  * The faces an agent drives. `notebook-mcp` is a notebook whose kernels an MCP client also runs
  * cells in: a front end that shares its kernels with an agent passes this face.
  */
-export const AGENT_FACES: ReadonlySet<Face> = new Set<Face>(['tool', 'mcp', 'notebook-mcp']);
+const AGENT_FACES: ReadonlySet<Face> = new Set<Face>(['tool', 'mcp', 'notebook-mcp']);
 
 export interface EnvFilterChoice {
   /** The filter applies. */

@@ -21,7 +21,7 @@ interface BridgeCall {
 export type BridgeReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
 
 /** What a bridge handler is asked: the call's kind and payload. */
-export interface BridgeRequest {
+interface BridgeRequest {
   kind: string;
   payload: Record<string, unknown>;
   /** The cell that made the call, as the kernel attributes it (null: none, e.g. a stray thread). */

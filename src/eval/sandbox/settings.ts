@@ -5,7 +5,7 @@
 
 export type SandboxMode = 'off' | 'read-only' | 'workspace-write';
 
-export const SANDBOX_MODES: readonly SandboxMode[] = ['off', 'read-only', 'workspace-write'];
+const SANDBOX_MODES: readonly SandboxMode[] = ['off', 'read-only', 'workspace-write'];
 
 /** The memory limit of a sandboxed kernel when none is set (0 sets none). */
 const DEFAULT_MEMORY_LIMIT_MB = 2048;
