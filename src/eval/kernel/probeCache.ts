@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type writeFileAtomic from 'write-file-atomic';
+import { pyenvRoot } from './pyenv.js';
 import { runnerCacheDir } from './runnerFile.js';
 
 export interface Probe {
@@ -56,7 +56,7 @@ function keyOf(path: string, env: NodeJS.ProcessEnv, cwd: string): string {
     for (const name of VERSION_FILES) hash.update(`\0${stamp(join(dir, name))}`);
     if (dirname(dir) === dir) break;
   }
-  hash.update(`\0${stamp(join(env.PYENV_ROOT || join(env.HOME || homedir(), '.pyenv'), 'version'))}`);
+  hash.update(`\0${stamp(join(pyenvRoot(env), 'version'))}`);
   return hash.digest('hex');
 }
 

@@ -31,7 +31,7 @@ export interface PyenvTarget {
 }
 
 /** pyenv's root: PYENV_ROOT, else ~/.pyenv. */
-function pyenvRoot(env: NodeJS.ProcessEnv, home = env.HOME || homedir()): string {
+export function pyenvRoot(env: NodeJS.ProcessEnv, home = env.HOME || homedir()): string {
   return env.PYENV_ROOT || join(home, '.pyenv');
 }
 
