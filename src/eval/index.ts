@@ -7,7 +7,13 @@
  */
 
 export { autoIndent, cellCompleteness, localCompleteness, needsMoreLines } from './completeness.js';
-export { describeEnvFilter, envFilterLabel, envFilterOf, type Face } from './envFilter.js';
+export {
+  describeEnvFilter,
+  envFilterLabel,
+  /** @public start.ts gives it to the commands before the engine loads, and index.ts all start.ts gives */
+  envFilterOf,
+  type Face,
+} from './envFilter.js';
 export { commandBridge, resolveAgentHandle } from './executor/commandBridge.js';
 export type { OutputEvent } from './executor/events.js';
 export { LANGUAGES } from './executor/kernelSet.js';

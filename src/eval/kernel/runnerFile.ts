@@ -41,7 +41,7 @@ function pythonFilesUnder(dir: string): string[] {
 
 /** The Python files a kernel runs: runner.py and the kernel package it loads from beside itself. */
 export const KERNEL_FILES: readonly string[] = ['runner.py', ...pythonFilesUnder('omp_kernel')];
-export const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
+const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 
 let kernelSources: Record<string, string> | undefined;
 let preludeSource: string | undefined;
@@ -52,10 +52,6 @@ export function getKernelSources(): Record<string, string> {
     KERNEL_FILES.map((name) => [name, readFileSync(new URL(name, PY_DIR), 'utf8')]),
   );
   return kernelSources;
-}
-
-export function getRunnerSource(): string {
-  return getKernelSources()['runner.py'] as string;
 }
 
 export function getPreludeSource(): string {
