@@ -1,6 +1,6 @@
 /**
  * Follow an agent (issue 41): another user cannot reach a server's sessions. CI runs this tier as
- * root, and `.ci/run` makes the user omp-ci: as root the test tries as omp-ci, with the share
+ * root: as root the test tries as a user it makes (and removes), with the share
  * directory's parent open to everyone so that only the share directory's own mode stands in the
  * way. As another user, the nearest check: the directory is 0700 and a hello without the secret is
  * refused.
@@ -64,10 +64,21 @@ describe('omp-eval attach: only the server’s user', { timeout: 120_000 }, () =
       const s = net.connect(${JSON.stringify(path)});
       s.on('connect', () => { console.log(JSON.stringify({ secret, socket: 'connected' })); s.destroy(); });
       s.on('error', (e) => console.log(JSON.stringify({ secret, socket: e.code })));`;
-    const other = spawnSync('runuser', ['-u', 'omp-ci', '--', process.execPath, '-e', probe], {
-      encoding: 'utf8',
-    });
-    expect(other.stderr).toBe('');
-    expect(JSON.parse(other.stdout)).toEqual({ secret: 'EACCES', socket: 'EACCES' });
+    // A user of the test's own (a fresh CI machine has no omp-ci before .ci/run's last steps),
+    // removed after; and a node it may run (CI's Node 22 lies in a folder only root can enter).
+    const user = `ompattach${process.pid % 100000}`;
+    spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', user]);
+    try {
+      const runs = (node: string) => spawnSync('runuser', ['-u', user, '--', node, '-e', '0']).status === 0;
+      const node = [process.execPath, '/usr/local/bin/node', '/usr/bin/node'].find(runs);
+      expect(node, 'a node binary the other user may run').toBeDefined();
+      const other = spawnSync('runuser', ['-u', user, '--', node as string, '-e', probe], {
+        encoding: 'utf8',
+      });
+      expect(other.stderr).toBe('');
+      expect(JSON.parse(other.stdout)).toEqual({ secret: 'EACCES', socket: 'EACCES' });
+    } finally {
+      spawnSync('userdel', [user]);
+    }
   });
 });
