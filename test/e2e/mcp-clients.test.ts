@@ -72,6 +72,27 @@ describe('completion() through MCP sampling', { timeout: 60_000 }, () => {
   });
 });
 
+describe("eval as an MCP task over stdio (the SDK client's callToolStream)", { timeout: 120_000 }, () => {
+  it('creates the task, reports it working, and ends with the result', async () => {
+    const { client } = await startStdio();
+    const kinds: string[] = [];
+    let text = '';
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'eval', arguments: { cells: [{ language: 'py', code: 'print("from a task")\n6 * 7' }] } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    )) {
+      kinds.push(message.type);
+      if (message.type === 'result') text = textOf(message.result);
+      if (message.type === 'error') throw message.error;
+    }
+    expect(kinds[0]).toBe('taskCreated');
+    expect(kinds.at(-1)).toBe('result');
+    expect(text).toContain('from a task');
+    expect(text).toContain('42');
+  });
+});
+
 describe('the settings of the other commands', { timeout: 60_000 }, () => {
   it('takes --cwd, --timeout, --pass-env and the config file', async () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), 'omp-mcp-cwd-')));

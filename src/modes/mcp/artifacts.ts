@@ -12,11 +12,16 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import {
   type BlobResourceContents,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   type Resource,
   type TextResourceContents,
 } from '@modelcontextprotocol/sdk/types.js';
 import { resolveArtifact, writtenArtifact } from './engine.js';
+import type { VersionedServer } from './versionedServer.js';
+import { withTitle } from './versions.js';
 
 const READ_LIMIT = 8 * 1024 * 1024;
 /** Resources listed (the newest of this connection). */
@@ -37,7 +42,7 @@ function artifactType(uri: string): string | undefined {
   }
 }
 
-export function listArtifacts(uris: string[]): Resource[] {
+export function listArtifacts(uris: readonly string[]): Resource[] {
   return uris
     .slice(-LIST_LIMIT)
     .reverse()
@@ -97,4 +102,28 @@ export function readArtifact(uri: string, limit = READ_LIMIT): TextResourceConte
   } finally {
     closeSync(fd);
   }
+}
+
+/** Lists and reads `artifacts` (the files this connection's results named) as the server's resources. */
+export function serveArtifacts(server: VersionedServer, artifacts: readonly string[]): void {
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      withTitle(
+        {
+          uriTemplate: 'artifact://{id}',
+          name: 'artifact',
+          title: 'Full output of a cell',
+          description: 'All of the output of a cell whose output was cut in an eval result.',
+          mimeType: 'text/plain',
+        },
+        server.protocolVersion,
+      ),
+    ],
+  }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: listArtifacts(artifacts).map((r) => withTitle(r, server.protocolVersion)),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
+    contents: [readArtifact(request.params.uri)],
+  }));
 }

@@ -2,111 +2,40 @@
  * One MCP client: its Server (tools and artifact resources) and its named kernel sessions. Kernels
  * start at a session's first cell and are shut down by close(), when the client goes away.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
   ErrorCode,
-  type InitializeResult,
-  isInitializeRequest,
-  isJSONRPCResultResponse,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
-import { listArtifacts, readArtifact } from './artifacts.js';
+import { serveArtifacts } from './artifacts.js';
 import { askForInput, offersFormElicitation } from './elicitation.js';
 import {
   backendAvailability,
   type EvalToolParams,
-  type KernelMode,
   LANGUAGES,
   type Language,
   type PrestartedKernel,
   type Settings,
-  sandboxOf,
 } from './engine.js';
 import { KernelSession } from './kernelSession.js';
+import { restartResult, sessionVariables } from './kernelTools.js';
 import { CapError, type CapHolder, ServerCaps } from './limits.js';
-import { ProgressReporter } from './progress.js';
+import { ProgressReporter, progressOfRequest } from './progress.js';
 import { errorResult, evalCallResult } from './results.js';
+import { EvalTaskStore } from './tasks.js';
 import { INSTRUCTIONS, toolsFor } from './tools.js';
-import { type KernelPresence, type KernelVariables, listVariables, variablesTable } from './variables.js';
-import { supports, withTitle } from './versions.js';
-import { checkedWorkspace, rootsWorkspace, type Workspace, WorkspaceError } from './workspace.js';
+import { type CallToolRequest, type Extra, resultFor, toolFor, VersionedServer } from './versionedServer.js';
+import { supports } from './versions.js';
+import { ClientWorkspace, WorkspaceError } from './workspace.js';
 
 const SERVER_VERSION = '0.1.0';
 /** How long a stopping server waits for the answers to the calls in flight to go out. */
 const ANSWER_WAIT_MS = 1000;
-
-/** The restart tool's answer. */
-function restartResult(
-  name: string,
-  mode: KernelMode,
-  languages: Language[],
-  alive: Language[],
-): CallToolResult {
-  const names = languages.map((l) => LABEL[l]).join(' and ');
-  const message =
-    mode === 'per-call'
-      ? `Nothing to restart: the server runs in per-call mode, so every eval call already starts fresh kernels.`
-      : alive.length
-        ? `Restarted the ${alive.map((l) => LABEL[l]).join(' and ')} kernel${alive.length > 1 ? 's' : ''} of session "${name}": all state (variables, imports, loaded data) is lost. The next eval starts a fresh kernel.`
-        : `No ${names} kernel of session "${name}" was running; the next eval starts a fresh one.`;
-  return {
-    content: [{ type: 'text', text: message }],
-    structuredContent: { session: name, restarted: alive, stateLost: alive.length > 0, message },
-  };
-}
-
-type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
-
-/**
- * The SDK's Server, knowing the MCP revision it agreed with the client: what the server sends
- * follows it (a field or content type newer than the client's revision can make it reject the
- * whole message). The revision is read from the answer to initialize as it goes out; the Server
- * calls a transport's own `onmessage` before its own, so the request is seen first.
- */
-class VersionedServer extends Server {
-  /** The revision agreed in initialize (unset before). */
-  protocolVersion?: string;
-  /** Told of each answer (result or error) once it went out, or failed to. */
-  onAnswered?: (id: string | number) => void;
-
-  override async connect(transport: Transport): Promise<void> {
-    let initializeId: string | number | undefined;
-    transport.onmessage = (message) => {
-      if (isInitializeRequest(message)) initializeId = (message as { id: string | number }).id;
-    };
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      if (initializeId !== undefined && isJSONRPCResultResponse(message) && message.id === initializeId) {
-        initializeId = undefined;
-        const result = message.result as InitializeResult;
-        this.protocolVersion = result.protocolVersion;
-        message = {
-          ...message,
-          result: { ...result, serverInfo: withTitle(result.serverInfo, result.protocolVersion) },
-        };
-      }
-      const answer = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
-      const sent = send(message, options);
-      if (answer !== undefined && answer !== null)
-        void sent.then(
-          () => this.onAnswered?.(answer),
-          () => this.onAnswered?.(answer),
-        );
-      return sent;
-    };
-    await super.connect(transport);
-  }
-}
 
 export interface ConnectionOptions {
   settings: Settings;
@@ -122,25 +51,6 @@ export interface ConnectionOptions {
   keepaliveMs?: number;
   /** A Python kernel's process spawned while the server loaded: the first session takes it if it fits. */
   prestarted?: PrestartedKernel;
-}
-
-const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
-
-/** A tool as a client of `version` knows tools: no title or output schema before 2025-06-18, no annotations before 2025-03-26. */
-function toolFor(tool: Tool, version: string | undefined): Tool {
-  const { outputSchema, annotations, ...rest } = withTitle(tool, version);
-  return {
-    ...rest,
-    ...(outputSchema && supports(version, 'structuredContent') ? { outputSchema } : {}),
-    ...(annotations && supports(version, 'annotations') ? { annotations } : {}),
-  };
-}
-
-/** A tool result as a client of `version` takes it: no structured part or link block before 2025-06-18. */
-function resultFor(result: CallToolResult, version: string | undefined): CallToolResult {
-  if (supports(version, 'structuredContent') && supports(version, 'resourceLink')) return result;
-  const { structuredContent: _, ...rest } = result;
-  return { ...rest, content: result.content.filter((c) => c.type !== 'resource_link') };
 }
 
 export class McpConnection implements CapHolder {
@@ -160,6 +70,10 @@ export class McpConnection implements CapHolder {
   lastActive = performance.now();
   /** The early kernel's process until the first session takes it. */
   private prestarted?: PrestartedKernel;
+  /** Where new sessions work. */
+  private readonly workspace: ClientWorkspace;
+  /** Eval calls made as tasks: their status and, once done, their results. */
+  private readonly tasks = new EvalTaskStore();
 
   constructor(private readonly opts: ConnectionOptions) {
     this.prestarted = opts.prestarted;
@@ -176,8 +90,17 @@ export class McpConnection implements CapHolder {
         title: 'omp-eval: persistent Python and JavaScript kernels',
         version: SERVER_VERSION,
       },
-      { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+      {
+        capabilities: {
+          tools: {},
+          resources: {},
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        },
+        instructions: INSTRUCTIONS,
+        taskStore: this.tasks,
+      },
     );
+    this.workspace = new ClientWorkspace(this.server, opts);
     const tools = toolsFor(opts.settings);
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: tools.map((tool) => toolFor(tool, this.protocolVersion)),
@@ -188,35 +111,17 @@ export class McpConnection implements CapHolder {
     };
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       this.unanswered.add(extra.requestId);
+      if ((request as CallToolRequest).params.task) return this.startTask(request as CallToolRequest, extra);
       return resultFor(
         await this.track(() => this.callTool(request.params.name, request.params.arguments, extra)),
         this.protocolVersion,
       );
     });
-    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-      resourceTemplates: [
-        withTitle(
-          {
-            uriTemplate: 'artifact://{id}',
-            name: 'artifact',
-            title: 'Full output of a cell',
-            description: 'All of the output of a cell whose output was cut in an eval result.',
-            mimeType: 'text/plain',
-          },
-          this.protocolVersion,
-        ),
-      ],
-    }));
-    this.server.setRequestHandler(ListResourcesRequestSchema, () => ({
-      resources: listArtifacts(this.artifacts).map((r) => withTitle(r, this.protocolVersion)),
-    }));
+    serveArtifacts(this.server, this.artifacts);
     // New roots are for the sessions opened from now on: a running session keeps its folder.
-    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
-      this.roots = undefined;
-    });
-    this.server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
-      contents: [readArtifact(request.params.uri)],
-    }));
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
+      this.workspace.rootsChanged(),
+    );
   }
 
   /** The MCP revision agreed with the client (unset before initialize). */
@@ -256,32 +161,11 @@ export class McpConnection implements CapHolder {
     });
   }
 
-  /** The client's roots as a workspace, asked once (and again after they changed). */
-  private roots?: Promise<Workspace | undefined>;
-
-  /**
-   * Where a new session's kernels work: the client's roots if it offers them (the first the
-   * cwd, the others writable), else --cwd; `/` and the home folder refused (WorkspaceError).
-   */
-  private async workspace(): Promise<Workspace> {
-    const env = this.opts.env ?? process.env;
-    const writes = sandboxOf(this.opts.settings, env).mode === 'workspace-write';
-    if (this.server.getClientCapabilities()?.roots) {
-      this.roots ??= this.server.listRoots().then(
-        ({ roots }) => rootsWorkspace(roots),
-        () => undefined, // (a client that fails roots/list: the server's --cwd)
-      );
-      const fromRoots = await this.roots;
-      if (fromRoots) return checkedWorkspace(fromRoots, writes, this.opts.home);
-    }
-    return checkedWorkspace({ cwd: this.opts.cwd, writableRoots: [], from: 'cwd' }, writes, this.opts.home);
-  }
-
   /** The session of this name, opened now if it is new (within the server's session cap). */
   private async kernelSession(name: string): Promise<KernelSession> {
     let session = this.sessions.get(name);
     if (!session) {
-      const ws = await this.workspace();
+      const ws = await this.workspace.get();
       session = this.sessions.get(name); // (another call may have opened it meanwhile)
       if (session) return session;
       this.caps.checkNewSession(this, name);
@@ -299,10 +183,47 @@ export class McpConnection implements CapHolder {
     return session;
   }
 
-  private async callTool(name: string, args: unknown, extra: Extra): Promise<CallToolResult> {
+  /**
+   * An eval call made as a task: answered at once with the task while the cells run; the result
+   * goes to the task store for tasks/result. restart and variables are quick and stay plain calls.
+   */
+  private async startTask(request: CallToolRequest, extra: Extra): Promise<CreateTaskResult> {
+    const { name, arguments: args, task: asked } = request.params;
+    if (name !== 'eval')
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `Only eval runs as a task; call ${name} without the "task" field`,
+      );
+    if (!supports(this.protocolVersion, 'tasks'))
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Tasks are not part of MCP ${this.protocolVersion}, the revision this connection negotiated; call eval without the "task" field`,
+      );
+    const session = extra.sessionId;
+    const { task, signal } = await this.tasks.open(asked?.ttl, extra.requestId, request, session);
+    const taskExtra: Extra = { ...extra, signal, _meta: {} };
+    const id = task.taskId;
+    void this.track(() => this.callTool(name, args, taskExtra, id))
+      .then(
+        (result) => {
+          const answer = resultFor(result, this.protocolVersion);
+          return this.tasks.finish(id, result.isError ? 'failed' : 'completed', answer, session);
+        },
+        (err: Error) => this.tasks.finish(id, 'failed', errorResult(err.message), session),
+      )
+      .catch(() => {}); // (the task was forgotten meanwhile: the connection ended)
+    return { task };
+  }
+
+  private async callTool(
+    name: string,
+    args: unknown,
+    extra: Extra,
+    taskId?: string,
+  ): Promise<CallToolResult> {
     if (this.closing) return errorResult('The server is shutting down.');
     try {
-      if (name === 'eval') return await this.evalCall(args, extra);
+      if (name === 'eval') return await this.evalCall(args, extra, taskId);
       if (name === 'restart') return await this.restartCall(args);
       if (name === 'variables') return await this.variablesCall(args);
     } catch (err) {
@@ -316,7 +237,7 @@ export class McpConnection implements CapHolder {
     );
   }
 
-  private async evalCall(args: unknown, extra: Extra): Promise<CallToolResult> {
+  private async evalCall(args: unknown, extra: Extra, taskId?: string): Promise<CallToolResult> {
     const { session: name, params, notes } = parseEvalArgs(args);
     const session = await this.kernelSession(name);
     return session.enqueue(async () => {
@@ -328,7 +249,7 @@ export class McpConnection implements CapHolder {
         if (err instanceof CapError) return errorResult(err.message);
         throw err;
       }
-      return session.holdingKernels(params, () => this.runEval(session, params, extra, notes));
+      return session.holdingKernels(params, () => this.runEval(session, params, extra, notes, taskId));
     });
   }
 
@@ -337,35 +258,23 @@ export class McpConnection implements CapHolder {
     params: EvalToolParams,
     extra: Extra,
     notes: string[],
+    taskId?: string,
   ): Promise<CallToolResult> {
-    const token = extra._meta?.progressToken;
-    // (a progress notification's `message` came with 2025-03-26)
-    const withMessage = supports(this.protocolVersion, 'progressMessage');
-    const progress =
-      token === undefined
-        ? undefined
-        : new ProgressReporter(
-            token,
-            params.cells.length,
-            (p) =>
-              extra.sendNotification({
-                method: 'notifications/progress',
-                params: withMessage
-                  ? p
-                  : {
-                      progressToken: p.progressToken,
-                      progress: p.progress,
-                      ...(p.total !== undefined ? { total: p.total } : {}),
-                    },
-              }),
-            this.opts.keepaliveMs,
-          );
+    // A task's progress is its status message (its request was answered with the task).
+    const progress = taskId
+      ? new ProgressReporter(
+          taskId,
+          params.cells.length,
+          (p) => this.tasks.tell(taskId, p.message, extra.sessionId),
+          this.opts.keepaliveMs,
+        )
+      : progressOfRequest(extra, params.cells.length, this.protocolVersion, this.opts.keepaliveMs);
     session.currentRequest = extra.requestId;
     try {
       const result = await session.runCells(params, {
         signal: extra.signal,
         env: this.opts.env ?? process.env,
-        ...(offersFormElicitation(this.server.getClientCapabilities())
+        ...(!taskId && offersFormElicitation(this.server.getClientCapabilities())
           ? {
               onInput: (i, prompt, password, ended) =>
                 this.askInput(i, prompt, password, AbortSignal.any([extra.signal, ended]), extra, notes),
@@ -434,40 +343,7 @@ export class McpConnection implements CapHolder {
     const session = this.sessions.get(name); // (a session that does not exist is not opened for this)
     const mode = this.opts.settings['python.kernelMode'];
     const available = backendAvailability(this.opts.settings, this.opts.env ?? process.env);
-    const listing = async (): Promise<CallToolResult> => {
-      const kernels: Partial<Record<Language, KernelPresence>> = {};
-      const found: KernelVariables[] = [];
-      for (const language of languages) {
-        if (!available[language]) {
-          kernels[language] = 'unavailable';
-          continue;
-        }
-        const listed =
-          mode === 'per-call' || !session
-            ? { language, presence: 'not started' as const, variables: [], total: 0 }
-            : await listVariables(await session.session(), language);
-        kernels[language] = listed.presence;
-        found.push(listed);
-      }
-      const variables = found.flatMap((k) => k.variables);
-      const lines = found.map((k) => {
-        const label = LABEL[k.language];
-        if (k.error) return `${label}: ${k.error}`;
-        if (k.presence === 'not started')
-          return mode === 'per-call'
-            ? `${label}: no kernel persists between calls (per-call mode).`
-            : `${label}: no kernel is running (it starts at the first ${k.language} cell).`;
-        if (!k.variables.length) return `${label}: no names defined.`;
-        const more =
-          k.total > k.variables.length ? `\n(${k.total - k.variables.length} more not listed)` : '';
-        return `${label}:\n${variablesTable(k.variables)}${more}`;
-      });
-      const truncated = found.some((k) => k.total > k.variables.length);
-      return {
-        content: [{ type: 'text', text: lines.join('\n\n') }],
-        structuredContent: { session: name, kernels, variables, ...(truncated ? { truncated } : {}) },
-      };
-    };
+    const listing = () => sessionVariables(name, session, languages, mode, available);
     return session ? session.enqueue(listing) : listing();
   }
 
@@ -502,6 +378,7 @@ export class McpConnection implements CapHolder {
     this.sessions.clear();
     this.caps.leave(this);
     this.prestarted?.discard(); // (no session took it)
+    this.tasks.close();
     await Promise.all(
       sessions.map((s) =>
         s.dispose("the agent's MCP connection ended (its client went away, or the server stopped)"),

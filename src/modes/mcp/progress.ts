@@ -7,6 +7,7 @@
  * a while without progress (the Inspector after 60 s), whatever its progress token.
  */
 import { type OutputEvent, plainText, type StatusEvent } from './engine.js';
+import { supports } from './versions.js';
 
 const STATUS_INTERVAL_MS = 50;
 const TAIL_INTERVAL_MS = 500;
@@ -190,4 +191,35 @@ export class ProgressReporter {
       // the client is gone: the call's end takes care of the rest
     }
   }
+}
+
+/**
+ * The reporter of a call whose request carries a progress token (none without one). A client of
+ * 2024-11-05 gets no `message` (it came with 2025-03-26).
+ */
+export function progressOfRequest(
+  extra: {
+    _meta?: { progressToken?: string | number };
+    sendNotification: (n: {
+      method: 'notifications/progress';
+      params: Record<string, unknown>;
+    }) => Promise<void>;
+  },
+  cellCount: number,
+  version: string | undefined,
+  keepaliveMs?: number,
+): ProgressReporter | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  const withMessage = supports(version, 'progressMessage');
+  return new ProgressReporter(
+    token,
+    cellCount,
+    ({ message, ...counts }) =>
+      extra.sendNotification({
+        method: 'notifications/progress',
+        params: withMessage ? { ...counts, message } : counts,
+      }),
+    keepaliveMs,
+  );
 }

@@ -16,6 +16,8 @@ const SINCE = {
   resourceLink: '2025-06-18',
   /** `title` beside `name` (tools, resources, templates, the server's info). */
   title: '2025-06-18',
+  /** Tool calls as tasks (tasks/get, tasks/result, tasks/cancel; a tool's `execution`). */
+  tasks: '2025-11-25',
 } as const;
 
 export type Feature = keyof typeof SINCE;

@@ -7,8 +7,9 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Root } from '@modelcontextprotocol/sdk/types.js';
-import { checkCwd } from './engine.js';
+import { checkCwd, type Settings, sandboxOf } from './engine.js';
 
 export interface Workspace {
   cwd: string;
@@ -43,7 +44,7 @@ export function workspaceRefusal(dir: string, why: string, from: Workspace['from
 }
 
 /** The workspace the roots describe: the directories of their file:// URIs, the first the cwd. */
-export function rootsWorkspace(roots: Root[]): Workspace | undefined {
+function rootsWorkspace(roots: Root[]): Workspace | undefined {
   const dirs: string[] = [];
   for (const root of roots) {
     if (!root.uri.startsWith('file://')) continue;
@@ -62,9 +63,41 @@ export function rootsWorkspace(roots: Root[]): Workspace | undefined {
  * The workspace checked: under a sandbox that writes the workspace, `/` and the home folder are
  * refused as its cwd (WorkspaceError), and left out as further roots.
  */
-export function checkedWorkspace(ws: Workspace, writes: boolean, home = homedir()): Workspace {
+function checkedWorkspace(ws: Workspace, writes: boolean, home = homedir()): Workspace {
   if (!writes) return ws;
   const why = unsafeWorkspace(ws.cwd, home);
   if (why) throw new WorkspaceError(workspaceRefusal(ws.cwd, why, ws.from));
   return { ...ws, writableRoots: ws.writableRoots.filter((d) => !unsafeWorkspace(d, home)) };
+}
+
+/** Where a connection's new sessions work, with the client's roots asked once (again after they changed). */
+export class ClientWorkspace {
+  private roots?: Promise<Workspace | undefined>;
+
+  constructor(
+    private readonly server: Server,
+    private readonly opts: { settings: Settings; cwd: string; env?: NodeJS.ProcessEnv; home?: string },
+  ) {}
+
+  /** The client said its roots changed: sessions opened from now on work there (open ones stay). */
+  rootsChanged(): void {
+    this.roots = undefined;
+  }
+
+  /**
+   * The client's roots if it offers them (the first the cwd, the others writable), else --cwd;
+   * `/` and the home folder refused (WorkspaceError).
+   */
+  async get(): Promise<Workspace> {
+    const writes = sandboxOf(this.opts.settings, this.opts.env ?? process.env).mode === 'workspace-write';
+    if (this.server.getClientCapabilities()?.roots) {
+      this.roots ??= this.server.listRoots().then(
+        ({ roots }) => rootsWorkspace(roots),
+        () => undefined, // (a client that fails roots/list: the server's --cwd)
+      );
+      const fromRoots = await this.roots;
+      if (fromRoots) return checkedWorkspace(fromRoots, writes, this.opts.home);
+    }
+    return checkedWorkspace({ cwd: this.opts.cwd, writableRoots: [], from: 'cwd' }, writes, this.opts.home);
+  }
 }
