@@ -24,8 +24,8 @@ export async function inkInstances() { return instances; }
 `;
 
 // Module substitutions (docs/ink.md): Ink's text widths, measuring and wrapping from the
-// notebook's own modules (src/tui/lib/textWidth.ts, inkMeasureText.ts, inkWrapText.ts).
-const substitutions = inkSubstitutions(join(process.cwd(), 'dist/src/tui/lib'));
+// notebook's own modules (src/tui/text/textWidth.ts, inkMeasureText.ts, inkWrapText.ts).
+const substitutions = inkSubstitutions(join(process.cwd(), 'dist/src/tui/text'));
 
 // The patches in patches/, applied to Ink's files (and its dependencies') as they are loaded.
 const patches = inkPatches();

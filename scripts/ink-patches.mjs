@@ -117,7 +117,7 @@ export function inkPatches(patches = readPatches(), ink = versionIn(inkDir())) {
 }
 
 /**
- * An esbuild plugin that puts the notebook's modules (compiled, in `lib`: dist/src/tui/lib) in
+ * An esbuild plugin that puts the notebook's modules (compiled, in `lib`: dist/src/tui/text) in
  * place of three of Ink's: string-width for every library in the bundle, and Ink's text measuring
  * (whose cache kept every text ever drawn), from textWidth.js (narrow text measured without
  * segmenting, recent strings cached); Ink's wrapping and truncation from inkWrapText.js (truncation

@@ -120,7 +120,7 @@ describe('the bundle', () => {
   async function unapplied(entry: string) {
     const { inkPatches, inkSubstitutions } = await load();
     const patches = inkPatches();
-    const substitutions = inkSubstitutions(join(ROOT.pathname, 'dist/src/tui/lib'));
+    const substitutions = inkSubstitutions(join(ROOT.pathname, 'dist/src/tui/text'));
     await build({
       plugins: [substitutions.plugin, patches.plugin],
       stdin: { contents: entry, resolveDir: ROOT.pathname, loader: 'js' },

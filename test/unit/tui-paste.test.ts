@@ -7,7 +7,7 @@ import { countLines, firstLines } from '../../src/tui/components/CellBlock.js';
 import { cursorWindow } from '../../src/tui/components/Editor.js';
 import { Paste, pasteSize, withoutGutter } from '../../src/tui/keys/paste.js';
 import * as ed from '../../src/tui/lib/editor.js';
-import { lineHead } from '../../src/tui/lib/graphemes.js';
+import { lineHead } from '../../src/tui/text/graphemes.js';
 
 const pasted = (...chunks: string[]) => {
   const paste = new Paste();

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import { cursorWindow } from '../../src/tui/components/Editor.js';
-import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../../src/tui/lib/graphemes.js';
 import { reflowedRows } from '../../src/tui/lib/inkTerminal.js';
-import wrapText, { truncateText } from '../../src/tui/lib/inkWrapText.js';
+import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../../src/tui/text/graphemes.js';
+import wrapText, { truncateText } from '../../src/tui/text/inkWrapText.js';
 
 describe('the width of text in the terminal', () => {
   const unit = fc.constantFrom(

@@ -7,11 +7,11 @@
 import { type ReactNode, useMemo } from 'react';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
-import { expandTabs, lineHead } from '../lib/graphemes.js';
 import type { PreviewItem } from '../lib/preview.js';
 import { outLabels } from '../lib/rowText.js';
 import { type Row, rowsOf } from '../state/output.js';
 import type { CellStatus, CellView, Party } from '../state/reducer.js';
+import { expandTabs, lineHead } from '../text/graphemes.js';
 import { lineOrSpace, OutputRow } from './OutputRow.js';
 
 const STATUS: Record<CellStatus, { glyph: string; label: string; color: string }> = {

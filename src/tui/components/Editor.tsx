@@ -13,7 +13,7 @@ import {
   lineHead,
   reach,
   snapOut,
-} from '../lib/graphemes.js';
+} from '../text/graphemes.js';
 
 export interface EditorProps {
   editor: EditorState;

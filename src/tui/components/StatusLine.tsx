@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import type { ReactNode } from 'react';
 import type { RemoteKernelInfo } from '../../eval/index.js';
 import { Text } from '../ink.js';
-import { columnsOf } from '../lib/graphemes.js';
 import type { KernelInfo } from '../state/reducer.js';
+import { columnsOf } from '../text/graphemes.js';
 
 const STATE_COLOR: Record<string, string> = {
   idle: 'green',

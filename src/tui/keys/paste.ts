@@ -4,7 +4,7 @@
  * a paste costs time in proportion to its size: typing each chunk into the editor re-made the cell
  * and drew it again per chunk, which took a 1 MB paste 108 s.
  */
-import { wellFormed } from '../lib/graphemes.js';
+import { wellFormed } from '../text/graphemes.js';
 
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';

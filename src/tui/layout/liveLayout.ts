@@ -4,7 +4,7 @@
  * line) must stay shorter than the terminal: when Ink's frame reaches the terminal's height, Ink
  * clears the whole screen and scroll-back on every frame.
  */
-import { columnsOf } from '../lib/graphemes.js';
+import { columnsOf } from '../text/graphemes.js';
 
 /** Queued cells listed by name; more are counted on one extra row. */
 const QUEUED_SHOWN = 3;

@@ -11,7 +11,7 @@ import {
   previousWordStart,
   snapToGrapheme,
   wellFormed,
-} from './graphemes.js';
+} from '../text/graphemes.js';
 
 export interface EditorState {
   lines: string[];

@@ -18,7 +18,7 @@
  *    print: over 1,000 pasted cells that left the notebook 35 MB larger.)
  */
 import { inkInstances } from '../ink.js';
-import { columnsOf } from './textWidth.js';
+import { columnsOf } from '../text/textWidth.js';
 
 type LogUpdate = ((output: string) => boolean) & { clear?: () => void; sync?: (output: string) => void };
 
