@@ -11,7 +11,7 @@ import type { PrestartedKernel } from './eval/start.js';
 import { takeEarly } from './modes/early.js';
 import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
 import { addSandboxOptions, type SandboxFlags, sandboxOverrides } from './modes/sandboxFlags.js';
-import type { ImageMode } from './tui/lib/images.js';
+import type { ImageMode } from './tui/rendering/images.js';
 
 interface GlobalFlags extends SandboxFlags {
   python?: string;

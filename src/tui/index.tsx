@@ -14,8 +14,8 @@ import {
 } from '../eval/index.js';
 import type { NotebookBackend } from './backend.js';
 import { EarlyInput } from './lib/earlyInput.js';
-import type { ImageMode } from './lib/images.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './lib/terminalModes.js';
+import type { ImageMode } from './rendering/images.js';
 
 export interface NotebookOptions {
   cwd: string;
@@ -156,7 +156,7 @@ async function loadFrontEnd() {
       import('./ink.js'),
       import('react'),
       import('./App.js'),
-      import('./lib/images.js'),
+      import('./rendering/images.js'),
       import('./lib/history.js'),
       import('./lib/terminalQuery.js'),
     ]).finally(() => {

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/render/markdown.js';
-import { columnBlocks, tailStart } from '../../src/tui/lib/columnBlocks.js';
-import { type PreviewItem, previewItems } from '../../src/tui/lib/preview.js';
+import { columnBlocks, tailStart } from '../../src/tui/rendering/columnBlocks.js';
+import { type PreviewItem, previewItems } from '../../src/tui/rendering/preview.js';
 import { OutputBuffer, textOutput } from '../../src/tui/state/output.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');

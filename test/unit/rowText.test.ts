@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printedOutput, rowLine } from '../../src/tui/lib/rowText.js';
+import { printedOutput, rowLine } from '../../src/tui/rendering/rowText.js';
 import { type Output, textOutput } from '../../src/tui/state/output.js';
 import type { CellView } from '../../src/tui/state/reducer.js';
 

@@ -4,7 +4,7 @@ import { autoIndent, localCompleteness } from '../../src/eval/completeness.js';
 
 const needsMoreInput = (code: string) => localCompleteness(code).status === 'incomplete';
 
-import { clampLine, hiddenLabel, previewItems } from '../../src/tui/lib/preview.js';
+import { clampLine, hiddenLabel, previewItems } from '../../src/tui/rendering/preview.js';
 import { OutputBuffer, textOutput } from '../../src/tui/state/output.js';
 
 describe('preview and clamp', () => {

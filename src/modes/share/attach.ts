@@ -3,7 +3,7 @@
  * `attach [SESSION]` opens the notebook on one, following the agent's calls as they run.
  * Leaving it (Ctrl-D) leaves the agent's session running.
  */
-import type { ImageMode } from '../../tui/lib/images.js';
+import type { ImageMode } from '../../tui/rendering/images.js';
 import { ATTACH_HISTORY, attachedBackend } from './attachBackend.js';
 import { discover, type LiveServer, pickSession, ShareConnection, ShareConnectionError } from './client.js';
 import type { SessionInfo } from './protocol.js';

@@ -1,14 +1,14 @@
 /**
  * One code cell: a header with the execution counter, status and elapsed time, the highlighted
  * code, and in the live region the output that fits in its rows. Printed, the block is the header
- * and the code; the output follows it as lines of text (lib/rowText.ts, lib/printer.tsx).
+ * and the code; the output follows it as lines of text (rendering/rowText.ts, rendering/printer.tsx).
  */
 
 import { type ReactNode, useMemo } from 'react';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
-import type { PreviewItem } from '../lib/preview.js';
-import { outLabels } from '../lib/rowText.js';
+import type { PreviewItem } from '../rendering/preview.js';
+import { outLabels } from '../rendering/rowText.js';
 import { type Row, rowsOf } from '../state/output.js';
 import type { CellStatus, CellView, Party } from '../state/reducer.js';
 import { expandTabs, lineHead } from '../text/graphemes.js';
@@ -118,7 +118,7 @@ export function firstLines(text: string, n: number): string {
 const LIVE_LINE_COLUMNS = 1000;
 
 export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps): ReactNode {
-  // (The notebook's messages, info cells, are never live: they are printed at once, lib/rowText.ts.)
+  // (The notebook's messages, info cells, are never live: they are printed at once, rendering/rowText.ts.)
   const live = maxRows !== undefined;
   // The running cell draws on every tick: its code is counted once, and only the lines it shows
   // are highlighted (a pasted cell can have a million).
@@ -126,7 +126,7 @@ export function CellBlock({ cell, color, maxRows, now, count }: CellBlockProps):
   const language = cell.highlight ?? cell.language;
   if (!live) {
     const codeLines = highlightCode(expandTabs(cell.code), color, language).split('\n');
-    // Printed: the header and the code; the output follows as lines of text (lib/printer.tsx).
+    // Printed: the header and the code; the output follows as lines of text (rendering/printer.tsx).
     // A code line that wraps keeps the gutter on its every row: the gutter is the box's border.
     return (
       <Box flexDirection="column">

@@ -1,8 +1,8 @@
-/** One row of a cell's output in the live region: its line (lib/rowText.ts), cut at the width. */
+/** One row of a cell's output in the live region: its line (rendering/rowText.ts), cut at the width. */
 
 import type { ReactNode } from 'react';
 import { Text } from '../ink.js';
-import { rowLine } from '../lib/rowText.js';
+import { rowLine } from '../rendering/rowText.js';
 import type { Row } from '../state/output.js';
 
 /** An empty line as one space: Ink gives an empty <Text> no row at all, and the line would vanish. */

@@ -4,8 +4,8 @@
  * kept for saving; clear_output() clears the output at its place in that order.
  */
 import { type ImageOutput, type OutputEvent, shownStatusLine } from '../../eval/index.js';
+import { type ImageMode, imageColumns, placeholder } from '../rendering/images.js';
 import { OutputBuffer, type RichOutput, type Spill, type Stream } from '../state/output.js';
-import { type ImageMode, imageColumns, placeholder } from './images.js';
 import { notebookNotice, withoutEchoWarning } from './messages.js';
 
 /** Images get at most this many rows (two pixels each) of the terminal. */
@@ -34,7 +34,7 @@ export interface EventContext {
 type RichEvent = Extract<OutputEvent, { kind: 'display' | 'result' }>;
 
 let markdownModule: Promise<typeof import('../../render/markdown.js')> | undefined;
-let imageModule: Promise<typeof import('./imageBlocks.js')> | undefined;
+let imageModule: Promise<typeof import('../rendering/imageBlocks.js')> | undefined;
 
 /** Feeds a running cell's events to its output, keeping their order across async renders. */
 export class CellEvents {
@@ -166,7 +166,7 @@ export class CellEvents {
       // Drawn through the terminal's own protocol once the cell is printed.
       this.add(() => this.buffer.appendImage(image, undefined, index, fit.columns));
     } else if (mode === 'blocks') {
-      imageModule ??= import('./imageBlocks.js');
+      imageModule ??= import('../rendering/imageBlocks.js');
       this.add(
         imageModule
           .then(({ renderBlocks }) => renderBlocks(image, fit.columns, fit.rows))

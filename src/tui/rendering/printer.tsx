@@ -32,7 +32,7 @@ export function createPrinter({ write, color, imageMode, columns }: PrinterOptio
   const render = (cell: CellView, expanded: boolean) => {
     const width = columns();
     // The header and the code through Ink (a code line that wraps keeps its gutter); the output
-    // as lines of text, which the terminal wraps (lib/rowText.ts). The notebook's own messages
+    // as lines of text, which the terminal wraps (rowText.ts). The notebook's own messages
     // are output only.
     const lines = printedOutput(cell, expanded, width);
     if (cell.kind !== 'info')
