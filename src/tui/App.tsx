@@ -22,9 +22,9 @@ import { useNextInput } from './hooks/useNextInput.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
 import { Box, Text, useStdout } from './ink.js';
 import { liveLayout } from './layout/liveLayout.js';
-import type { IdleCollector } from './lib/memory.js';
 import type { ImageMode } from './rendering/images.js';
 import { createPrinter, type Printer } from './rendering/printer.js';
+import type { IdleCollector } from './runtime/memory.js';
 import { initialState, nextCount, reducer, runningCell, type State, selectedCell } from './state/reducer.js';
 
 export interface AppProps {

@@ -13,9 +13,9 @@ import {
   sandboxLabel,
 } from '../eval/index.js';
 import type { NotebookBackend } from './backend.js';
-import { EarlyInput } from './lib/earlyInput.js';
-import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './lib/terminalModes.js';
 import type { ImageMode } from './rendering/images.js';
+import { EarlyInput } from './terminal/earlyInput.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './terminal/terminalModes.js';
 
 export interface NotebookOptions {
   cwd: string;
@@ -32,12 +32,12 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // which echoes them and turns Enter into a newline, before the key handler's effect would turn
   // raw mode on. (Ink turns it off when the notebook ends; Node restores the terminal at exit.)
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
-  // Keys typed before the prompt is drawn are kept for it (lib/earlyInput.ts).
+  // Keys typed before the prompt is drawn are kept for it (terminal/earlyInput.ts).
   const early = process.stdin.isTTY ? new EarlyInput(process.stdin) : undefined;
   // Before the notebook's libraries load (their load is what grows the young generation first).
-  const memory = await import('./lib/memory.js');
+  const memory = await import('./runtime/memory.js');
   memory.capYoungGeneration();
-  (await import('./lib/jit.js')).limitInlining();
+  (await import('./runtime/jit.js')).limitInlining();
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
@@ -77,9 +77,9 @@ export async function runAttachedNotebook(
 ): Promise<number> {
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
   const early = process.stdin.isTTY ? new EarlyInput(process.stdin) : undefined;
-  const memory = await import('./lib/memory.js');
+  const memory = await import('./runtime/memory.js');
   memory.capYoungGeneration();
-  (await import('./lib/jit.js')).limitInlining();
+  (await import('./runtime/jit.js')).limitInlining();
   return showNotebook(backend, opts.images, early, memory);
 }
 
@@ -88,7 +88,7 @@ async function showNotebook(
   backend: NotebookBackend,
   images: ImageMode,
   early: EarlyInput | undefined,
-  memory: typeof import('./lib/memory.js'),
+  memory: typeof import('./runtime/memory.js'),
 ): Promise<number> {
   const opts = { images };
   const {
@@ -158,7 +158,7 @@ async function loadFrontEnd() {
       import('./App.js'),
       import('./rendering/images.js'),
       import('./lib/history.js'),
-      import('./lib/terminalQuery.js'),
+      import('./terminal/terminalQuery.js'),
     ]).finally(() => {
       if (nodeEnv === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = nodeEnv;

@@ -8,7 +8,7 @@
 export { Box, render, renderToString, Text, useStdin, useStdout } from 'ink';
 
 /**
- * Ink's instances by stdout, which Ink 6.8 does not export (lib/inkTerminal.ts needs them),
+ * Ink's instances by stdout, which Ink 6.8 does not export (terminal/inkTerminal.ts needs them),
  * reached by file; the bundle returns its own. Their fields the notebook reads: docs/ink.md, guarded
  * by test/unit/ink-contract.test.ts.
  */

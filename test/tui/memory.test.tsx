@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
-import { idleCollector } from '../../src/tui/lib/memory.js';
+import { idleCollector } from '../../src/tui/runtime/memory.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { mount } from '../helpers/ink.js';
 import { mounted, run } from './start.js';

@@ -152,7 +152,7 @@ describe('the bundle', () => {
 });
 
 /**
- * The private parts of Ink the notebook reads (lib/inkTerminal.ts, hooks/useKeys.ts, the budget
+ * The private parts of Ink the notebook reads (terminal/inkTerminal.ts, hooks/useKeys.ts, the budget
  * test), each with the type it must have, and the raw input event useKeys listens to. Run in a
  * process of its own without CI variables: Ink subscribes to resizes only outside CI (is-in-ci).
  */
@@ -238,12 +238,12 @@ describe("Ink's private parts the notebook reads", () => {
     expect(found.heard).toEqual(['\x1b[200~', 'a\tb', '\x1b[201~']);
   });
 
-  it('are there in the bundle, and lib/inkTerminal.ts takes hold of them', () => {
+  it('are there in the bundle, and terminal/inkTerminal.ts takes hold of them', () => {
     const bundle = new URL('dist/src/tui/ink.js', ROOT).href;
     const found = probe(
       bundle,
       'await ink.inkInstances()',
-      new URL('dist/src/tui/lib/inkTerminal.js', ROOT).href,
+      new URL('dist/src/tui/terminal/inkTerminal.js', ROOT).href,
     );
     expect(found.types).toEqual(FIELDS);
     expect(found.heard).toEqual(['\x1b[200~', 'a\tb', '\x1b[201~']);

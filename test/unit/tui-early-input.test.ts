@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { EarlyInput } from '../../src/tui/lib/earlyInput.js';
+import { EarlyInput } from '../../src/tui/terminal/earlyInput.js';
 
 function fakeStdin() {
   const queue: (Buffer | string)[] = [];

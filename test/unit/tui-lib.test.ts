@@ -106,7 +106,7 @@ describe('history file', () => {
 
 describe('asking the terminal for its image protocol', () => {
   it('reads kitty from its graphics reply and iTerm2 from XTVERSION', async () => {
-    const { protocolFromReply } = await import('../../src/tui/lib/terminalQuery.js');
+    const { protocolFromReply } = await import('../../src/tui/terminal/terminalQuery.js');
     expect(protocolFromReply('\x1b_Gi=31;OK\x1b\\\x1b[?62;c')).toBe('kitty');
     expect(protocolFromReply('\x1bP>|iTerm2 3.5.0\x1b\\\x1b[?62;c')).toBe('iterm');
     expect(protocolFromReply('\x1bP>|xterm(390)\x1b\\\x1b[?64;1;2c')).toBeUndefined();
@@ -115,8 +115,8 @@ describe('asking the terminal for its image protocol', () => {
 
   it('sends the query, stops reading at the DA1 reply, and keeps the keys typed meanwhile', async () => {
     const { EventEmitter } = await import('node:events');
-    const { IMAGE_QUERY, queryImageProtocol } = await import('../../src/tui/lib/terminalQuery.js');
-    const { EarlyInput } = await import('../../src/tui/lib/earlyInput.js');
+    const { IMAGE_QUERY, queryImageProtocol } = await import('../../src/tui/terminal/terminalQuery.js');
+    const { EarlyInput } = await import('../../src/tui/terminal/earlyInput.js');
     const queue: Buffer[] = [];
     const unshifted: Buffer[] = [];
     const stdin = Object.assign(new EventEmitter(), {

@@ -7,7 +7,7 @@ import {
   compactingCollection,
   idleCollector,
   whenGrown,
-} from '../../src/tui/lib/memory.js';
+} from '../../src/tui/runtime/memory.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { suspendProcess } from '../../src/tui/lib/terminalModes.js';
+import { suspendProcess } from '../../src/tui/terminal/terminalModes.js';
 
 function terminal(isTTY = true) {
   const log: string[] = [];

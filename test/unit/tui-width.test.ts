@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import { cursorWindow } from '../../src/tui/components/Editor.js';
-import { reflowedRows } from '../../src/tui/lib/inkTerminal.js';
+import { reflowedRows } from '../../src/tui/terminal/inkTerminal.js';
 import { columnsOf, drawnCells, expandTabs, graphemeCells } from '../../src/tui/text/graphemes.js';
 import wrapText, { truncateText } from '../../src/tui/text/inkWrapText.js';
 

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useStdout } from '../ink.js';
-import { adaptInk, type TerminalHooks } from '../lib/inkTerminal.js';
-import { suspendProcess } from '../lib/terminalModes.js';
+import { adaptInk, type TerminalHooks } from '../terminal/inkTerminal.js';
+import { suspendProcess } from '../terminal/terminalModes.js';
 
 /**
  * Columns and rows of the terminal, updated on resize. A resize erases the live frame as the
