@@ -157,7 +157,7 @@ async function loadFrontEnd() {
       import('react'),
       import('./App.js'),
       import('./rendering/images.js'),
-      import('./lib/history.js'),
+      import('./session/history.js'),
       import('./terminal/terminalQuery.js'),
     ]).finally(() => {
       if (nodeEnv === undefined) delete process.env.NODE_ENV;

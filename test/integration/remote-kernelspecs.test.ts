@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toNotebook } from '../../src/tui/lib/save.js';
+import { toNotebook } from '../../src/tui/session/save.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { type JupyterServer, runningKernels, SYSTEM_PYTHON, startJupyterServer } from '../helpers/jupyter.js';
 

@@ -8,8 +8,8 @@ import { KEYS, mount } from '../helpers/ink.js';
 import { mounted } from './start.js';
 
 const reads = vi.hoisted(() => ({ count: 0 }));
-vi.mock('../../src/tui/lib/history.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/tui/lib/history.js')>();
+vi.mock('../../src/tui/session/history.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/tui/session/history.js')>();
   return {
     ...original,
     loadHistory: (file: string) => {

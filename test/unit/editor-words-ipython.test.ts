@@ -17,7 +17,7 @@ import {
   transpose,
   wordLeft,
   wordRight,
-} from '../../src/tui/lib/editor.js';
+} from '../../src/tui/keys/editor.js';
 
 const SAMPLES = [
   'total = compute(alpha, beta)',

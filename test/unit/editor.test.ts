@@ -17,7 +17,7 @@ import {
   type,
   wordLeft,
   wordRight,
-} from '../../src/tui/lib/editor.js';
+} from '../../src/tui/keys/editor.js';
 
 describe('editor', () => {
   it('inserts text and multi-line pastes at the cursor', () => {

@@ -1,8 +1,8 @@
 /** An agent's cells in the notebook (a followed session): the 10-line preview, the header, the queue. */
 import { describe, expect, it } from 'vitest';
 import { partyLabel } from '../../src/tui/components/CellBlock.js';
-import { toNotebook } from '../../src/tui/lib/save.js';
 import { AGENT_PREVIEW, hiddenLabel, previewItems } from '../../src/tui/rendering/preview.js';
+import { toNotebook } from '../../src/tui/session/save.js';
 import { textOutput } from '../../src/tui/state/output.js';
 import { initialState, type Party, reducer } from '../../src/tui/state/reducer.js';
 

@@ -18,10 +18,10 @@ import {
   loadHistory,
   MAX_ENTRY_CHARS,
   MAX_FILE_CHARS,
-} from '../../src/tui/lib/history.js';
+} from '../../src/tui/session/history.js';
 import { waitFor } from '../helpers/kernel.js';
 
-const HISTORY_JS = new URL('../../dist/src/tui/lib/history.js', import.meta.url).pathname;
+const HISTORY_JS = new URL('../../dist/src/tui/session/history.js', import.meta.url).pathname;
 const freshFile = () => join(mkdtempSync(join(tmpdir(), 'omp-hist-')), 'omp-eval', 'history.json');
 
 /** A notebook-like process adding `count` entries named `tag-i`, one Enter at a time. */

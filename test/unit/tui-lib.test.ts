@@ -92,7 +92,7 @@ describe('history file', () => {
     const { mkdtempSync, statSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { addToHistory, loadHistory, searchHistory } = await import('../../src/tui/lib/history.js');
+    const { addToHistory, loadHistory, searchHistory } = await import('../../src/tui/session/history.js');
     const file = join(mkdtempSync(join(tmpdir(), 'omp-hist-')), 'h.json');
     let h = addToHistory([], 'a = 1', file);
     h = addToHistory(h, 'b = 2', file);
@@ -195,7 +195,7 @@ describe('highlighting', () => {
 
 describe('Tab inside a string completes paths', () => {
   it('tells paths, dictionary keys, names and indentation apart', async () => {
-    const { completionContext } = await import('../../src/tui/lib/completion.js');
+    const { completionContext } = await import('../../src/tui/session/completion.js');
     expect(completionContext('open("da', 8)).toEqual({ kind: 'path', text: 'da', from: 6 });
     expect(completionContext("df = pd.read_csv('data/ra", 25)).toEqual({
       kind: 'path',
@@ -212,7 +212,7 @@ describe('Tab inside a string completes paths', () => {
     const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { pathCompletions } = await import('../../src/tui/lib/completion.js');
+    const { pathCompletions } = await import('../../src/tui/session/completion.js');
     const cwd = mkdtempSync(join(tmpdir(), 'omp-paths-'));
     mkdirSync(join(cwd, 'data'));
     writeFileSync(join(cwd, 'data', 'raw.csv'), '');

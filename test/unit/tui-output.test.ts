@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { outputsOf } from '../../src/tui/lib/save.js';
-import { openSpill } from '../../src/tui/lib/spill.js';
 import { compactingCollection } from '../../src/tui/runtime/memory.js';
+import { outputsOf } from '../../src/tui/session/save.js';
+import { openSpill } from '../../src/tui/session/spill.js';
 import {
   HEAD_ROWS,
   KEPT_CHARS,

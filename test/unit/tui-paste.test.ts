@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { countLines, firstLines } from '../../src/tui/components/CellBlock.js';
 import { cursorWindow } from '../../src/tui/components/Editor.js';
+import * as ed from '../../src/tui/keys/editor.js';
 import { Paste, pasteSize, withoutGutter } from '../../src/tui/keys/paste.js';
-import * as ed from '../../src/tui/lib/editor.js';
 import { lineHead } from '../../src/tui/text/graphemes.js';
 
 const pasted = (...chunks: string[]) => {

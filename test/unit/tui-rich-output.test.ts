@@ -5,9 +5,9 @@
 import stripAnsi from 'strip-ansi';
 import { describe, expect, it } from 'vitest';
 import type { OutputEvent } from '../../src/eval/index.js';
-import { CellEvents, type EventContext } from '../../src/tui/lib/cellEvents.js';
-import { outputsOf } from '../../src/tui/lib/save.js';
 import { CELL_PX, type ImageMode, imageColumns } from '../../src/tui/rendering/images.js';
+import { CellEvents, type EventContext } from '../../src/tui/session/cellEvents.js';
+import { outputsOf } from '../../src/tui/session/save.js';
 import { type ImageRow, rowsOf } from '../../src/tui/state/output.js';
 
 /** A PNG of 2 × 4 pixels. */

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CellEvents } from '../../src/tui/lib/cellEvents.js';
-import { toNotebook, toScript } from '../../src/tui/lib/save.js';
+import { CellEvents } from '../../src/tui/session/cellEvents.js';
+import { toNotebook, toScript } from '../../src/tui/session/save.js';
 import { type Output, OutputBuffer, type Stream, textOutput } from '../../src/tui/state/output.js';
 import { type CellView, initialState, reducer } from '../../src/tui/state/reducer.js';
 

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { saveSession } from '../lib/save.js';
+import { saveSession } from '../session/save.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
 /** Saves the session; an existing file is replaced only when `replace` (`/save!`). */

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { type CellLanguage, cellLanguage } from '../../eval/index.js';
 import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
-import type { EditorState } from '../lib/editor.js';
+import type { EditorState } from '../keys/editor.js';
 import {
   columnsOf,
   drawnCells,

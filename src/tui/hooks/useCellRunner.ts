@@ -7,10 +7,10 @@
 import { type RefObject, useCallback, useEffect, useRef } from 'react';
 import { type CellResult, cellLanguage, failedResult } from '../../eval/index.js';
 import type { NotebookBackend } from '../backend.js';
-import { CellEvents } from '../lib/cellEvents.js';
-import { openSpill } from '../lib/spill.js';
 import type { ImageMode } from '../rendering/images.js';
 import type { IdleCollector } from '../runtime/memory.js';
+import { CellEvents } from '../session/cellEvents.js';
+import { openSpill } from '../session/spill.js';
 import { type Action, type CellStatus, type CellView, runningCell, type State } from '../state/reducer.js';
 
 export const FLUSH_MS = 100;

@@ -5,8 +5,8 @@
  */
 import { useCallback, useState } from 'react';
 import type { NotebookBackend } from '../backend.js';
-import { completionContext, pathCompletions } from '../lib/completion.js';
-import * as ed from '../lib/editor.js';
+import * as ed from '../keys/editor.js';
+import { completionContext, pathCompletions } from '../session/completion.js';
 
 export interface Menu {
   items: string[];

@@ -4,8 +4,8 @@
  * once (handlers read the refs) and to React state for the screen.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import * as ed from '../lib/editor.js';
-import { addToHistory, loadHistory, searchHistory } from '../lib/history.js';
+import * as ed from '../keys/editor.js';
+import { addToHistory, loadHistory, searchHistory } from '../session/history.js';
 
 export interface Search {
   query: string;

@@ -5,7 +5,7 @@
  * for entries that start with it), with a message saying so.
  */
 import { useCallback } from 'react';
-import * as ed from '../lib/editor.js';
+import * as ed from '../keys/editor.js';
 import type { EditorStateHook } from './useEditorState.js';
 
 const NEXT_INPUT_IN_HISTORY =

@@ -7,9 +7,9 @@
 import type { RefObject } from 'react';
 import type { CellRunner } from '../hooks/useCellRunner.js';
 import type { EditorStateHook } from '../hooks/useEditorState.js';
-import * as ed from '../lib/editor.js';
 import type { CellView } from '../state/reducer.js';
 import { AnswerHistory } from './answerHistory.js';
+import * as ed from './editor.js';
 import { commandOf } from './keyBindings.js';
 import type { KeyEdits } from './keyEdits.js';
 

@@ -2,7 +2,7 @@
  * The edits that key bindings name, on the prompt and on an input() answer alike, with the kill
  * buffer that Ctrl-Y yanks from.
  */
-import * as ed from '../lib/editor.js';
+import * as ed from './editor.js';
 import type { KeyCommand } from './keyBindings.js';
 import { KillBuffer } from './killBuffer.js';
 
