@@ -27,6 +27,51 @@ module.exports = {
       from: { path: '^src/eval/' },
       to: { path: '^src/(tui|modes)/|^src/(cli|main)\\.ts$' },
     },
+    // The notebook's helpers (docs/architecture.md, src/tui): text at the bottom, rendering on it,
+    // session on rendering; terminal and runtime beside them. None reaches up into the app
+    // (hooks, commands, App.tsx, index.tsx), which is what puts them together.
+    {
+      name: 'tui-text-at-the-bottom',
+      comment:
+        "src/tui/text imports nothing else of ours: everything draws with it, and the Ink bundle puts it in place of Ink's own modules.",
+      severity: 'error',
+      from: { path: '^src/tui/text/' },
+      to: { path: '^src/', pathNot: '^src/tui/text/' },
+    },
+    {
+      name: 'tui-runtime-on-its-own',
+      comment:
+        'src/tui/runtime tunes the process (V8, the heap) before Ink loads: it imports nothing of ours.',
+      severity: 'error',
+      from: { path: '^src/tui/runtime/' },
+      to: { path: '^src/', pathNot: '^src/tui/runtime/' },
+    },
+    {
+      name: 'tui-rendering-below-session',
+      comment:
+        'Rendering makes output into what the screen shows; it knows no session, terminal, process tuning, keys or app.',
+      severity: 'error',
+      from: { path: '^src/tui/rendering/' },
+      to: { path: '^src/tui/(session|terminal|runtime|keys|hooks|commands)/|^src/tui/(App|index)\\.tsx$' },
+    },
+    {
+      name: 'tui-terminal-knows-no-cells',
+      comment:
+        'src/tui/terminal talks to the terminal (and Ink) and measures text; cells, their output and the engine are not its business.',
+      severity: 'error',
+      from: { path: '^src/tui/terminal/' },
+      to: {
+        path: '^src/tui/(rendering|session|runtime|state|components|keys|hooks|commands)/|^src/tui/(App|index)\\.tsx$|^src/eval/',
+      },
+    },
+    {
+      name: 'tui-session-below-the-app',
+      comment:
+        'src/tui/session keeps and writes what a session makes; it draws through rendering, and knows no terminal, keys or app.',
+      severity: 'error',
+      from: { path: '^src/tui/session/' },
+      to: { path: '^src/tui/(terminal|runtime|components|keys|hooks|commands)/|^src/tui/(App|index)\\.tsx$' },
+    },
     {
       name: 'notebook-starts-no-process',
       comment: 'The notebook talks to the engine; the engine starts the processes.',
