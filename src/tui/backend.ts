@@ -17,7 +17,7 @@ import {
   type Session,
   sandboxLabel,
 } from '../eval/index.js';
-import type { KernelStatus, Party } from './state/reducer.js';
+import type { NotebookKernelState, Party } from './state/reducer.js';
 
 export interface CellRun {
   code: string;
@@ -59,13 +59,13 @@ export interface NotebookBackend {
   /** Output sent between cells (threads of earlier cells); returns an unsubscribe function. */
   onBackground(listener: (stream: 'stdout' | 'stderr', text: string) => void): () => void;
   /** Calls `listener` with the kernel's state now and at every change; returns an unsubscribe. */
-  onKernelState(listener: (state: KernelStatus) => void): () => void;
+  onKernelState(listener: (state: NotebookKernelState) => void): () => void;
   /** Answers input() in the running cell. */
   /** Answers input(); `null` ends the input (EOFError in the cell). */
   sendInput(value: string | null): void;
   /** Restarts the kernel: state is lost. */
   restart(): Promise<void>;
-  kernelState(): KernelStatus;
+  kernelState(): NotebookKernelState;
   dispose(): Promise<void>;
   /**
    * A followed agent's session (`omp-eval attach`): calls `listener` with each call's cells as
@@ -107,7 +107,7 @@ export async function executorBackend(
   const js = language === 'js';
   // The kernel that is working, else the default language's. A kernel being stopped is as good
   // as dead for the notebook (it is about to be replaced).
-  const kernelState = (): KernelStatus => {
+  const kernelState = (): NotebookKernelState => {
     if (session.kernelOf(language === 'py' ? 'js' : 'py')?.state === 'busy') return 'busy';
     const state = session.kernelOf(language)?.state ?? 'none';
     return state === 'stopping' ? 'dead' : state;

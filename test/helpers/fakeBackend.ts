@@ -6,7 +6,7 @@ import {
   type OutputEvent,
 } from '../../src/eval/index.js';
 import type { CellRun, NotebookBackend } from '../../src/tui/backend.js';
-import type { KernelStatus } from '../../src/tui/state/reducer.js';
+import type { NotebookKernelState } from '../../src/tui/state/reducer.js';
 import { cellResult } from './results.js';
 
 /** A recorded cell: the events the executor sent and how the cell ended. */
@@ -25,13 +25,13 @@ export class FakeBackend implements NotebookBackend {
   readonly version = '3.11.7';
   language: 'py' | 'js' = 'py';
   nodeVersion = '20.0.0';
-  private _state: KernelStatus = 'idle';
-  private stateListeners = new Set<(state: KernelStatus) => void>();
-  get state(): KernelStatus {
+  private _state: NotebookKernelState = 'idle';
+  private stateListeners = new Set<(state: NotebookKernelState) => void>();
+  get state(): NotebookKernelState {
     return this._state;
   }
   /** Changes the kernel's state and tells the subscribers, as the engine does. */
-  set state(next: KernelStatus) {
+  set state(next: NotebookKernelState) {
     if (next === this._state) return;
     this._state = next;
     for (const l of this.stateListeners) l(next);
@@ -153,7 +153,7 @@ export class FakeBackend implements NotebookBackend {
     this.count = 0;
   }
 
-  onKernelState(listener: (state: KernelStatus) => void) {
+  onKernelState(listener: (state: NotebookKernelState) => void) {
     listener(this._state);
     this.stateListeners.add(listener);
     return () => {

@@ -15,7 +15,7 @@ import {
   type OutputEvent,
 } from '../../eval/index.js';
 import type { AgentCell, CellRun, NotebookBackend } from '../../tui/backend.js';
-import type { KernelStatus } from '../../tui/state/reducer.js';
+import type { NotebookKernelState } from '../../tui/state/reducer.js';
 import type { ShareConnection } from './client.js';
 import type { CellEnd, ServerMessage, SessionInfo } from './protocol.js';
 
@@ -65,7 +65,7 @@ class FollowedSession {
   agentListener?: (cells: AgentCell[]) => void;
   readonly waitingCalls: AgentCell[][] = [];
   readonly endListeners = new Set<() => void>();
-  readonly stateListeners = new Set<(state: KernelStatus) => void>();
+  readonly stateListeners = new Set<(state: NotebookKernelState) => void>();
   private running = 0;
   endedWith?: string;
   /** Cells typed here, sent and not yet started by the server: told the call's number (or why not). */
@@ -87,7 +87,7 @@ class FollowedSession {
     return this.replay({ ...run, party: { by: 'person', call, cell: 0, cells: 1 } });
   }
 
-  state(): KernelStatus {
+  state(): NotebookKernelState {
     return this.endedWith !== undefined ? 'dead' : this.running ? 'busy' : 'idle';
   }
 

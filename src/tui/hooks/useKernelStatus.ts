@@ -7,7 +7,7 @@ import { useCallback, useEffect } from 'react';
 import type { NotebookBackend } from '../backend.js';
 import { remoteLabel } from '../components/StatusLine.js';
 import { OutputBuffer } from '../state/output.js';
-import type { Action, KernelStatus } from '../state/reducer.js';
+import type { Action, NotebookKernelState } from '../state/reducer.js';
 
 /** Output of background threads is gathered this long into one block. */
 const BACKGROUND_MS = 100;
@@ -16,7 +16,7 @@ const BACKGROUND_MS = 100;
  * What the status line shows of the kernel in `state`: all the backend knows of it now (the
  * kernel may be ready at the first frame: it starts while Ink loads).
  */
-export function kernelInfoOf(backend: NotebookBackend, state: KernelStatus) {
+export function kernelInfoOf(backend: NotebookBackend, state: NotebookKernelState) {
   return {
     state,
     mode: backend.mode,
@@ -29,7 +29,7 @@ export function kernelInfoOf(backend: NotebookBackend, state: KernelStatus) {
 }
 
 export function useKernelStatus(backend: NotebookBackend, dispatch: (action: Action) => void): () => void {
-  const kernelInfo = useCallback((state: KernelStatus) => kernelInfoOf(backend, state), [backend]);
+  const kernelInfo = useCallback((state: NotebookKernelState) => kernelInfoOf(backend, state), [backend]);
   /** Starts a kernel now, so the status line shows it ready (or why it is not). */
   const startKernel = useCallback(() => {
     backend.start().then(

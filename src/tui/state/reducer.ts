@@ -57,10 +57,14 @@ export interface CellView {
   input?: { prompt: string; password: boolean };
 }
 
-export type KernelStatus = 'starting' | 'idle' | 'busy' | 'interrupting' | 'dead' | 'none';
+/**
+ * The kernel's state as the notebook shows it: the engine's `KernelStatus` with `stopping` shown as
+ * `dead` (a kernel being stopped is about to be replaced).
+ */
+export type NotebookKernelState = 'starting' | 'idle' | 'busy' | 'interrupting' | 'dead' | 'none';
 
 export interface KernelInfo {
-  state: KernelStatus;
+  state: NotebookKernelState;
   python?: string;
   version?: string;
   /** The notebook's default language: the status line names its runtime. */
