@@ -69,9 +69,7 @@ describe('renderMarkdown', () => {
   it('renders inline markup inside list items as in paragraphs', () => {
     const md = '- list **bold** and `code` and [link](http://x.y)\n1. num *em*\n- [ ] task **done**';
     expect(renderMarkdown(md, 80, { color: false })).toBe(
-      ['  * list bold and code and link (http://x.y)', '', '  1. num em', '', '  * [ ]  task done'].join(
-        '\n',
-      ),
+      ['  * list bold and code and link (http://x.y)', '', '  1. num em', '', '  * [ ] task done'].join('\n'),
     );
     // A hard break in an item is a new line of the item (no carriage return).
     expect(renderMarkdown('- line one  \n  line two', 60, { color: false })).toBe(
@@ -148,6 +146,55 @@ describe('renderMarkdown', () => {
     expect(Math.max(...lines.map(visible))).toBeLessThanOrEqual(50);
     expect(lines.length).toBeGreaterThan(6);
     expect(out.replace(/[│\s]+/g, ' ')).toContain('word word word');
+  });
+
+  it('numbers lists from their start, nested lists apart, and wraps items under their text', () => {
+    const md =
+      '3. three\n   - sub a\n   - sub b\n4. four\n   1. n1\n\n- [x] a task that is long enough to wrap';
+    expect(renderMarkdown(md, 30, { color: false })).toBe(
+      [
+        '  3. three',
+        '    * sub a',
+        '    * sub b',
+        '  4. four',
+        '    1. n1',
+        '',
+        '  * [X] a task that is long',
+        '    enough to wrap',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps quotes, paragraphs and HTML blocks inside the width and apart', () => {
+    const quote = renderMarkdown(`> ${'word '.repeat(12)}\n> - item one\n> - item two`, 30, { color: false });
+    expect(quote.split('\n')).toEqual([
+      '  word word word word word',
+      '  word word word word word',
+      '  word word',
+      '',
+      '    * item one',
+      '    * item two',
+    ]);
+    expect(renderMarkdown('*em with  \nbreak* after', 40, { color: false })).toBe('em with\nbreak after');
+    expect(renderMarkdown('<div>\nblock\n</div>\n\nafter', 40, { color: false })).toBe(
+      '<div>\nblock\n</div>\n\nafter',
+    );
+    expect(renderMarkdown('漢字'.repeat(15), 20, { color: false }).split('\n')).toEqual([
+      '漢字'.repeat(5),
+      '漢字'.repeat(5),
+      '漢字'.repeat(5),
+    ]);
+  });
+
+  it('wraps a word too long for a narrowed column over lines instead of cutting it off', () => {
+    const out = renderMarkdown(`| k | v |\n| --- | --- |\n| a | ${'x'.repeat(70)} |`, 40, { color: false });
+    expect(out.replace(/[^x]/g, '')).toHaveLength(70);
+    expect(Math.max(...out.split('\n').map(visible))).toBeLessThanOrEqual(40);
+  });
+
+  it("colours a table's header and borders with colour on, whatever the output stream is", () => {
+    const out = renderMarkdown('| a |\n| - |\n| 1 |', 40, { color: true });
+    expect(out.split('\n')[1]).toBe(`${ESC}[90m│${ESC}[39m${ESC}[1m a ${ESC}[22m${ESC}[90m│${ESC}[39m`);
   });
 
   it('renders at most MARKDOWN_LIMIT characters, with a notice', () => {
