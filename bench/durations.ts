@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createExecutor, Kernel, type ResolvedPython } from '../src/eval/index.js';
 import { htmlToMarkdown, renderBundle } from '../src/eval/output/display.js';
-import { MARKDOWN_LIMIT, renderMarkdown } from '../src/render/markdown.js';
+import { MARKDOWN_LIMIT, renderMarkdown } from '../src/tui/markdown/markdown.js';
 import { type BenchRow, ms, timeIt } from './lib.js';
 
 const row = (what: string, took: number, target: number, note = ''): BenchRow => ({

@@ -10,7 +10,7 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { Kernel, OutputEvent } from '../../src/eval/index.js';
 import type { Frame, MimeBundle } from '../../src/eval/protocol/index.js';
-import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderMarkdown } from '../../src/tui/markdown/markdown.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { run, startKernel } from '../helpers/kernel.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MARKDOWN_LIMIT, planColumns, renderMarkdown } from '../../src/render/markdown.js';
+import { MARKDOWN_LIMIT, planColumns, renderMarkdown } from '../../src/tui/markdown/markdown.js';
 
 const ESC = String.fromCharCode(27);
 const visible = (s: string) => [...s.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')].length;
@@ -104,7 +104,7 @@ describe('renderMarkdown', () => {
     chalk.level = 1;
     try {
       const out = renderMarkdown('```bash\nfor f in *.txt; do echo "$f"; done\n```', 60, { color: true });
-      const { highlightCode } = await import('../../src/render/highlight.js');
+      const { highlightCode } = await import('../../src/tui/rendering/highlight.js');
       expect(out).toContain(highlightCode('for f in *.txt; do echo "$f"; done', true, 'bash'));
       expect(out).toContain(ESC);
       // A fence without a known language stays as written, indented.

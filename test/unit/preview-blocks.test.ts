@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderMarkdown } from '../../src/tui/markdown/markdown.js';
 import { columnBlocks, tailStart } from '../../src/tui/rendering/columnBlocks.js';
 import { type PreviewItem, previewItems } from '../../src/tui/rendering/preview.js';
 import { OutputBuffer, textOutput } from '../../src/tui/state/output.js';

@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { balance, reflow, truncate } from '../../src/render/reflow.js';
+import { balance, reflow, truncate } from '../../src/tui/markdown/reflow.js';
 
 const ESC = '\u001b';
 const bold = (s: string) => `${ESC}[1m${s}${ESC}[22m`;

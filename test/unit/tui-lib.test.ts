@@ -150,7 +150,7 @@ describe('asking the terminal for its image protocol', () => {
 describe('highlighting', () => {
   it('turns highlight.js HTML into ANSI: nested spans, escaped text, one colour run per line', async () => {
     const { default: chalk } = await import('chalk');
-    const { htmlToAnsi, highlightCode } = await import('../../src/render/highlight.js');
+    const { htmlToAnsi, highlightCode } = await import('../../src/tui/rendering/highlight.js');
     const level = chalk.level;
     chalk.level = 1;
     try {
@@ -179,7 +179,7 @@ describe('highlighting', () => {
       expect(highlightCode(ts, true, 'ts')).not.toBe(ts);
       // A pasted cell of megabytes: its first HIGHLIGHT_LIMIT characters in colour, from a line's
       // start on as it is (highlight.js would take seconds a megabyte).
-      const { HIGHLIGHT_LIMIT } = await import('../../src/render/highlight.js');
+      const { HIGHLIGHT_LIMIT } = await import('../../src/tui/rendering/highlight.js');
       const line = 'x = [1, "two"]  # three\n';
       const big = line.repeat(Math.ceil((HIGHLIGHT_LIMIT * 3) / line.length));
       const shown = highlightCode(big, true, 'py');

@@ -5,8 +5,8 @@
  */
 
 import { type ReactNode, useMemo } from 'react';
-import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
+import { highlightCode } from '../rendering/highlight.js';
 import type { PreviewItem } from '../rendering/preview.js';
 import { outLabels } from '../rendering/rowText.js';
 import { type Row, rowsOf } from '../state/output.js';

@@ -2,9 +2,9 @@
 
 import type { ReactNode } from 'react';
 import { type CellLanguage, cellLanguage } from '../../eval/index.js';
-import { highlightCode } from '../../render/highlight.js';
 import { Box, Text } from '../ink.js';
 import type { EditorState } from '../keys/editor.js';
+import { highlightCode } from '../rendering/highlight.js';
 import {
   columnsOf,
   drawnCells,

@@ -33,7 +33,7 @@ export interface EventContext {
 
 type RichEvent = Extract<OutputEvent, { kind: 'display' | 'result' }>;
 
-let markdownModule: Promise<typeof import('../../render/markdown.js')> | undefined;
+let markdownModule: Promise<typeof import('../markdown/markdown.js')> | undefined;
 let imageModule: Promise<typeof import('../rendering/imageBlocks.js')> | undefined;
 
 /** Feeds a running cell's events to its output, keeping their order across async renders. */
@@ -136,7 +136,7 @@ export class CellEvents {
     const width = Math.max(20, this.ctx.columns() - 2);
     if (event.markdown !== undefined) {
       const source = event.markdown;
-      markdownModule ??= import('../../render/markdown.js');
+      markdownModule ??= import('../markdown/markdown.js');
       this.add(
         markdownModule.then(
           ({ renderMarkdown }) =>

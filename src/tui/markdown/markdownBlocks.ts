@@ -5,7 +5,7 @@
  * cells are, quotes indented and grey, boxed tables, rules. Blocks are separated by an empty line.
  */
 import type { Token, Tokens } from 'marked';
-import { highlightCode } from './highlight.js';
+import { highlightCode } from '../rendering/highlight.js';
 import { clean, renderInline, type Styles } from './markdownInline.js';
 import { renderTable } from './markdownTable.js';
 import { reflow } from './reflow.js';

@@ -10,7 +10,7 @@ import type { LanguageFn } from 'highlight.js';
 import hljs from 'highlight.js/lib/core';
 import javascript from 'highlight.js/lib/languages/javascript';
 import python from 'highlight.js/lib/languages/python';
-import type { CellLanguage } from '../eval/index.js';
+import type { CellLanguage } from '../../eval/index.js';
 
 hljs.registerLanguage('python', python);
 hljs.registerLanguage('javascript', javascript);

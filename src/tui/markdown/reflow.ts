@@ -5,7 +5,7 @@
  * close the styles they leave open, so that a line can be shown, or cut away, on its own (the
  * notebook's previews do).
  */
-import { columnsOf } from '../tui/lib/textWidth.js';
+import { columnsOf } from '../text/textWidth.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: SGR escape sequences are what it matches
 const SGR = /\u001b\[[0-9;]*m/g;
