@@ -3,8 +3,8 @@
  * names the setting and where it came from.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { clampTimeout, DEFAULT_TIMEOUT_S } from './cellTimeout.js';
 import { configPath } from './configPath.js';
-import { clampTimeout, DEFAULT_TIMEOUT_S } from './executor/watchdog.js';
 import { redactUrl } from './remote/redact.js';
 import type { SandboxMode } from './sandbox/settings.js';
 import { settingsProblems } from './schemas/index.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CellTimeoutError, clampTimeout, Watchdog } from '../../src/eval/executor/watchdog.js';
+import { clampTimeout } from '../../src/eval/cellTimeout.js';
+import { CellTimeoutError, Watchdog } from '../../src/eval/executor/watchdog.js';
 
 describe('Watchdog', () => {
   beforeEach(() => vi.useFakeTimers());

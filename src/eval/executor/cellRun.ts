@@ -5,6 +5,7 @@
  * retry in a new kernel when the kernel died under it on its own and a retry can help, and its
  * result.
  */
+import { clampTimeout } from '../cellTimeout.js';
 import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import {
   type CellOutcome,
@@ -30,7 +31,7 @@ import {
   resultExitCode,
 } from './results.js';
 import { ExecutorClosedError, type RunOptions } from './types.js';
-import { CellTimeoutError, clampTimeout, Watchdog } from './watchdog.js';
+import { CellTimeoutError, Watchdog } from './watchdog.js';
 
 /** What a cell run needs of its session. */
 export interface CellRunHost {

@@ -1,22 +1,13 @@
 /**
  * The cell timeout: a wall-clock budget on the cell's own work. It is held while the cell's host
- * bridge calls are in flight (bridgeActivity.ts); each release starts a fresh window.
+ * bridge calls are in flight (bridgeActivity.ts); each release starts a fresh window. Its length in
+ * seconds is the cell's (its default and bounds: ../cellTimeout.ts).
  */
 export class CellTimeoutError extends Error {
   constructor(readonly seconds: number) {
     super(`eval cell timed out after ${seconds}s`);
     this.name = 'CellTimeoutError';
   }
-}
-
-export const DEFAULT_TIMEOUT_S = 30;
-const MIN_TIMEOUT_S = 1;
-const MAX_TIMEOUT_S = 3600;
-
-/** Seconds clamped to 1..3600; undefined means the default. */
-export function clampTimeout(seconds: number | undefined, fallback = DEFAULT_TIMEOUT_S): number {
-  const s = seconds ?? fallback;
-  return Math.min(MAX_TIMEOUT_S, Math.max(MIN_TIMEOUT_S, s));
 }
 
 export class Watchdog {
