@@ -78,7 +78,7 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what
   }
 }
 
-export { groupAlive, pidAlive } from '../../src/eval/kernel/processGroup.js';
+export { groupAlive, pidAlive } from '../../src/eval/process/processGroup.js';
 
 /**
  * The host pid of a kernel's process that calls itself `innerPid` (os.getpid() in a cell): the

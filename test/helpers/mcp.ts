@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { GUARD_SCRIPT } from '../../src/eval/kernel/hostGuard.js';
+import { GUARD_SCRIPT } from '../../src/eval/process/hostGuard.js';
 import { BIN } from './cli.js';
 import { waitFor } from './kernel.js';
 

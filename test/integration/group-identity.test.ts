@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { reapGroup } from '../../src/eval/kernel/lifetime.js';
-import { bootTicks, pidAlive, sameGroup, signalGroup } from '../../src/eval/kernel/processGroup.js';
+import { reapGroup } from '../../src/eval/process/lifetime.js';
+import { bootTicks, pidAlive, sameGroup, signalGroup } from '../../src/eval/process/processGroup.js';
 import { waitFor } from '../helpers/kernel.js';
 
 const started: ChildProcess[] = [];

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { signalGroup } from '../../src/eval/kernel/processGroup.js';
+import { signalGroup } from '../../src/eval/process/processGroup.js';
 import { groupAlive, pidAlive, waitFor } from '../helpers/kernel.js';
 
 /** A host process that starts a kernel, runs `code`, prints the kernel's pid, and waits. */
@@ -54,7 +54,7 @@ describe('a host that exits without shutting its kernels down', () => {
   it('kills them on its way out (process exit handler)', async () => {
     const script = `
       import { Kernel } from '${new URL('../../dist/src/eval/index.js', import.meta.url).pathname}';
-      import { hostGuardPid } from '${new URL('../../dist/src/eval/kernel/hostGuard.js', import.meta.url).pathname}';
+      import { hostGuardPid } from '${new URL('../../dist/src/eval/process/hostGuard.js', import.meta.url).pathname}';
       const k = await Kernel.start({});
       // Without the host guard, only the exit handler can take the kernel along.
       process.kill(hostGuardPid(), 'SIGKILL');

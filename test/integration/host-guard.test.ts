@@ -9,8 +9,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GUARD_SCRIPT, hostGuardPid } from '../../src/eval/kernel/hostGuard.js';
 import { PythonNotFoundError, resolvePython } from '../../src/eval/kernel/python.js';
+import { GUARD_SCRIPT, hostGuardPid } from '../../src/eval/process/hostGuard.js';
 import { pidAlive, startKernel, waitFor } from '../helpers/kernel.js';
 
 const DIST = new URL('../../dist/src/eval/', import.meta.url).pathname;

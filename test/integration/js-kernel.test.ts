@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { signalDescendants } from '../../src/eval/kernel/processGroup.js';
+import { signalDescendants } from '../../src/eval/process/processGroup.js';
 import type { Frame } from '../../src/eval/protocol/index.js';
 import { interruptAfterReady, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { guardGroup, hostGuardPid } from '../../src/eval/kernel/hostGuard.js';
+import { guardGroup, hostGuardPid } from '../../src/eval/process/hostGuard.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

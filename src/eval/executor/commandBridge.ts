@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { gated, openGate, readyHostGuard } from '../kernel/hostGuard.js';
-import { bootTicks, signalGroup } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/outputSink.js';
+import { gated, openGate, readyHostGuard } from '../process/hostGuard.js';
+import { bootTicks, signalGroup } from '../process/processGroup.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { bridgePayloadProblem } from '../schemas/index.js';
 

@@ -6,8 +6,9 @@
  * threads and timers (asked of the kernel), and processes its cells started (read from /proc),
  * which the kernel's shutdown stops.
  */
-import { processesLeft } from '../kernel/processGroup.js';
+
 import type { KernelLanguage } from '../kernel/types.js';
+import { processesLeft } from '../process/processGroup.js';
 import type { CellRequest, CellResult } from './results.js';
 import type { Session } from './session.js';
 import type { RunOptions } from './types.js';

@@ -7,6 +7,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { joinSmall } from '../output/joinSmall.js';
+import { startHostGuard, stopHostGuard, trackLive } from '../process/lifetime.js';
+import { bootTicks, signalDescendants, signalGroup } from '../process/processGroup.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import {
   encodeRequest,
@@ -17,8 +19,6 @@ import {
   type Request,
 } from '../protocol/index.js';
 import { BridgeServer } from './bridgeServer.js';
-import { startHostGuard, stopHostGuard, trackLive } from './lifetime.js';
-import { bootTicks, signalDescendants, signalGroup } from './processGroup.js';
 import { OutputMerge, type RawStream } from './rawDemux.js';
 import type { KernelProcess } from './spawn.js';
 

@@ -3,10 +3,11 @@
  * with the host or at its deadline), on the host or in a sandbox: the interpreter probe and the
  * bytecode compile. A module of its own: python.ts and bytecode.ts both use it.
  */
+
+import { gated, openGate, readyHostGuard } from '../process/hostGuard.js';
+import { bootTicks, signalGroup } from '../process/processGroup.js';
 import { type KernelSandbox, sandboxCommand } from '../sandbox/sandbox.js';
 import { SANDBOX_OFF, type SandboxSettings } from '../sandbox/settings.js';
-import { gated, openGate, readyHostGuard } from './hostGuard.js';
-import { bootTicks, signalGroup } from './processGroup.js';
 
 export interface GuardedRun {
   stdout: string;

@@ -1,7 +1,7 @@
 /**
  * The kernel client: one kernel process of either language (started by startup.ts), its state
  * machine (state.ts), its cells (cellQueue.ts), frames routed to their cell, interrupts escalating
- * to a kill, and shutdown (lifetime.ts; the exit read by processEnd.ts). Both runners speak the
+ * to a kill, and shutdown (process/lifetime.ts; the exit read by processEnd.ts). Both runners speak the
  * frames of protocol/ and write their raw fd 1/fd 2 output straight to the host, merged in order
  * with the frames by rawDemux.ts; agent() calls are served by bridgeServer.ts.
  */

@@ -9,10 +9,10 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from '../logger.js';
+import { signalGroup } from '../process/processGroup.js';
 import { memoryLimitOf, type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
 import type { Settings } from '../settings.js';
 import { kernelEnv } from './env.js';
-import { signalGroup } from './processGroup.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { forgetRecipe, type RecipeSpawn, storeRecipe } from './recipe.js';
 import { ensureRunnerFile } from './runnerFile.js';

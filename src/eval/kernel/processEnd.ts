@@ -3,8 +3,9 @@
  * sequence, why it ended (the reason the host stopped it, a death, the sandbox's memory limit),
  * the tail of its stderr, and what is left to clean up after it (its cells' children, its sandbox).
  */
+
+import { endProcess, reapGroup } from '../process/lifetime.js';
 import type { KernelChannel, ProcessEnd } from './channel.js';
-import { endProcess, reapGroup } from './lifetime.js';
 import type { KernelExit, KernelExitReason } from './types.js';
 
 /**

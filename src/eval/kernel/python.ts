@@ -5,6 +5,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { which } from '../process/which.js';
 import { findBwrap } from '../sandbox/bwrap.js';
 import { within } from '../sandbox/places.js';
 import { SANDBOX_OFF, type SandboxSettings } from '../sandbox/settings.js';
@@ -12,7 +13,6 @@ import { filterEnv } from './env.js';
 import { probeSandbox, runGuarded } from './guardedRun.js';
 import { cachedProbe, type Probe, storeProbe } from './probeCache.js';
 import { pyenvTarget } from './pyenv.js';
-import { which } from './which.js';
 
 export { which };
 

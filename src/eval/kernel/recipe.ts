@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import type writeFileAtomic from 'write-file-atomic';
 import { configPath } from '../configPath.js';
 import { isPrivate, privateName } from '../output/privateDir.js';
-import { BRIDGE_FD, KERNEL_STDIO, RUNNER_CACHE } from './descriptors.js';
+import { BRIDGE_FD, KERNEL_STDIO, RUNNER_CACHE } from '../process/descriptors.js';
 import { kernelEnv } from './env.js';
 import type { ResolvedPython } from './python.js';
 

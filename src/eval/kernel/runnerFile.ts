@@ -21,8 +21,8 @@ import type writeFileAtomic from 'write-file-atomic';
 import { type Logger, silentLogger } from '../logger.js';
 import { reasonOf } from '../output/artifact.js';
 import { isPrivate, privateDir, uid } from '../output/privateDir.js';
+import { RUNNER_CACHE } from '../process/descriptors.js';
 import { type BytecodeIo, checkBytecode, ensureBytecode } from './bytecode.js';
-import { RUNNER_CACHE } from './descriptors.js';
 
 const PY_DIR = new URL('../../py/', import.meta.url);
 

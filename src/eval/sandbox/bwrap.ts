@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
-import { which } from '../kernel/which.js';
+import { which } from '../process/which.js';
 import { SandboxError, type SandboxSettings } from './settings.js';
 
 /** Names the bwrap binary when it is not the one on PATH (tests point it nowhere). */

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pidExists } from '../kernel/processGroup.js';
+import { pidExists } from '../process/processGroup.js';
 
 export interface MemoryCgroup {
   dir: string;

@@ -16,8 +16,8 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { configPath } from '../configPath.js';
-import { RUNNER_CACHE } from '../kernel/descriptors.js';
 import { privateName } from '../output/privateDir.js';
+import { RUNNER_CACHE } from '../process/descriptors.js';
 
 /** Under the user's home: credentials and tokens of common tools. */
 const CREDENTIALS = [

@@ -21,9 +21,9 @@ import {
 } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pidExists } from '../kernel/processGroup.js';
 import { artifactDir } from '../output/artifact.js';
 import { isPrivateDir, privateDir } from '../output/privateDir.js';
+import { pidExists } from '../process/processGroup.js';
 import type { ErrorFrame } from '../protocol/index.js';
 import { assertSandboxAvailable, bwrapArgs, findBwrap, probeBwrap } from './bwrap.js';
 import { type MemoryCgroup, oomKills, removeCgroup, removeCgroupSync } from './cgroup.js';
