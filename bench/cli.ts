@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolvePython } from '../src/eval/kernel/python.js';
+import { resolvePython } from '../src/eval/launch/python.js';
 import { type BenchRow, median, ms, scratchDir } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));

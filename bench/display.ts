@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Kernel } from '../src/eval/index.js';
-import { resolvePython } from '../src/eval/kernel/python.js';
+import { resolvePython } from '../src/eval/launch/python.js';
 import { type BenchRow, median, ms } from './lib.js';
 
 const FIGURES = 20;

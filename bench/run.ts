@@ -5,7 +5,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../src/eval/index.js';
-import { resolvePython, which } from '../src/eval/kernel/python.js';
+import { resolvePython, which } from '../src/eval/launch/python.js';
 import { cliBench } from './cli.js';
 import { displayBench } from './display.js';
 import { durationBench } from './durations.js';

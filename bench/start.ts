@@ -19,7 +19,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../src/eval/index.js';
-import { resolvePython } from '../src/eval/kernel/python.js';
+import { resolvePython } from '../src/eval/launch/python.js';
 import { median, scratchDir } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));

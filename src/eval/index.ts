@@ -30,13 +30,6 @@ export type { ExecutorOptions, RunOptions } from './executor/types.js';
 export { ExecutorError } from './executor/types.js';
 export type { KernelHandle, RemoteKernelInfo } from './kernel/handle.js';
 export { Kernel } from './kernel/kernel.js';
-export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';
-export {
-  PythonNotFoundError,
-  type ResolvedPython,
-  type ResolveOptions,
-  resolvePython,
-} from './kernel/python.js';
 export {
   type Completeness,
   type Completion,
@@ -45,6 +38,13 @@ export {
   type KernelOptions,
   KernelStartError,
 } from './kernel/types.js';
+export { type PrestartedKernel, prestartPython } from './launch/prestart.js';
+export {
+  PythonNotFoundError,
+  type ResolvedPython,
+  type ResolveOptions,
+  resolvePython,
+} from './launch/python.js';
 export { type Logger, streamLogger } from './logger.js';
 export { ArtifactFile, writtenArtifact } from './output/artifact.js';
 export { type ImageOutput, type StatusEvent, shownStatusLine } from './output/display.js';

@@ -1,10 +1,10 @@
 /**
  * The engine's quickest start, lighter still than start.ts: what `run` and `tool` call first, to
- * spawn their Python kernel's process from the previous call's recipe (kernel/recipe.ts) before
+ * spawn their Python kernel's process from the previous call's recipe (launch/recipe.ts) before
  * anything else of omp-eval loads. The process is handed to prestartPython (start.ts), which takes
  * it only if it fits, and stores the recipe of what it spawns itself.
  */
-import { type RecipeSpawn, readRecipe, recipeKey, spawnFromRecipe } from './kernel/recipe.js';
+import { type RecipeSpawn, readRecipe, recipeKey, spawnFromRecipe } from './launch/recipe.js';
 
 export type { RecipeSpawn };
 export { recipeKey };

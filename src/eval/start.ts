@@ -1,12 +1,12 @@
 /**
  * The engine's early start: what a command may call before it loads the engine (src/eval/index.ts)
  * and its dependencies. `run` and `tool` load their settings here and spawn their Python kernel's
- * process, which then starts while the rest of the engine loads (kernel/prestart.ts). Everything
+ * process, which then starts while the rest of the engine loads (launch/prestart.ts). Everything
  * here is also exported by index.ts.
  */
 
 export { envFilterOf } from './envFilter.js';
-export { type PrestartedKernel, prestartPython } from './kernel/prestart.js';
+export { type PrestartedKernel, prestartPython } from './launch/prestart.js';
 export { streamLogger } from './logger.js';
 export { sandboxOf } from './sandbox/settings.js';
 export { loadSettings, SettingsError } from './settings.js';

@@ -24,7 +24,7 @@ import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KERNEL_FILES } from '../../src/eval/kernel/runnerFile.js';
+import { KERNEL_FILES } from '../../src/eval/launch/runnerFile.js';
 import { BIN, cli } from '../helpers/cli.js';
 
 const uid = process.getuid?.() ?? 0;

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PythonNotFoundError, resolvePython } from '../../src/eval/kernel/python.js';
+import { PythonNotFoundError, resolvePython } from '../../src/eval/launch/python.js';
 import { GUARD_SCRIPT, hostGuardPid } from '../../src/eval/process/hostGuard.js';
 import { pidAlive, startKernel, waitFor } from '../helpers/kernel.js';
 
@@ -113,7 +113,7 @@ describe('what the host starts dies with it', () => {
     writeFileSync(wrapper, `#!/bin/sh\nsleep ${TAG}31\n`);
     chmodSync(wrapper, 0o755);
     const child = host(`
-      import { resolvePython } from '${DIST}kernel/python.js';
+      import { resolvePython } from '${DIST}launch/python.js';
       await resolvePython({ interpreter: ${JSON.stringify(wrapper)}, cwd: ${JSON.stringify(dir)} });
     `);
     await killHostAndExpectGone(child, [`sleep ${TAG}31`, wrapper]);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { Kernel, KernelStartError } from '../../src/eval/index.js';
-import { PythonNotFoundError, resolvePython } from '../../src/eval/kernel/python.js';
+import { PythonNotFoundError, resolvePython } from '../../src/eval/launch/python.js';
 import { groupAlive, hostPid, pidAlive, run, startKernel, waitFor } from '../helpers/kernel.js';
 
 describe('kernel: death and shutdown', () => {

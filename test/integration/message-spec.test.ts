@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ensureRunnerFile } from '../../src/eval/kernel/runnerFile.js';
+import { ensureRunnerFile } from '../../src/eval/launch/runnerFile.js';
 import {
   completeRequest,
   encodeRequest,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, loadSettings, type PrestartedKernel, prestartPython } from '../../src/eval/index.js';
-import { readRecipe, recipeFile } from '../../src/eval/kernel/recipe.js';
+import { readRecipe, recipeFile } from '../../src/eval/launch/recipe.js';
 import { spawnByRecipe } from '../../src/eval/quickstart.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
 

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureRunnerFile } from '../../src/eval/kernel/runnerFile.js';
+import { ensureRunnerFile } from '../../src/eval/launch/runnerFile.js';
 import {
   encodeRequest,
   initRequest,

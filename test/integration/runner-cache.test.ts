@@ -20,12 +20,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ensureRunnerFile, runnerCacheDir } from '../../src/eval/kernel/runnerFile.js';
+import { ensureRunnerFile, runnerCacheDir } from '../../src/eval/launch/runnerFile.js';
 import { cli } from '../helpers/cli.js';
 import { startKernel } from '../helpers/kernel.js';
 
 const uid = process.getuid?.() ?? 0;
-const DIST = fileURLToPath(new URL('../../dist/src/eval/kernel/runnerFile.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/src/eval/launch/runnerFile.js', import.meta.url));
 const DAY = 24 * 60 * 60;
 /** A manifest of the bytecode of one interpreter. */
 const MANIFEST = /^bytecode-[0-9a-f]{16}\.json$/;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ensureRunnerFile } from '../../src/eval/kernel/runnerFile.js';
+import { ensureRunnerFile } from '../../src/eval/launch/runnerFile.js';
 import { type Frame, LineSplitter, parseFrameLine } from '../../src/eval/protocol/index.js';
 
 /**

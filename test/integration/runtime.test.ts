@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/kernel/python.js';
+import { PythonNotFoundError, pythonCandidates, resolvePython, which } from '../../src/eval/launch/python.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
 let realPython: string;
@@ -178,7 +178,7 @@ describe('interpreter resolution', () => {
 describe('runner file cache', () => {
   it('writes the kernel files once per content, privately, and replaces a tampered copy', async () => {
     const { ensureRunnerFile, getKernelSources, kernelFilesHash } = await import(
-      '../../src/eval/kernel/runnerFile.js'
+      '../../src/eval/launch/runnerFile.js'
     );
     const logged: string[] = [];
     const logger = { trace: () => {}, warn: (m: string) => logged.push(m) };
@@ -229,7 +229,7 @@ describe('runner file cache', () => {
 
 describe('probe cache', () => {
   it('keeps a probe across runs only while nothing that picks the interpreter changed', async () => {
-    const { cachedProbe, storeProbe } = await import('../../src/eval/kernel/probeCache.js');
+    const { cachedProbe, storeProbe } = await import('../../src/eval/launch/probeCache.js');
     const dir = mkdtempSync(join(tmpdir(), 'omp-probe-'));
     const shim = join(dir, 'python');
     const real = join(dir, 'python3.99');

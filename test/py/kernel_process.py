@@ -57,7 +57,7 @@ MARK = b"\0omp-sync:" + KEY.encode() + b":"
 
 
 class Kernel(object):
-    """One kernel process, with the host's descriptors (src/eval/kernel/spawn.ts): fd 1 and fd 2
+    """One kernel process, with the host's descriptors (src/eval/launch/spawn.ts): fd 1 and fd 2
     raw output, fd 3 frames, fd 4 requests, fd 5 the bridge (`bridge=True`: see `bridge_end`).
     Its three output pipes are merged at the runner's barriers as the host merges them
     (src/eval/kernel/rawDemux.ts): `frames()` yields frames and raw output in order."""

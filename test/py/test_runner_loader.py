@@ -1,7 +1,7 @@
 """runner.py's loader for the kernel package: bytecode only when it is bound to the source (a
 checked hash-based pyc), from `__pycache__` beside the source whatever PYTHONPYCACHEPREFIX says,
 and never a file written. The host checks the bytes of each pyc before the kernel starts
-(src/eval/kernel/bytecode.ts); this is the other half."""
+(src/eval/launch/bytecode.ts); this is the other half."""
 import importlib.util
 import marshal
 import os

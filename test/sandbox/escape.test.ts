@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, type Executor, runEvalTool, type SandboxSettings } from '../../src/eval/index.js';
-import { ensureRunnerFile } from '../../src/eval/kernel/runnerFile.js';
+import { ensureRunnerFile } from '../../src/eval/launch/runnerFile.js';
 import { sweepTempDirs, tempParent } from '../../src/eval/sandbox/sandbox.js';
 import { run, startKernel } from '../helpers/kernel.js';
 

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { KernelChannel } from '../../src/eval/kernel/channel.js';
-import type { KernelProcess } from '../../src/eval/kernel/spawn.js';
+import type { KernelProcess } from '../../src/eval/launch/spawn.js';
 import type { Logger } from '../../src/eval/logger.js';
 import { type Frame, syncMark } from '../../src/eval/protocol/index.js';
 

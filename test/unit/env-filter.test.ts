@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeEnvFilter, envFilterLabel, envFilterOf, type Face } from '../../src/eval/envFilter.js';
-import { hostEnvFor, kernelEnv } from '../../src/eval/kernel/env.js';
-import type { ResolvedPython } from '../../src/eval/kernel/python.js';
+import { hostEnvFor, kernelEnv } from '../../src/eval/launch/env.js';
+import type { ResolvedPython } from '../../src/eval/launch/python.js';
 import { loadSettings, SettingsError } from '../../src/eval/settings.js';
 
 const FACES: Face[] = ['notebook', 'line', 'run', 'tool', 'mcp', 'notebook-mcp'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterEnv, kernelEnv } from '../../src/eval/kernel/env.js';
+import { filterEnv, kernelEnv } from '../../src/eval/launch/env.js';
 
 describe('filterEnv', () => {
   const host = {
@@ -72,7 +72,7 @@ describe('filterEnv', () => {
 
 describe('credentials', () => {
   it('drops names that look like credentials, even with an allowed prefix, unless passed', async () => {
-    const { filterEnv, looksLikeCredential } = await import('../../src/eval/kernel/env.js');
+    const { filterEnv, looksLikeCredential } = await import('../../src/eval/launch/env.js');
     const host = {
       PATH: '/bin',
       PI_SERVICE_TOKEN: 't',
@@ -98,7 +98,7 @@ describe('credentials', () => {
 
 describe('credentials in values, and the PI_ names (issue 14 item 15)', () => {
   it('drops a variable whose value holds a credential, whatever its name, unless passed', async () => {
-    const { filterEnv, valueLooksLikeCredential } = await import('../../src/eval/kernel/env.js');
+    const { filterEnv, valueLooksLikeCredential } = await import('../../src/eval/launch/env.js');
     const host = {
       PATH: '/usr/bin:/bin',
       HTTPS_PROXY: 'http://user:pass@proxy:3128',
@@ -127,7 +127,7 @@ describe('credentials in values, and the PI_ names (issue 14 item 15)', () => {
   });
 
   it("passes only the engine's own PI_ switches", async () => {
-    const { filterEnv } = await import('../../src/eval/kernel/env.js');
+    const { filterEnv } = await import('../../src/eval/launch/env.js');
     const host = { PI_PY: '1', PI_JS: '0', PI_PYTHON_IPC_TRACE: '1', PI_AUTH: 'x', PI_CONFIG: 'y' };
     expect(filterEnv(host)).toEqual({ PI_PY: '1', PI_JS: '0', PI_PYTHON_IPC_TRACE: '1' });
   });

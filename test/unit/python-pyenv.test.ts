@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { pyenvTarget } from '../../src/eval/kernel/pyenv.js';
+import { pyenvTarget } from '../../src/eval/launch/pyenv.js';
 
 const describeUnix = process.platform === 'win32' ? describe.skip : describe;
 

@@ -1,6 +1,6 @@
 /**
  * Issue 13 (commands that start fast): the recipe a `run` or `tool` call leaves for the next
- * identical call (src/eval/kernel/recipe.ts). Its key changes with whatever the settings or the
+ * identical call (src/eval/launch/recipe.ts). Its key changes with whatever the settings or the
  * interpreter could be read from; it is used only when it, its directory and the runner.py it
  * names are private files of ours and that runner.py is the one omp-eval ships; it is never
  * written through a link.
@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type Recipe, readRecipe, recipeKey, storeRecipe } from '../../src/eval/kernel/recipe.js';
+import { type Recipe, readRecipe, recipeKey, storeRecipe } from '../../src/eval/launch/recipe.js';
 
 const RUNNER = fileURLToPath(new URL('../../src/py/runner.py', import.meta.url));
 const python: Recipe['python'] = {

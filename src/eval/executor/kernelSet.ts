@@ -5,9 +5,9 @@
  * output nobody subscribed to is kept for the next result.
  */
 import type { KernelHandle as Kernel } from '../kernel/handle.js';
-import type { ResolvedPython } from '../kernel/python.js';
 import type { KernelState } from '../kernel/state.js';
 import type { KernelLanguage as Language } from '../kernel/types.js';
+import type { ResolvedPython } from '../launch/python.js';
 import { renderBundle, statusEvent, statusLine } from '../output/display.js';
 import { OutputSink } from '../output/outputSink.js';
 import type { Frame, ScriptInfo } from '../protocol/index.js';

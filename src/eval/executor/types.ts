@@ -1,7 +1,7 @@
 /** The executor's options and the options of a run. */
 import type { KernelFactory } from '../kernel/handle.js';
-import type { PrestartedKernel } from '../kernel/prestart.js';
 import type { KernelLanguage } from '../kernel/types.js';
+import type { PrestartedKernel } from '../launch/prestart.js';
 import type { Logger } from '../logger.js';
 import type { SinkLimits } from '../output/outputSink.js';
 import type { BridgeHandler, ScriptInfo } from '../protocol/index.js';

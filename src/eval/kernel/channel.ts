@@ -5,6 +5,7 @@
  * runner's barriers), frames already validated and checked for the kernel's key.
  */
 import type { Readable, Writable } from 'node:stream';
+import type { KernelProcess } from '../launch/spawn.js';
 import type { Logger } from '../logger.js';
 import { joinSmall } from '../output/joinSmall.js';
 import { startHostGuard, stopHostGuard, trackLive } from '../process/lifetime.js';
@@ -20,7 +21,6 @@ import {
 } from '../protocol/index.js';
 import { BridgeServer } from './bridgeServer.js';
 import { OutputMerge, type RawStream } from './rawDemux.js';
-import type { KernelProcess } from './spawn.js';
 
 const STDERR_TAIL_CHARS = 8_192;
 /** After the process exits, its pipes get this long to drain (a forked child may hold them). */

@@ -5,13 +5,14 @@
  * frames of protocol/ and write their raw fd 1/fd 2 output straight to the host, merged in order
  * with the frames by rawDemux.ts; agent() calls are served by bridgeServer.ts.
  */
+
+import type { ResolvedPython } from '../launch/python.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { executeRequest, type Frame, inputReply } from '../protocol/index.js';
 import { CellQueue } from './cellQueue.js';
 import type { KernelChannel, ProcessEnd } from './channel.js';
 import { CellInterrupts } from './interrupts.js';
 import { cleanUpAfter, readExit, stopProcess } from './processEnd.js';
-import type { ResolvedPython } from './python.js';
 import { KernelQueries } from './queries.js';
 import { PendingReplies } from './replies.js';
 import { awaitInit, initRequestOf, openChannel } from './startup.js';

@@ -3,10 +3,10 @@
  * its channels, and the verdict on its init request.
  */
 import { statSync } from 'node:fs';
+import { getPreludeSource } from '../launch/runnerFile.js';
+import { spawnKernel } from '../launch/spawn.js';
 import { type ExecuteRequest, initRequest } from '../protocol/index.js';
 import { type ChannelHandlers, type ChannelOptions, KernelChannel } from './channel.js';
-import { getPreludeSource } from './runnerFile.js';
-import { spawnKernel } from './spawn.js';
 import {
   type CellOutcome,
   describeExit,

@@ -1,4 +1,7 @@
 /** The kernel client's public types. */
+
+import type { ResolvedPython } from '../launch/python.js';
+import type { KernelProcess } from '../launch/spawn.js';
 import type { Logger } from '../logger.js';
 import type {
   BridgeHandler,
@@ -8,8 +11,6 @@ import type {
   VariableInfo,
 } from '../protocol/index.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
-import type { ResolvedPython } from './python.js';
-import type { KernelProcess } from './spawn.js';
 
 export type KernelLanguage = 'py' | 'js';
 

@@ -1,6 +1,8 @@
 /**
- * A kernel process's descriptors (spawn.ts describes each): fd 0 /dev/null, fds 1-5 pipes, the
- * same for both languages and for a process spawned from a recipe (recipe.ts).
+ * A kernel process's descriptors (launch/spawn.ts describes each): fd 0 /dev/null, fds 1-5 pipes,
+ * the same for both languages and for a process spawned from a recipe (launch/recipe.ts). Here,
+ * below the launch and the sandbox, as is the runner cache's name, which the sandbox keeps
+ * read-only.
  */
 export const KERNEL_STDIO = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
 /** The bridge's socket (agent(), completion()), named to the runner in $OMP_BRIDGE_FD. */

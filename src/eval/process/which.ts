@@ -1,4 +1,4 @@
-/** Finding a program on PATH (a module of its own: the sandbox needs it, and python.ts needs the sandbox). */
+/** Finding a program on PATH (here, below both: the sandbox needs it, and launch/python.ts needs the sandbox). */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 

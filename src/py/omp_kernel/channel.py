@@ -2,7 +2,7 @@
 private descriptors.
 
 The host starts the runner with fd 0 /dev/null, fd 1 and fd 2 pipes it reads as the raw output,
-fd 3 for frames, fd 4 for requests and fd 5 for the bridge (src/eval/kernel/spawn.ts). At install
+fd 3 for frames, fd 4 for requests and fd 5 for the bridge (src/eval/launch/spawn.ts). At install
 fds 3-5 move to private, non-inheritable descriptors, fds 1 and 2 are copied to private ones (the
 markers and faulthandler write there even when a cell moved fd 1 or 2), and every other
 inheritable descriptor the process was given is closed: cells and their children hold none of

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import type { KernelLanguage, KernelOptions } from '../kernel/types.js';
 import type { Logger } from '../logger.js';
 import { BRIDGE_FD, KERNEL_STDIO } from '../process/descriptors.js';
 import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
@@ -25,7 +26,6 @@ import { sandboxFromEnv } from '../sandbox/settings.js';
 import { type EnvChoice, hostEnvFor, kernelEnv } from './env.js';
 import { type ResolvedPython, resolvePython } from './python.js';
 import { ensureRunnerFile, prepareBytecode } from './runnerFile.js';
-import type { KernelLanguage, KernelOptions } from './types.js';
 
 /** The JavaScript runner, beside the compiled code as in the sources (copied by the build). */
 const JS_RUNNER = fileURLToPath(new URL('../../js/runner.cjs', import.meta.url));
