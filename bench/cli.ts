@@ -2,7 +2,7 @@
  * How fast the commands start, side by side in one run (each round runs every command once, so a
  * change of load hits all of them alike): `omp-eval --version` against `node -e 0`; a `tool` call
  * printing 200,000 lines against the same script under `run`. (`run` and `tool` of one small cell
- * against `node -e 0` + `python -c pass`: start.ts, which times whole process trees.)
+ * against `node -e 0` + `python -c pass`: waits.ts, which times whole process trees.)
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -78,7 +78,7 @@ export async function cliBench(): Promise<BenchRow[]> {
   });
   return [
     row('omp-eval --version', m.version as number, node, 'node -e 0', 2),
-    // (run of print(1) and tool of 1+1 against node + python: start.ts, whole process trees)
+    // (run of print(1) and tool of 1+1 against node + python: waits.ts, whole process trees)
     row(
       `omp-eval tool printing ${LINES / 1000}k lines`,
       m.toolLines as number,

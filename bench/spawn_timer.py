@@ -1,4 +1,4 @@
-"""The whole-process timer of `npm run bench` (bench/start.ts): spawns what it is asked to, times it
+"""The whole-process timer of `npm run bench` (bench/waits.ts): spawns what it is asked to, times it
 from spawn to exit (or to the answer to an MCP `eval` call), and counts the CPU of the whole process
 tree, kernels included.
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
 import { KEYS, mount } from '../helpers/ink.js';
-import { count, FakeClock, mounted, run, runBody, screen, start } from './start.js';
+import { count, FakeClock, mounted, run, runBody, screen, start } from './mountApp.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS } from '../helpers/ink.js';
-import { count, mounted, start } from './start.js';
+import { count, mounted, start } from './mountApp.js';
 
 /** What Ink writes when it gives up on incremental updates and repaints the whole screen. */
 const CLEAR_SCREEN = ['\x1b[2J', '\x1bc', '\x1b[3J'];

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS, mount } from '../helpers/ink.js';
-import { mounted } from './start.js';
+import { mounted } from './mountApp.js';
 
 const reads = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../src/tui/session/history.js', async (importOriginal) => {

@@ -3,7 +3,7 @@ import { App } from '../../src/tui/App.js';
 import { idleCollector } from '../../src/tui/runtime/memory.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { mount } from '../helpers/ink.js';
-import { mounted, run } from './start.js';
+import { mounted, run } from './mountApp.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();

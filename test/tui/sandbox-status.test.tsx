@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../src/eval/index.js';
 import { executorBackend } from '../../src/tui/backend.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
-import { mounted, start } from './start.js';
+import { mounted, start } from './mountApp.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();

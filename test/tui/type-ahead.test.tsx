@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS } from '../helpers/ink.js';
-import { mounted, start } from './start.js';
+import { mounted, start } from './mountApp.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();

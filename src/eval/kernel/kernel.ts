@@ -1,5 +1,5 @@
 /**
- * The kernel client: one kernel process of either language (started by startup.ts), its state
+ * The kernel client: one kernel process of either language (started by opening.ts), its state
  * machine (state.ts), its cells (cellQueue.ts), frames routed to their cell, interrupts escalating
  * to a kill, and shutdown (process/lifetime.ts; the exit read by processEnd.ts). Both runners speak the
  * frames of protocol/ and write their raw fd 1/fd 2 output straight to the host, merged in order
@@ -12,10 +12,10 @@ import { executeRequest, type Frame, inputReply } from '../protocol/index.js';
 import { CellQueue } from './cellQueue.js';
 import type { KernelChannel, ProcessEnd } from './channel.js';
 import { CellInterrupts } from './interrupts.js';
+import { awaitInit, initRequestOf, openChannel } from './opening.js';
 import { cleanUpAfter, readExit, stopProcess } from './processEnd.js';
 import { KernelQueries } from './queries.js';
 import { PendingReplies } from './replies.js';
-import { awaitInit, initRequestOf, openChannel } from './startup.js';
 import { type KernelState, KernelStateMachine, type StateListener } from './state.js';
 import {
   type CellOutcome,

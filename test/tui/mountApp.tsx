@@ -1,3 +1,4 @@
+/** The notebook's App mounted on a FakeBackend that replays fixtures, for the component tests beside it. */
 import { App } from '../../src/tui/App.js';
 import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
 import { type Harness, KEYS, mount } from '../helpers/ink.js';

@@ -1,6 +1,6 @@
 /**
- * A local kernel's start: the checks before it, its process spawned and wired to the host's end of
- * its channels, and the verdict on its init request.
+ * A local kernel's opening: the checks before it, its process spawned (launch/spawn.ts) and wired
+ * to the host's end of its channels, and the verdict on its init request.
  */
 import { statSync } from 'node:fs';
 import { getPreludeSource } from '../launch/runnerFile.js';

@@ -7,7 +7,7 @@
  * TMPDIR: runner files, bytecode, interpreter probe, spawn recipe), as on the first call after an
  * upgrade; warm: a repeated call. The OS's file cache is warm in both.
  *
- * Runs alone: `node dist/bench/start.js` after `npm run build`. OMP_BENCH_ROUNDS (warm rounds, 7),
+ * Runs alone: `node dist/bench/waits.js` after `npm run build`. OMP_BENCH_ROUNDS (warm rounds, 7),
  * OMP_BENCH_COLD_ROUNDS (3), OMP_BENCH_CELLS (warm cells per block, 100), OMP_BENCH_SANDBOX=0
  * (leave the sandboxed MCP case out), OMP_BENCH_BEFORE=<another build's bin/omp-eval.js> (each
  * case also run with it, in the same rounds: a step's gain, measured under the same load),
