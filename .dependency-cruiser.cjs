@@ -1,7 +1,45 @@
 /**
  * The layers of docs/architecture.md (issue 44), checked by `npm run lint`: data flows
  * cli → front end (tui, modes) → engine (src/eval) → kernel process. No import cycle anywhere.
+ * Inside the engine: executor → kernel client (kernel/) → launch (launch/) → sandbox → process/.
  */
+
+/** The engine's layers from the top: each imports nothing of those above it. */
+const engineLayers = [
+  [
+    'settings-below-the-engine',
+    "The settings are read before the engine loads (start.ts): no executor, kernel, launch or process module (a cell timeout's bounds are cellTimeout.ts).",
+    '^src/eval/settings\\.ts$',
+    { path: '^src/eval/(executor|kernel|launch|process)/' },
+  ],
+  [
+    'kernels-below-the-executor',
+    'The launch and the kernel client know no executor and no remote kernel: those use them.',
+    '^src/eval/(launch|kernel)/',
+    { path: '^src/eval/(executor|remote)/' },
+  ],
+  [
+    'launch-below-the-kernel-client',
+    'src/eval/launch/ spawns a kernel process; the kernel client (src/eval/kernel/) drives it. Types only may go up (spawn.ts reads KernelOptions): they vanish when compiled.',
+    '^src/eval/launch/',
+    { path: '^src/eval/kernel/', dependencyTypesNot: ['type-only'] },
+  ],
+  [
+    'sandbox-knows-no-kernel',
+    'The sandbox wraps a command line: it takes its helpers from src/eval/process/, never from the launch, the kernel client or the executor.',
+    '^src/eval/sandbox/',
+    { path: '^src/eval/(kernel|launch|executor|remote)/' },
+  ],
+  [
+    'process-helpers-know-no-kernel',
+    'src/eval/process/ (process groups, the host guard, lifetime, descriptors, PATH lookup) is the lowest of the engine: the sandbox, the launch, the kernel client and the executor use it; it uses none of them.',
+    '^src/eval/process/',
+    {
+      path: '^src/eval/(kernel|launch|sandbox|executor|remote)/|^src/eval/(index|start|quickstart|tool|settings)\\.ts$',
+    },
+  ],
+].map(([name, comment, from, to]) => ({ name, comment, severity: 'error', from: { path: from }, to }));
+
 module.exports = {
   forbidden: [
     {
@@ -79,6 +117,7 @@ module.exports = {
       from: { path: '^src/tui/' },
       to: { path: '^(node:)?child_process$|(^|/)node_modules/execa/' },
     },
+    ...engineLayers,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
