@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TIMEOUT_KILLED_NOTICE, TIMEOUT_NOTICE } from '../../src/eval/index.js';
-import { notebookNotice } from '../../src/tui/lib/messages.js';
+import { notebookNotice } from '../../src/tui/session/messages.js';
 import { count, mounted, run, start } from './mountApp.js';
 
 afterEach(() => {
