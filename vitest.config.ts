@@ -150,8 +150,15 @@ export default defineConfig({
       include: ['src/**/*.ts', 'src/**/*.tsx'],
       exclude: ['**/*.d.ts'],
       reporter: ['text-summary', 'text'],
-      // The engine's floor (CI fails below it).
-      thresholds: { 'src/eval/**': { lines: 85 } },
+      // Floors (CI fails below them), of unit and integration tests together (issue 44). The
+      // engine's is 85%; the notebook's 75%. The modes' stays at what they measured (62.6%),
+      // below 75%: run.ts, repl.ts, tool.ts, the MCP stdio command and `attach` are tested
+      // end to end, in child processes that coverage does not see.
+      thresholds: {
+        'src/eval/**': { lines: 85 },
+        'src/tui/**': { lines: 75 },
+        'src/modes/**': { lines: 62 },
+      },
     },
   },
 });
