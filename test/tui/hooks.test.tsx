@@ -14,7 +14,7 @@ import { useEditorState } from '../../src/tui/hooks/useEditorState.js';
 import { useKernelStatus } from '../../src/tui/hooks/useKernelStatus.js';
 import { useNextInput } from '../../src/tui/hooks/useNextInput.js';
 import { useTerminalSize } from '../../src/tui/hooks/useTerminalSize.js';
-import * as ed from '../../src/tui/lib/editor.js';
+import * as ed from '../../src/tui/keys/editor.js';
 import type { Action, CellView } from '../../src/tui/state/reducer.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { type Harness, mount } from '../helpers/ink.js';
