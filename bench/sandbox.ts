@@ -5,13 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import {
-  findBwrap,
-  Kernel,
-  type KernelLanguage,
-  type ResolvedPython,
-  resolvePython,
-} from '../src/eval/index.js';
+import { findBwrap, Kernel, type Language, type ResolvedPython, resolvePython } from '../src/eval/index.js';
 import type { SandboxSettings } from '../src/eval/sandbox/settings.js';
 import { type BenchRow, interruptLatency, median, ms, timeIt } from './lib.js';
 
@@ -28,7 +22,7 @@ function exec(cmd: string, args: string[]): Promise<void> {
 }
 
 /** Median start → ready of each sandbox, the two alternating. */
-async function starts(language: KernelLanguage, python: ResolvedPython): Promise<[number, number]> {
+async function starts(language: Language, python: ResolvedPython): Promise<[number, number]> {
   const times: [number[], number[]] = [[], []];
   const opts = { language, cwd: process.cwd(), ...(language === 'py' ? { resolved: python } : {}) };
   await (await Kernel.start({ ...opts, sandbox: SANDBOX })).shutdown(); // bwrap's probe, once
@@ -43,7 +37,7 @@ async function starts(language: KernelLanguage, python: ResolvedPython): Promise
   return [median(times[0]), median(times[1])];
 }
 
-async function warm(language: KernelLanguage, python: ResolvedPython, sandbox: SandboxSettings) {
+async function warm(language: Language, python: ResolvedPython, sandbox: SandboxSettings) {
   const k = await Kernel.start({
     language,
     cwd: process.cwd(),

@@ -6,12 +6,13 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { hintFor, pointToGlobalOptions, unknownCommand } from './cliHints.js';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
-import type { CellLanguage, Executor, Face, Logger, Settings } from './eval/index.js';
+import type { Executor, Face, Language, Logger, Settings } from './eval/index.js';
 import type { PrestartedKernel } from './eval/start.js';
 import { takeEarly } from './modes/early.js';
 import type { ClientName as McpClientName } from './modes/mcp/printConfig.js';
 import { addSandboxOptions, type SandboxFlags, sandboxOverrides } from './modes/sandboxFlags.js';
 import type { ImageMode } from './tui/rendering/images.js';
+import { VERSION } from './version.js';
 
 interface GlobalFlags extends SandboxFlags {
   python?: string;
@@ -19,7 +20,7 @@ interface GlobalFlags extends SandboxFlags {
   kernelMode?: 'session' | 'per-call';
   timeout?: number;
   images: ImageMode;
-  lang?: CellLanguage;
+  lang?: Language;
   passEnv?: string[];
   envFilter?: 'on' | 'off';
   agentCommand?: string;
@@ -62,7 +63,7 @@ const program = new Command();
 program
   .name('omp-eval')
   .description('A notebook in the terminal for Python (and JavaScript), backed by retained kernels.')
-  .version('0.1.0')
+  .version(VERSION)
   .option('--python <path>', 'Python interpreter to use (skips discovery)', nonEmpty)
   .option('--cwd <dir>', 'working directory of the kernel', nonEmpty, process.cwd())
   .addOption(

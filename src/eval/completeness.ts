@@ -8,7 +8,8 @@
 import { createRequire } from 'node:module';
 import type * as Acorn from 'acorn';
 import type { Completeness } from './kernel/types.js';
-import { type CellLanguage, cellLanguage } from './script.js';
+import type { Language } from './language.js';
+import { cellLanguage } from './script.js';
 
 /** The js kernel's own rules (src/js/completeness.cjs) with the host's acorn, loaded on first use. */
 interface JsCompleteness {
@@ -25,7 +26,7 @@ const incomplete = (indent: string): Completeness => ({ status: 'incomplete', in
  * bracket or triple-quoted string, after a line ending in `:` or `\`, after a decorator, and
  * while the last line of a block is indented (an empty line closes it). js: as the js kernel.
  */
-export function localCompleteness(code: string, language: CellLanguage = 'py'): Completeness {
+export function localCompleteness(code: string, language: Language = 'py'): Completeness {
   if (!code.trim()) return complete;
   if (language === 'js') {
     jsRules ??= {
@@ -88,7 +89,7 @@ export function autoIndent(line: string): string {
 }
 
 /** Asks a kernel of `language` about `code` (a session's isComplete). */
-export type CompletenessOracle = (code: string, language: CellLanguage) => Promise<Completeness>;
+export type CompletenessOracle = (code: string, language: Language) => Promise<Completeness>;
 
 /**
  * Whether a cell typed in a front end, whose first line may be `%%js` or `%%py`, is whole: a
@@ -99,7 +100,7 @@ export type CompletenessOracle = (code: string, language: CellLanguage) => Promi
  */
 export async function cellCompleteness(
   text: string,
-  fallback: CellLanguage,
+  fallback: Language,
   ask: CompletenessOracle,
   opts: { lines?: boolean } = {},
 ): Promise<Completeness> {

@@ -34,10 +34,10 @@ export {
   type Completeness,
   type Completion,
   type ExecuteOptions,
-  type KernelLanguage,
   type KernelOptions,
   KernelStartError,
 } from './kernel/types.js';
+export type { Language } from './language.js';
 export { type PrestartedKernel, prestartPython } from './launch/prestart.js';
 export {
   PythonNotFoundError,
@@ -76,7 +76,6 @@ export {
 /** The eval tool's cell as a JSON Schema (schemas.json's `cell`): what the MCP tool declares. */
 export { cellSchema } from './schemas/index.js';
 export {
-  type CellLanguage,
   cellLanguage,
   hasCellMarkers,
   notebookCells,

@@ -5,6 +5,8 @@
  * `# In[1]` (nbconvert's script export) and `# <codecell>` (the old IPython format); a JavaScript
  * one on `// %%`. A marker inside a Python triple-quoted string is text, as for Jupytext.
  */
+import type { Language } from './language.js';
+
 export interface ScriptCell {
   code: string;
   title?: string;
@@ -21,7 +23,7 @@ const IN_MARKER = /^#\s*In\[\s*\d*\s*\]:?\s*$/;
 const SPHINX_MARKER = /^#\s*<(codecell|markdowncell|rawcell)>\s*$/;
 
 /** Whether a line starts a new cell, and what kind. */
-function marker(line: string, language: CellLanguage): { title: string; markdown: boolean } | undefined {
+function marker(line: string, language: Language): { title: string; markdown: boolean } | undefined {
   const percent = PERCENT[language].exec(line);
   if (percent) {
     const title = (percent[1] ?? '').trim();
@@ -65,17 +67,17 @@ export function quotedLines(lines: readonly string[]): boolean[] {
 }
 
 /** The marker each line is, if any (none inside a Python string). */
-function markers(lines: readonly string[], language: CellLanguage) {
+function markers(lines: readonly string[], language: Language) {
   const quoted = language === 'py' ? quotedLines(lines) : [];
   return lines.map((line, i) => (quoted[i] ? undefined : marker(line.replace(/\r$/, ''), language)));
 }
 
 /** Whether a script (a paste, say) has cell markers at all. */
-export function hasCellMarkers(source: string, language: CellLanguage = 'py'): boolean {
+export function hasCellMarkers(source: string, language: Language = 'py'): boolean {
   return markers(source.split('\n'), language).some((found) => found !== undefined);
 }
 
-export function splitCells(source: string, language: CellLanguage = 'py'): ScriptCell[] {
+export function splitCells(source: string, language: Language = 'py'): ScriptCell[] {
   const lines = source
     .replace(/^\uFEFF/, '')
     .replace(/\r\n/g, '\n')
@@ -112,8 +114,6 @@ export function splitCells(source: string, language: CellLanguage = 'py'): Scrip
   return cells;
 }
 
-export type CellLanguage = 'py' | 'js';
-
 /**
  * The code cells of a Jupyter notebook (nbformat 4 JSON), in its kernel's language (Python unless
  * its metadata says JavaScript, or `language` when given); markdown and raw cells are left out. Throws an Error that says
@@ -121,8 +121,8 @@ export type CellLanguage = 'py' | 'js';
  */
 export function notebookCells(
   text: string,
-  language?: CellLanguage,
-): { language: CellLanguage; cells: ScriptCell[] } {
+  language?: Language,
+): { language: Language; cells: ScriptCell[] } {
   let document: unknown;
   try {
     document = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -159,7 +159,7 @@ const LANGUAGE_MAGIC = /^%%(js|javascript|py|python)[ \t]*$/;
  * it JavaScript, `%%py` (`%%python`) Python; otherwise `fallback`. The magic line is blanked
  * (spaces of its length) rather than removed, so line numbers and offsets stay those of the cell.
  */
-export function cellLanguage(code: string, fallback: CellLanguage): { language: CellLanguage; code: string } {
+export function cellLanguage(code: string, fallback: Language): { language: Language; code: string } {
   const end = code.indexOf('\n');
   const first = end === -1 ? code : code.slice(0, end);
   const magic = LANGUAGE_MAGIC.exec(first.trimEnd());

@@ -5,13 +5,13 @@
  */
 import { createInterface } from 'node:readline';
 import type { Executor, Session } from '../eval/index.js';
-import { type CellLanguage, cellCompleteness, cellLanguage, needsMoreLines } from '../eval/index.js';
+import { cellCompleteness, cellLanguage, type Language, needsMoreLines } from '../eval/index.js';
 import { type Streams, writeBackground, writeEvent } from './output.js';
 
 export interface ReplOptions {
   cwd: string;
   /** The language of cells without a `%%js` / `%%py` first line (--lang); default py. */
-  language?: CellLanguage;
+  language?: Language;
   /** Seconds per cell (--timeout); none by default. */
   timeout?: number;
   input?: NodeJS.ReadableStream;
@@ -64,7 +64,7 @@ export async function runRepl(executor: Executor, opts: ReplOptions): Promise<nu
   // The kernel answers only once it runs: it is started with the first line (a kernel that cannot
   // start leaves the local rules to answer, and its first cell says why).
   let started: Promise<void> | undefined;
-  const ask = async (code: string, lang: CellLanguage) => {
+  const ask = async (code: string, lang: Language) => {
     started ??= session.start(language).catch(() => {});
     await started;
     return session.isComplete(code, lang);

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CellResult, Executor, OutputEvent, Session } from '../eval/index.js';
 import {
-  type CellLanguage,
   cellLanguage,
   checkCwd,
+  type Language,
   notebookCells,
   oneLine,
   type ScriptCell,
@@ -27,7 +27,7 @@ export interface RunScriptOptions {
   /** Seconds per cell; undefined for no timeout. */
   timeout?: number;
   /** The script's language (--lang); default: js for .js/.mjs/.cjs files, else py. */
-  language?: CellLanguage;
+  language?: Language;
   streams?: Streams;
   stdin?: NodeJS.ReadableStream;
 }
@@ -159,7 +159,7 @@ async function waitForTheRest(
 }
 
 /** The requests of the script's cells: tracebacks name the script's file and line, as python's and node's. */
-function cellRequests(cells: ScriptCell[], language: CellLanguage) {
+function cellRequests(cells: ScriptCell[], language: Language) {
   return cells.map((c) => ({
     ...cellLanguage(c.code, language),
     ...(c.title ? { title: c.title } : {}),

@@ -3,7 +3,6 @@
  * fake that replays recorded events, and runs against the executor through this adapter.
  */
 import {
-  type CellLanguage,
   type CellResult,
   type Completeness,
   type Completion,
@@ -11,6 +10,7 @@ import {
   cellLanguage,
   type Executor,
   envFilterLabel,
+  type Language,
   localCompleteness,
   type OutputEvent,
   type RemoteKernelInfo,
@@ -43,7 +43,7 @@ export interface NotebookBackend {
   /** The Node version, for the notebook's language_info of JavaScript cells. */
   readonly nodeVersion?: string;
   /** The language of cells without a `%%js` / `%%py` first line. */
-  readonly language: CellLanguage;
+  readonly language: Language;
   /** The Jupyter server and kernel that run the Python cells (--jupyter), once connected. */
   readonly remote?: RemoteKernelInfo;
   /** Starts the kernel (without running a cell); rejects with the reason it cannot start. */
@@ -80,7 +80,7 @@ export interface NotebookBackend {
 /** An agent's cell as the notebook queues it. */
 export interface AgentCell {
   code: string;
-  language: CellLanguage;
+  language: Language;
   title?: string;
   party: Party;
 }
@@ -90,7 +90,7 @@ export interface BackendOptions {
   /** Seconds per cell; undefined for none. */
   timeout?: number;
   /** The default language of cells (--lang); default py. */
-  language?: CellLanguage;
+  language?: Language;
   /**
    * The notebook's width now: sent with each cell as COLUMNS, which the kernel also tells pandas,
    * as a terminal tells its programs (undefined: none is sent).
@@ -184,7 +184,7 @@ export function pendingBackend(
   ready: Promise<NotebookBackend>,
   known: {
     cwd: string;
-    language: CellLanguage;
+    language: Language;
     mode: string;
     sandbox?: string;
     jupyter?: string;

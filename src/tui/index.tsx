@@ -5,13 +5,7 @@
  * The prompt is drawn at once: the executor's session (probing the interpreter) and the kernel
  * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
-import {
-  ArtifactFile,
-  type CellLanguage,
-  type Executor,
-  envFilterLabel,
-  sandboxLabel,
-} from '../eval/index.js';
+import { ArtifactFile, type Executor, envFilterLabel, type Language, sandboxLabel } from '../eval/index.js';
 import type { NotebookBackend } from './backend.js';
 import type { ImageMode } from './rendering/images.js';
 import { EarlyInput } from './terminal/earlyInput.js';
@@ -23,7 +17,7 @@ export interface NotebookOptions {
   /** Seconds per cell (--timeout); none by default. */
   timeout?: number;
   /** The language of cells without a `%%js` / `%%py` line (--lang). */
-  language?: CellLanguage;
+  language?: Language;
 }
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {

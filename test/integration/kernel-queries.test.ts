@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KernelLanguage, OutputEvent, Session } from '../../src/eval/index.js';
+import type { Language, OutputEvent, Session } from '../../src/eval/index.js';
 import { localCompleteness } from '../../src/eval/index.js';
 import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
@@ -18,7 +18,7 @@ import { startKernel, waitFor } from '../helpers/kernel.js';
  * The kernel's own answer, with a deadline long enough for a loaded machine (Session.isComplete
  * gives it 1 s, then answers by the local rules).
  */
-function kernelAnswer(s: Session, code: string, language: KernelLanguage = 'py') {
+function kernelAnswer(s: Session, code: string, language: Language = 'py') {
   const kernel = s.kernelOf(language);
   if (!kernel) throw new Error(`no ${language} kernel`);
   return kernel.isComplete(code, 60_000);

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KernelLanguage, SandboxSettings } from '../../src/eval/index.js';
+import type { Language, SandboxSettings } from '../../src/eval/index.js';
 import { interruptAfterReady, run, startKernel, waitFor } from '../helpers/kernel.js';
 
 const WS: SandboxSettings = { mode: 'workspace-write', allowNetwork: false, writableRoots: [] };
@@ -18,7 +18,7 @@ function freshDir(name: string): string {
   return realpathSync(mkdtempSync(join(tmpdir(), `omp-sbx-${name}-`)));
 }
 
-function sandboxed(sandbox: Partial<SandboxSettings>, cwd: string, language: KernelLanguage = 'py') {
+function sandboxed(sandbox: Partial<SandboxSettings>, cwd: string, language: Language = 'py') {
   return startKernel({ cwd, language, sandbox: { ...WS, ...sandbox } });
 }
 

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { cellCompleteness, localCompleteness, needsMoreLines } from '../../src/eval/completeness.js';
-import type { CellLanguage } from '../../src/eval/script.js';
+import type { Language } from '../../src/eval/language.js';
 
 /** Whether a typed cell needs more lines, by the local rules (the js kernel's own file). */
-const cellNeedsMoreInput = async (text: string, fallback: CellLanguage, opts: { lines?: boolean } = {}) =>
+const cellNeedsMoreInput = async (text: string, fallback: Language, opts: { lines?: boolean } = {}) =>
   needsMoreLines(await cellCompleteness(text, fallback, async (c, l) => localCompleteness(c, l), opts));
 
 import { renderBundle } from '../../src/eval/output/display.js';
@@ -76,7 +76,7 @@ describe('completeness of JavaScript cells (the local rules, shared with the js 
     expect(await cellNeedsMoreInput('%%js\nif (x) {', 'py')).toBe(true);
     expect(await cellNeedsMoreInput('%%js\nif (x) {\n', 'py')).toBe(true);
     // Its next line is indented as the js kernel says: a level more after an opener.
-    const ask = async (c: string, l: CellLanguage) => localCompleteness(c, l);
+    const ask = async (c: string, l: Language) => localCompleteness(c, l);
     expect((await cellCompleteness('%%js\nif (x) {', 'py', ask)).indent).toBe('  ');
     expect((await cellCompleteness('%%js\n  a = 1', 'py', ask)).indent).toBe('  ');
     expect(await cellNeedsMoreInput('%%py\nx = 1', 'js')).toBe(true);

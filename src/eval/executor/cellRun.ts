@@ -7,12 +7,8 @@
  */
 import { clampTimeout } from '../cellTimeout.js';
 import type { KernelHandle as Kernel } from '../kernel/handle.js';
-import {
-  type CellOutcome,
-  describeExit,
-  LANGUAGE_LABEL,
-  type KernelLanguage as Language,
-} from '../kernel/types.js';
+import { type CellOutcome, describeExit, LANGUAGE_LABEL } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import { ResultCollector } from '../output/collected.js';
 import { OutputSink } from '../output/outputSink.js';
 import type { BridgeActivity } from './bridgeActivity.js';
@@ -24,7 +20,7 @@ import {
   type CellBase,
   type CellRequest,
   type CellResult,
-  type CellStatus,
+  type CellResultStatus,
   crashed,
   failedResult,
   noticeFor,
@@ -276,7 +272,7 @@ function resultOf(
   if (exit && o.error?.ename === 'KernelDied' && o.error.traceback.length)
     c.sink.pushBlock(`${o.error.traceback.join('\n')}\n`);
   c.sink.end();
-  const status: CellStatus =
+  const status: CellResultStatus =
     o.status === 'ok' && !timedOut ? 'ok' : o.cancelled || interrupted ? 'cancelled' : 'error';
   const left = c.collector.finish();
   return {

@@ -6,7 +6,7 @@
  */
 import type { KernelHandle as Kernel } from '../kernel/handle.js';
 import type { KernelState } from '../kernel/state.js';
-import type { KernelLanguage as Language } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import type { ResolvedPython } from '../launch/python.js';
 import { renderBundle, statusEvent, statusLine } from '../output/display.js';
 import { OutputSink } from '../output/outputSink.js';

@@ -7,7 +7,7 @@
  * which the kernel's shutdown stops.
  */
 
-import type { KernelLanguage } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import { processesLeft } from '../process/processGroup.js';
 import type { CellRequest, CellResult } from './results.js';
 import type { Session } from './session.js';
@@ -17,12 +17,12 @@ import type { RunOptions } from './types.js';
  * What runs beyond the kernel's own, printed (the check is a silent cell: no result, no count):
  * non-daemon threads; resources keeping Node's loop alive.
  */
-const CHECK: Record<KernelLanguage, string> = {
+const CHECK: Record<Language, string> = {
   py: 'print(", ".join((lambda th: [t.name for t in th.enumerate() if t.is_alive() and not t.daemon and t is not th.main_thread()])(__import__("threading"))))',
   js: 'console.log(__omp_pending__())',
 };
 
-const WHAT: Record<KernelLanguage, string> = { py: 'Python threads', js: 'JavaScript timers and handles' };
+const WHAT: Record<Language, string> = { py: 'Python threads', js: 'JavaScript timers and handles' };
 
 /**
  * The notice for work left running in the kernels of `languages`, or undefined when none is.
@@ -30,7 +30,7 @@ const WHAT: Record<KernelLanguage, string> = { py: 'Python threads', js: 'JavaSc
  */
 export async function pendingWorkNotice(
   session: Pick<Session, 'kernelOf'>,
-  languages: readonly KernelLanguage[],
+  languages: readonly Language[],
   run: (cells: CellRequest[], options: RunOptions) => Promise<CellResult[]>,
 ): Promise<string | undefined> {
   const found: string[] = [];

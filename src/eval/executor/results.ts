@@ -1,7 +1,8 @@
 /** A cell's result, and the results of cells that did not run or failed outside a kernel. */
 import { constants } from 'node:os';
-import type { CellError, KernelExit, KernelLanguage as Language } from '../kernel/types.js';
+import type { CellError, KernelExit } from '../kernel/types.js';
 import { describeExit } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import type { ImageOutput, StatusEvent } from '../output/display.js';
 import type { Truncation } from '../output/outputSink.js';
 import { plainText } from '../output/text.js';
@@ -20,13 +21,14 @@ export interface CellRequest {
   scriptLine?: number;
 }
 
-export type CellStatus = 'ok' | 'error' | 'cancelled' | 'skipped';
+/** How a cell ended, in its result (the notebook's `CellStatus` adds the states of a cell on screen). */
+export type CellResultStatus = 'ok' | 'error' | 'cancelled' | 'skipped';
 
 export interface CellResult {
   index: number;
   title?: string;
   language: Language;
-  status: CellStatus;
+  status: CellResultStatus;
   /** 0 ok, 1 error, 130 cancelled, or the dead kernel's exit code (128 + n for signal n). */
   exitCode: number | null;
   /** The kernel's count for the cell; absent when its kernel died under it (no count came). */
@@ -81,7 +83,7 @@ export function crashed(exit: Pick<KernelExit, 'code' | 'signal'>): boolean {
  * A result's exit code: a dead kernel's own (128 + n for signal n, its non-zero code, or the 0 of
  * a kernel that ended itself so), else 0 for ok, 130 for cancelled, 1 for an error.
  */
-export function resultExitCode(status: CellStatus, exit: KernelExit | undefined): number {
+export function resultExitCode(status: CellResultStatus, exit: KernelExit | undefined): number {
   const code = exit ? exitCodeOf(exit) : null;
   if (code !== null && (code !== 0 || exit?.reason === 'died')) return code;
   return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;

@@ -6,7 +6,8 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { localCompleteness } from '../completeness.js';
 import type { KernelHandle as Kernel } from '../kernel/handle.js';
-import type { Completeness, Completion, KernelLanguage as Language } from '../kernel/types.js';
+import type { Completeness, Completion } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import type { ResolvedPython } from '../launch/python.js';
 import type { Frame } from '../protocol/index.js';
 import type { KernelMode } from '../settings.js';

@@ -1,6 +1,6 @@
 /** The executor's options and the options of a run. */
 import type { KernelFactory } from '../kernel/handle.js';
-import type { KernelLanguage } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import type { PrestartedKernel } from '../launch/prestart.js';
 import type { Logger } from '../logger.js';
 import type { SinkLimits } from '../output/outputSink.js';
@@ -94,7 +94,7 @@ export interface ExecutorOptions {
   /** Where the engine's traces and warnings go (default: nowhere). */
   logger?: Logger;
   /** Makes the kernels of a language in place of local processes (a Jupyter server's kernels). */
-  kernelFactories?: Partial<Record<KernelLanguage, KernelFactory>>;
+  kernelFactories?: Partial<Record<Language, KernelFactory>>;
   /**
    * A Python kernel's process spawned before the engine loaded (`prestartPython`): the first
    * Python kernel that fits it uses it, and dispose() stops it if none did.

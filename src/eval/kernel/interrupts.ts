@@ -3,16 +3,17 @@
  * runner would ignore it, so it waits for `started`), escalated to stopping the kernel when the
  * cell has not ended within the escalation window.
  */
+
+import type { Language } from '../language.js';
 import type { KernelChannel } from './channel.js';
 import type { Cell } from './outcomes.js';
-import type { KernelLanguage } from './types.js';
 
 /** How often a js cell that has not ended gets SIGINT again while it is being interrupted. */
 const JS_REINTERRUPT_MS = 1_000;
 
 /** What an interrupt needs of its kernel. */
 export interface InterruptTarget {
-  readonly language: KernelLanguage;
+  readonly language: Language;
   channel(): KernelChannel | undefined;
   /** The running cell. */
   running(): Cell | undefined;

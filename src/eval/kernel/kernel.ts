@@ -6,6 +6,7 @@
  * with the frames by rawDemux.ts; agent() calls are served by bridgeServer.ts.
  */
 
+import type { Language } from '../language.js';
 import type { ResolvedPython } from '../launch/python.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { executeRequest, type Frame, inputReply } from '../protocol/index.js';
@@ -26,7 +27,6 @@ import {
   INTERRUPT_ESCALATION_MS,
   type KernelExit,
   type KernelExitReason,
-  type KernelLanguage,
   type KernelOptions,
   KernelStartError,
   LANGUAGE_LABEL,
@@ -40,7 +40,7 @@ let nextKernelId = 1;
 
 export class Kernel {
   readonly name = `k${nextKernelId++}`;
-  readonly language: KernelLanguage;
+  readonly language: Language;
   /** "Python" or "JavaScript", for messages. */
   readonly label: string;
   python?: ResolvedPython;

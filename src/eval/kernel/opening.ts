@@ -3,17 +3,12 @@
  * to the host's end of its channels, and the verdict on its init request.
  */
 import { statSync } from 'node:fs';
+import type { Language } from '../language.js';
 import { getPreludeSource } from '../launch/runnerFile.js';
 import { spawnKernel } from '../launch/spawn.js';
 import { type ExecuteRequest, initRequest } from '../protocol/index.js';
 import { type ChannelHandlers, type ChannelOptions, KernelChannel } from './channel.js';
-import {
-  type CellOutcome,
-  describeExit,
-  type KernelLanguage,
-  type KernelOptions,
-  KernelStartError,
-} from './types.js';
+import { type CellOutcome, describeExit, type KernelOptions, KernelStartError } from './types.js';
 
 /** The working directory must exist and be a directory, before anything is spawned. */
 function checkDirectory(cwd: string): void {
@@ -35,7 +30,7 @@ function checkDirectory(cwd: string): void {
  * frames, `names` say whose they are in logs.
  */
 export async function openChannel(
-  language: KernelLanguage,
+  language: Language,
   cwd: string,
   opts: KernelOptions,
   handlers: ChannelHandlers,
@@ -53,7 +48,7 @@ export async function openChannel(
 /** The init request: the working directory, the environment, the prelude (Python's, unless turned off). */
 export function initRequestOf(
   name: string,
-  language: KernelLanguage,
+  language: Language,
   cwd: string,
   opts: KernelOptions,
   frameKey: string | undefined,

@@ -1,5 +1,6 @@
 /** The kernel client's public types. */
 
+import type { Language } from '../language.js';
 import type { ResolvedPython } from '../launch/python.js';
 import type { KernelProcess } from '../launch/spawn.js';
 import type { Logger } from '../logger.js';
@@ -12,10 +13,8 @@ import type {
 } from '../protocol/index.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 
-export type KernelLanguage = 'py' | 'js';
-
 /** The name a kernel of each language goes by in messages. */
-export const LANGUAGE_LABEL: Record<KernelLanguage, string> = { py: 'Python', js: 'JavaScript' };
+export const LANGUAGE_LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
 
 export const INTERRUPT_ESCALATION_MS = 5_000;
 export const SHUTDOWN_GRACE_MS = 1_000;
@@ -31,7 +30,7 @@ export const VARIABLES_TIMEOUT_MS = 10_000;
 
 export interface KernelOptions {
   /** The kernel's language (default py). */
-  language?: KernelLanguage;
+  language?: Language;
   /** The script its cells come from (`omp-eval run`), set in the kernel at init. */
   script?: ScriptInfo;
   /** Working directory of the kernel (validated before anything starts). */

@@ -18,7 +18,8 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { KernelLanguage, KernelOptions } from '../kernel/types.js';
+import type { KernelOptions } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import type { Logger } from '../logger.js';
 import { BRIDGE_FD, KERNEL_STDIO } from '../process/descriptors.js';
 import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
@@ -57,7 +58,7 @@ export interface KernelProcess {
 }
 
 export async function spawnKernel(
-  language: KernelLanguage,
+  language: Language,
   cwd: string,
   opts: KernelOptions,
   logger: Logger,

@@ -16,9 +16,9 @@ import {
   type ExecuteOptions,
   INTERRUPT_ESCALATION_MS,
   type KernelExit,
-  type KernelLanguage,
   type Variables,
 } from '../kernel/types.js';
+import type { Language } from '../language.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Frame } from '../protocol/index.js';
 import { readIopub } from './messages.js';
@@ -50,7 +50,7 @@ let nextKernelId = 1;
 export class RemoteKernel implements KernelHandle {
   readonly name = `r${nextKernelId++}`;
   /** The session's slot this kernel fills: its cells are the session's default-language cells. */
-  readonly language: KernelLanguage = 'py';
+  readonly language: Language = 'py';
   readonly label: string;
   /** Always unset: no local interpreter runs the cells. */
   python = undefined;

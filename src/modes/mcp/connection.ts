@@ -11,6 +11,7 @@ import {
   McpError,
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../../version.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { serveArtifacts } from './artifacts.js';
 import { askForInput, offersFormElicitation } from './elicitation.js';
@@ -33,7 +34,6 @@ import { type CallToolRequest, type Extra, resultFor, toolFor, VersionedServer }
 import { supports } from './versions.js';
 import { ClientWorkspace, WorkspaceError } from './workspace.js';
 
-const SERVER_VERSION = '0.1.0';
 /** How long a stopping server waits for the answers to the calls in flight to go out. */
 const ANSWER_WAIT_MS = 1000;
 
@@ -88,7 +88,7 @@ export class McpConnection implements CapHolder {
       {
         name: 'omp-eval',
         title: 'omp-eval: persistent Python and JavaScript kernels',
-        version: SERVER_VERSION,
+        version: VERSION,
       },
       {
         capabilities: {

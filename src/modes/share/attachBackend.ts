@@ -6,11 +6,11 @@
  * same way; Ctrl-C asks the server to interrupt the running cell.
  */
 import {
-  type CellLanguage,
   type CellResult,
   type Completion,
   cellCompleteness,
   failedResult,
+  type Language,
   localCompleteness,
   type OutputEvent,
 } from '../../eval/index.js';
@@ -23,7 +23,7 @@ import type { CellEnd, ServerMessage, SessionInfo } from './protocol.js';
 export const ATTACH_HISTORY = 10;
 
 interface FollowedCell {
-  language: CellLanguage;
+  language: Language;
   events: OutputEvent[];
   end?: CellEnd;
   /** The runner's listener while it replays this cell. */
@@ -34,7 +34,7 @@ interface FollowedCell {
 const key = (call: number, cell: number) => `${call}:${cell}`;
 
 /** A cell's result as the runner needs it (the notebook keeps the output itself). */
-function resultOf(index: number, language: CellLanguage, end: CellEnd): CellResult {
+function resultOf(index: number, language: Language, end: CellEnd): CellResult {
   return {
     index,
     language,

@@ -5,7 +5,7 @@
  * the agent: listeners are called synchronously and must not block (the socket side drops what a
  * slow reader cannot take).
  */
-import type { CellLanguage, CellResult, OutputEvent } from '../../eval/index.js';
+import type { CellResult, Language, OutputEvent } from '../../eval/index.js';
 import type { CallCell, CellEnd, ServerMessage, SessionInfo } from './protocol.js';
 
 /** Calls kept for a notebook that attaches later. */
@@ -80,7 +80,7 @@ export interface FeedController {
 
 export interface FeedDescription {
   client?: string;
-  languages: CellLanguage[];
+  languages: Language[];
   transport: string;
 }
 

@@ -8,7 +8,7 @@
  * call, output, cell, callEnd), ended (the session or the server is gone), error.
  */
 import { StringDecoder } from 'node:string_decoder';
-import type { CellLanguage, OutputEvent } from '../../eval/index.js';
+import type { Language, OutputEvent } from '../../eval/index.js';
 
 export const PROTOCOL_VERSION = 1;
 /** The longest line either side takes (an image in a display can be large). */
@@ -24,7 +24,7 @@ export interface SessionInfo {
   client?: string;
   cwd: string;
   /** Languages with a live kernel. */
-  languages: CellLanguage[];
+  languages: Language[];
   calls: number;
   cellsRun: number;
   /** Milliseconds since the last call ended (0 while one runs). */
@@ -36,7 +36,7 @@ export interface SessionInfo {
 
 export interface CallCell {
   index: number;
-  language: CellLanguage;
+  language: Language;
   code: string;
   title?: string;
 }

@@ -1,5 +1,5 @@
 /** A `/` command: its name, the line /help shows, and what it does with the notebook. */
-import type { CellLanguage, RemoteKernelInfo } from '../../eval/index.js';
+import type { Language, RemoteKernelInfo } from '../../eval/index.js';
 import type { CellView } from '../state/reducer.js';
 
 export interface CommandContext {
@@ -15,7 +15,7 @@ export interface CommandContext {
   cells: () => readonly CellView[];
   /** The notebook's default language and the runtimes' versions, for saving. */
   session: {
-    language: CellLanguage;
+    language: Language;
     pythonVersion?: string;
     nodeVersion?: string;
     remote?: RemoteKernelInfo;

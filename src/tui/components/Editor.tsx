@@ -1,7 +1,7 @@
 /** The prompt: the editor's lines with IPython's `In [n]:` and `...:` prefixes and a cursor. */
 
 import type { ReactNode } from 'react';
-import { type CellLanguage, cellLanguage } from '../../eval/index.js';
+import { cellLanguage, type Language } from '../../eval/index.js';
 import { Box, Text } from '../ink.js';
 import type { EditorState } from '../keys/editor.js';
 import { highlightCode } from '../rendering/highlight.js';
@@ -26,7 +26,7 @@ export interface EditorProps {
   /** Ctrl-R search in progress. */
   search?: { query: string; match?: string; failed?: boolean };
   /** The notebook's default language (a `%%js` / `%%py` first line overrides it). */
-  language?: CellLanguage;
+  language?: Language;
   /** The language of the remote kernel Python cells run on (`R`): how they are highlighted. */
   remoteLanguage?: string;
 }

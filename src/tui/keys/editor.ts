@@ -3,7 +3,7 @@
  * boundary, and the edits the keys make. Every edit moves by graphemes and words
  * (Intl.Segmenter), so emoji, flags and combining marks stay whole and no lone surrogate is made.
  */
-import { autoIndent, type CellLanguage, cellLanguage } from '../../eval/index.js';
+import { autoIndent, cellLanguage, type Language } from '../../eval/index.js';
 import {
   nextGrapheme,
   nextWordEnd,
@@ -67,7 +67,7 @@ export function insertLines(s: EditorState, pieces: string[]): EditorState {
  * Text typed at the cursor. In a JavaScript cell, a closing bracket typed on a line of nothing
  * but indentation goes back one level (two spaces, the level an opening bracket added).
  */
-export function type(s: EditorState, text: string, language: CellLanguage): EditorState {
+export function type(s: EditorState, text: string, language: Language): EditorState {
   const before = lineOf(s).slice(0, s.col);
   const closing = /^[)\]}]$/.test(text) && /^ {2,}$/.test(before) && !lineOf(s).slice(s.col).trim();
   if (!closing || cellLanguage(s.lines.join('\n'), language).language !== 'js') return insert(s, text);

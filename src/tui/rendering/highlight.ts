@@ -10,7 +10,7 @@ import type { LanguageFn } from 'highlight.js';
 import hljs from 'highlight.js/lib/core';
 import javascript from 'highlight.js/lib/languages/javascript';
 import python from 'highlight.js/lib/languages/python';
-import type { CellLanguage } from '../../eval/index.js';
+import type { Language } from '../../eval/index.js';
 
 hljs.registerLanguage('python', python);
 hljs.registerLanguage('javascript', javascript);
@@ -134,7 +134,7 @@ export const HIGHLIGHT_LIMIT = 100_000;
  * (`python`, `R`, `julia`) or a markdown fence's: code of a language without a grammar is plain.
  * Code longer than HIGHLIGHT_LIMIT is highlighted up to the last line that starts before it.
  */
-export function highlightCode(code: string, color: boolean, language: CellLanguage | string = 'py'): string {
+export function highlightCode(code: string, color: boolean, language: Language | string = 'py'): string {
   if (!color || chalk.level === 0) return code;
   if (code.length > HIGHLIGHT_LIMIT) {
     const cut = code.lastIndexOf('\n', HIGHLIGHT_LIMIT);

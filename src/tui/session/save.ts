@@ -10,12 +10,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import stripAnsi from 'strip-ansi';
-import type { CellLanguage, RemoteKernelInfo } from '../../eval/index.js';
+import type { Language, RemoteKernelInfo } from '../../eval/index.js';
 import { type Output, type RichOutput, rowsOf, spillNote } from '../state/output.js';
 import type { CellView } from '../state/reducer.js';
 
 export interface SessionInfo {
-  language: CellLanguage;
+  language: Language;
   pythonVersion?: string;
   nodeVersion?: string;
   /** The kernel on a Jupyter server running the notebook's cells (any language the server offers). */
@@ -172,7 +172,7 @@ function remoteMetadata(remote: RemoteKernelInfo): Record<string, unknown> {
 }
 
 /** The cell's source as Jupyter should read it in a notebook of `language`. */
-function cellSource(cell: CellView, language: CellLanguage): { source: string; foreign: boolean } {
+function cellSource(cell: CellView, language: Language): { source: string; foreign: boolean } {
   const own = cell.language ?? language;
   if (own === language || language === 'js') return { source: cell.code, foreign: own !== language };
   // A JavaScript cell in a Python notebook: IPython's %%script magic runs it with Node.
@@ -203,7 +203,7 @@ interface NotebookCell {
  * between cells (shown as a block of its own) is saved with the last cell that ran before it, as
  * Jupyter keeps a thread's output in a cell's outputs.
  */
-function notebookCells(cells: readonly CellView[], language: CellLanguage): NotebookCell[] {
+function notebookCells(cells: readonly CellView[], language: Language): NotebookCell[] {
   const saved: NotebookCell[] = [];
   /** The last cell that ran (a cell a failure left unrun printed nothing). */
   let ran: NotebookCell | undefined;

@@ -3,7 +3,7 @@
  * (already printed: kept for Ctrl-O and /save), the execution counter and the kernel's status.
  * Pure: every change is an action, so the transitions are unit-tested without a terminal.
  */
-import type { CellLanguage } from '../../eval/index.js';
+import type { Language } from '../../eval/index.js';
 import { emptyOutput, type Output, type Stream, textOutput } from './output.js';
 
 /** The status line's hint while a Ctrl-C interrupts the running cell. */
@@ -44,7 +44,7 @@ export interface CellView {
   code: string;
   title?: string;
   /** The language the cell runs in (its `%%js` / `%%py` line, else the notebook's). */
-  language?: CellLanguage;
+  language?: Language;
   /** How its code is highlighted when not by `language`: a remote kernel's language (`R`). */
   highlight?: string;
   status: CellStatus;
@@ -68,7 +68,7 @@ export interface KernelInfo {
   python?: string;
   version?: string;
   /** The notebook's default language: the status line names its runtime. */
-  language?: CellLanguage;
+  language?: Language;
   /** The Jupyter kernel and server running the Python cells (`python3 3d3645bf on host:8888`). */
   remote?: string;
   /** The Jupyter server configured for them (`host:8888`), while no kernel there is known. */
@@ -105,7 +105,7 @@ export interface State {
 export type Action =
   | {
       type: 'submit';
-      cells: { code: string; title?: string; language?: CellLanguage; highlight?: string; party?: Party }[];
+      cells: { code: string; title?: string; language?: Language; highlight?: string; party?: Party }[];
     }
   | { type: 'start'; id: number; at: number }
   | { type: 'output'; id: number; output?: Output; now: number }
