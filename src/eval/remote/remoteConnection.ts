@@ -171,8 +171,10 @@ export class RemoteConnection {
   /**
    * Ends this client's use of the kernel: an `owned` one is shut down on the server, else its
    * cell is interrupted if one was `running`; then the connection goes. A failure is logged.
+   * Nothing is watched from here on (the watch would reconnect the connection being disposed).
    */
   async release(owned: boolean, running: boolean): Promise<void> {
+    this.watch.close();
     try {
       if (owned) await this.connection.shutdown();
       else if (running) await this.connection.interrupt();
