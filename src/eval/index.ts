@@ -20,6 +20,7 @@ export { LANGUAGES } from './executor/kernelSet.js';
 export { checkCwd, createExecutor, type Executor } from './executor/registry.js';
 export {
   type CellResult,
+  cellResultOf,
   failedResult,
   TIMEOUT_KILLED_NOTICE,
   TIMEOUT_NOTICE,

@@ -15,6 +15,7 @@ import type { ServerMessage } from '../../src/modes/share/protocol.js';
 import { type Publisher, publishSessions } from '../../src/modes/share/publisher.js';
 import { readSecret } from '../../src/modes/share/runtimeDir.js';
 import { waitFor } from '../helpers/kernel.js';
+import { cellResult } from '../helpers/results.js';
 
 const publishers: Publisher[] = [];
 afterEach(async () => {
@@ -50,22 +51,7 @@ function ran(registry: FeedRegistry, name: string) {
   const call = feed.callStarted([{ index: 0, language: 'py', code: 'print(1)', title: 'one' }]);
   call.onEvent(0, { kind: 'started' });
   call.onEvent(0, { kind: 'stdout', text: '1\n' });
-  call.cellDone({
-    index: 0,
-    language: 'py',
-    status: 'ok',
-    exitCode: 0,
-    executionCount: 1,
-    durationMs: 5,
-    timedOut: false,
-    kernelKilled: false,
-    retried: false,
-    text: '',
-    images: [],
-    json: [],
-    statusEvents: [],
-    notices: [],
-  });
+  call.cellDone(cellResult({ executionCount: 1, durationMs: 5 }));
   call.end();
   return feed;
 }

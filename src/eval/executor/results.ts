@@ -142,26 +142,29 @@ export function baseOf(index: number, cell: CellRequest): CellBase {
   };
 }
 
-const EMPTY = {
-  timedOut: false,
-  kernelKilled: false,
-  retried: false,
-  images: [],
-  json: [],
-  statusEvents: [],
-};
+/**
+ * A result with what `fields` gives and nothing else: no output, no notice, no flag set. Every
+ * result made outside a cell's run (skipped, failed, a follower's copy) is made here.
+ */
+export function cellResultOf(
+  fields: Pick<CellResult, 'index' | 'language' | 'status' | 'exitCode' | 'durationMs'> & Partial<CellResult>,
+): CellResult {
+  return {
+    timedOut: false,
+    kernelKilled: false,
+    retried: false,
+    text: '',
+    images: [],
+    json: [],
+    statusEvents: [],
+    notices: [],
+    ...fields,
+  };
+}
 
 /** A cell that was not run because an earlier one did not succeed (or the run was aborted). */
 export function skippedResult(index: number, cell: CellRequest): CellResult {
-  return {
-    ...baseOf(index, cell),
-    status: 'skipped',
-    exitCode: null,
-    durationMs: 0,
-    text: '',
-    ...EMPTY,
-    notices: [],
-  };
+  return cellResultOf({ ...baseOf(index, cell), status: 'skipped', exitCode: null, durationMs: 0 });
 }
 
 /** A cell that failed before or outside a kernel (no kernel, backend unavailable, ...). */
@@ -173,16 +176,15 @@ export function failedResult(
 ): CellResult {
   // The message can hold what a caller gave (a path, an interpreter): plain text only.
   message = plainText(message);
-  return {
+  return cellResultOf({
     ...base,
     status: 'error',
     exitCode: 1,
     durationMs,
     text: `${message}\n`,
-    ...EMPTY,
     error: { ename: opts.ename ?? 'EvalError', evalue: message, traceback: [] },
     notices: opts.notices ?? [],
-  };
+  });
 }
 
 const ERROR_VALUE_CHARS = 10_000;

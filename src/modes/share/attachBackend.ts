@@ -9,6 +9,7 @@ import {
   type CellResult,
   type Completion,
   cellCompleteness,
+  cellResultOf,
   failedResult,
   type Language,
   localCompleteness,
@@ -35,7 +36,7 @@ const key = (call: number, cell: number) => `${call}:${cell}`;
 
 /** A cell's result as the runner needs it (the notebook keeps the output itself). */
 function resultOf(index: number, language: Language, end: CellEnd): CellResult {
-  return {
+  return cellResultOf({
     index,
     language,
     status: end.status,
@@ -43,15 +44,9 @@ function resultOf(index: number, language: Language, end: CellEnd): CellResult {
     durationMs: end.durationMs,
     timedOut: end.timedOut === true,
     kernelKilled: end.kernelKilled === true,
-    retried: false,
-    text: '',
-    images: [],
-    json: [],
-    statusEvents: [],
-    notices: [],
     ...(end.started ? { executionCount: 0 } : {}),
     ...(end.ename ? { error: { ename: end.ename, evalue: '', traceback: [] } } : {}),
-  };
+  });
 }
 
 export interface AttachedBackend extends NotebookBackend {
