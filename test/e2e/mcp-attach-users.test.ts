@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
+import { deadlineIn } from '../helpers/kernel.js';
 import { evalCell, startStdio, stopAll } from '../helpers/mcp.js';
 
 afterAll(stopAll);
@@ -44,7 +45,7 @@ describe('omp-eval attach: only the server’s user', { timeout: 120_000 }, () =
     await evalCell(server.client, '1 + 1');
     const dir = join(runtime, 'omp-eval');
     let socket: string | undefined;
-    for (const until = Date.now() + 30_000; !socket; ) {
+    for (const until = deadlineIn(30_000); !socket; ) {
       socket = readdirSync(dir).find((n) => /^mcp-\d+\.sock$/.test(n));
       if (!socket && Date.now() > until) throw new Error('no socket published');
       if (!socket) await new Promise((r) => setTimeout(r, 50));

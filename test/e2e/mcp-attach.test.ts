@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
+import { deadlineIn } from '../helpers/kernel.js';
 import {
   evalCell,
   httpClient,
@@ -51,7 +52,7 @@ function attach(args: string[] = []): Screen {
 
 /** `attach --list` once the server has published its session. */
 async function listed(): Promise<string> {
-  const until = Date.now() + 30_000;
+  const until = deadlineIn(30_000);
   for (;;) {
     const run = await cli(['attach', '--list'], { env });
     if (run.stdout.includes('omp-eval-tests')) return run.stdout;

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import xterm from '@xterm/headless';
 import { render } from 'ink';
 import type { ReactElement } from 'react';
+import { deadlineIn } from './kernel.js';
 
 /**
  * A terminal for Ink: a size that can change, every write recorded and fed to a headless
@@ -136,7 +137,7 @@ export function mount(element: ReactElement, opts: { columns?: number; rows?: nu
       await tick();
     },
     async waitFor(predicate, what = 'screen', timeoutMs = 60_000) {
-      const until = Date.now() + timeoutMs;
+      const until = deadlineIn(timeoutMs);
       await stdout.settled();
       while (!predicate(frame())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${frame()}`);

@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deadlineIn } from './kernel.js';
 
 export const SYSTEM_PYTHON = '/usr/bin/python3';
 
@@ -107,7 +108,7 @@ export async function startJupyterServer(opts: { kernelspecs?: KernelSpecs } = {
     const text = await response.text();
     return { status: response.status, json: text ? JSON.parse(text) : null };
   };
-  const until = Date.now() + 60_000;
+  const until = deadlineIn(60_000);
   for (;;) {
     if (exited) throw new Error(`the Jupyter server exited while starting:\n${log()}`);
     const status = await rest('GET', 'api/kernelspecs').then(

@@ -70,8 +70,16 @@ export async function interruptAfterReady(
 }
 
 /** Resolves when the predicate holds, polling every 10 ms. */
+/** The factor of every deadline in the tests (OMP_EVAL_TEST_SLOW, as vitest.config.ts's timeouts). */
+export const TEST_SLOW = Number(process.env.OMP_EVAL_TEST_SLOW) || 1;
+
+/** The time `ms` from now, times TEST_SLOW: a test's deadline for a condition. */
+export function deadlineIn(ms: number): number {
+  return Date.now() + ms * TEST_SLOW;
+}
+
 export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what = 'condition') {
-  const until = Date.now() + timeoutMs;
+  const until = deadlineIn(timeoutMs);
   while (!predicate()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

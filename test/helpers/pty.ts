@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pty from '@lydell/node-pty';
 import xterm from '@xterm/headless';
 import { BIN } from './cli.js';
+import { deadlineIn } from './kernel.js';
 
 export interface Screen {
   /** The visible screen, one line per row, trailing spaces removed. */
@@ -104,7 +105,7 @@ export function openNotebook(
     text,
     all,
     async waitFor(predicate, what = 'screen', timeoutMs = 60_000) {
-      const until = Date.now() + timeoutMs;
+      const until = deadlineIn(timeoutMs);
       while (!predicate(text())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${text()}`);
         await sleep(25);

@@ -12,7 +12,7 @@ import type { Language, OutputEvent, Session } from '../../src/eval/index.js';
 import { localCompleteness } from '../../src/eval/index.js';
 import { runEvalTool } from '../../src/eval/tool.js';
 import { makeExecutor } from '../helpers/executor.js';
-import { startKernel, waitFor } from '../helpers/kernel.js';
+import { deadlineIn, startKernel, waitFor } from '../helpers/kernel.js';
 
 /**
  * The kernel's own answer, with a deadline long enough for a loaded machine (Session.isComplete
@@ -61,7 +61,7 @@ describe('completeness: one answer, the kernel’s', () => {
     s.interrupt();
     await running;
     // Idle again, the session gives the kernel's answer (each try allows the kernel 1 s).
-    const deadline = Date.now() + 60_000;
+    const deadline = deadlineIn(60_000);
     let answer = await s.isComplete(')(');
     while (answer.status !== 'invalid' && Date.now() < deadline) answer = await s.isComplete(')(');
     expect(answer).toEqual({ status: 'invalid' });

@@ -12,7 +12,7 @@ import { remoteKernelFactory } from '../../src/eval/remote/factory.js';
 import { FOREIGN_INTERRUPT } from '../../src/eval/remote/remoteCell.js';
 import { makeExecutor } from '../helpers/executor.js';
 import { freePort, type JupyterServer, runningKernels, startJupyterServer } from '../helpers/jupyter.js';
-import { waitFor } from '../helpers/kernel.js';
+import { deadlineIn, waitFor } from '../helpers/kernel.js';
 import { startTcpProxy } from '../helpers/tcpProxy.js';
 
 let server: JupyterServer;
@@ -192,7 +192,7 @@ describe('remote kernel: a dropped websocket', () => {
           60_000,
           'the websocket back',
         );
-        const until = Date.now() + 60_000;
+        const until = deadlineIn(60_000);
         while ((await serverConnections()) !== 1 && Date.now() < until)
           await new Promise((resolve) => setTimeout(resolve, 20));
         writeFileSync(flag, '');

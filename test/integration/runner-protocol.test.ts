@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ensureRunnerFile } from '../../src/eval/launch/runnerFile.js';
 import { type Frame, LineSplitter, parseFrameLine } from '../../src/eval/protocol/index.js';
+import { deadlineIn } from '../helpers/kernel.js';
 
 /**
  * Talks to runner.py directly, without the kernel client, to see exactly what it sends: frames on
@@ -31,7 +32,7 @@ function rawRunner() {
   const requests = child.stdio[4] as NodeJS.WritableStream;
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const until = async (predicate: () => boolean) => {
-    const deadline = Date.now() + 10_000;
+    const deadline = deadlineIn(60_000);
     while (!predicate()) {
       if (Date.now() > deadline) throw new Error(`no such frame yet: ${JSON.stringify(frames)}`);
       await new Promise((r) => setTimeout(r, 10));

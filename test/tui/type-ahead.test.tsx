@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS } from '../helpers/ink.js';
+import { deadlineIn } from '../helpers/kernel.js';
 import { mounted, start } from './mountApp.js';
 
 afterEach(() => {
@@ -13,7 +14,7 @@ afterEach(() => {
 });
 
 async function until(condition: () => boolean, what: string) {
-  const deadline = Date.now() + 30_000;
+  const deadline = deadlineIn(30_000);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
