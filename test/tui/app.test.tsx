@@ -5,7 +5,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
 import { KEYS, mount } from '../helpers/ink.js';
-import { count, FakeClock, mounted, run, runBody, screen, start } from './mountApp.js';
+import {
+  count,
+  FakeClock,
+  mounted,
+  promptAfter,
+  promptOf,
+  run,
+  runBody,
+  screen,
+  start,
+  statusOf,
+} from './mountApp.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();
@@ -271,7 +282,11 @@ describe('notebook screen', () => {
       },
     });
     await run(h, 'plot');
-    await h.waitFor((f) => f.includes('[image 640×480 png]'));
+    const frame = await h.waitFor(
+      (f) => f.includes('✓ [1] ok') && promptOf(f) === 'In [2]:',
+      'the cell done',
+    );
+    expect(frame).toContain('│ plot\n[image 640×480 png]\n');
   });
 
   it('Ctrl-C interrupts a running cell, then clears the prompt, then exits on the second press', async () => {
@@ -310,13 +325,10 @@ describe('notebook screen', () => {
     const { h } = start();
     await run(h, 'aaa = 1');
     await run(h, 'bbb = 2');
-    await h.waitFor((f) => f.includes('[2] ok'));
-    await h.press(KEYS.up);
-    await h.waitFor((f) => /In \[3\]: bbb = 2/.test(f));
-    await h.press(KEYS.ctrlC);
-    await h.waitFor((f) => /In \[3\]:\s*\n/.test(f));
-    await h.press(KEYS.up);
-    await h.waitFor((f) => /In \[3\]: bbb = 2/.test(f), 'the latest entry again');
+    await h.waitFor((f) => f.includes('[2] ok') && promptOf(f) === 'In [3]:');
+    expect(await promptAfter(h, () => h.press(KEYS.up))).toBe('In [3]: bbb = 2');
+    expect(await promptAfter(h, () => h.press(KEYS.ctrlC))).toBe('In [3]:');
+    expect(await promptAfter(h, () => h.press(KEYS.up)), 'the latest entry again').toBe('In [3]: bbb = 2');
   });
 
   it('the armed exit expires with its hint: a later Ctrl-C arms it again instead of exiting', async () => {
@@ -509,16 +521,13 @@ describe('notebook screen', () => {
     const { h } = start();
     await run(h, 'aa = 1');
     await run(h, 'bb = 2');
-    await h.waitFor((f) => f.includes('[2] ok'));
+    await h.waitFor((f) => f.includes('[2] ok') && promptOf(f) === 'In [3]:');
     await h.press('\x12');
-    await h.type('aa');
-    await h.waitFor((f) => f.includes("(reverse-i-search)`aa': aa = 1"));
-    await h.press('\x12');
-    await h.waitFor((f) => f.includes("(failed reverse-i-search)`aa': aa = 1"));
-    await h.type('x');
-    await h.waitFor((f) => f.includes("(failed reverse-i-search)`aax': aa = 1"));
-    await h.press(KEYS.enter);
-    await h.waitFor((f) => /In \[3\]: aa = 1/.test(f), 'the match, taken');
+    await h.waitFor((f) => promptOf(f).startsWith('(reverse-i-search)'), 'the search');
+    expect(await promptAfter(h, () => h.type('aa'))).toBe("(reverse-i-search)`aa': aa = 1");
+    expect(await promptAfter(h, () => h.press('\x12'))).toBe("(failed reverse-i-search)`aa': aa = 1");
+    expect(await promptAfter(h, () => h.type('x'))).toBe("(failed reverse-i-search)`aax': aa = 1");
+    expect(await promptAfter(h, () => h.press(KEYS.enter)), 'the match, taken').toBe('In [3]: aa = 1');
   });
 
   it('keeps the gutter on every row of a printed code line that wraps', async () => {
@@ -539,26 +548,23 @@ describe('notebook screen', () => {
     const { h } = start();
     await run(h, '%%js');
     await run(h, 'if (x) {');
+    await h.waitFor((f) => /\{\n\s+\.\.\.:$/.test(promptOf(f)), 'the next line');
     // (The frame has no trailing spaces: the indentation shows once something follows it.)
-    await h.type('x');
-    await h.waitFor((f) => /\.\.\.: {3}x$/m.test(f), 'the next line, indented');
-    await h.press(KEYS.backspace);
-    await h.type('}');
-    await h.waitFor((f) => /\.\.\.: \}$/m.test(f), 'the brace, back a level');
+    const head = 'In [1]: %%js\n   ...: if (x) {\n   ...:';
+    expect(await promptAfter(h, () => h.type('x')), 'the next line, indented').toBe(`${head}   x`);
+    expect(await promptAfter(h, () => h.press(KEYS.backspace))).toBe(head);
+    expect(await promptAfter(h, () => h.type('}')), 'the brace, back a level').toBe(`${head} }`);
   });
 
   it('walks the history with Up and Down', async () => {
     const { h } = start();
     await run(h, 'first = 1');
     await run(h, 'second = 2');
-    await h.waitFor((f) => f.includes('[2] ok'));
-    await h.press(KEYS.up);
-    await h.waitFor((f) => /In \[3\]: second = \d?/.test(f));
-    await h.press(KEYS.up);
-    await h.waitFor((f) => /In \[3\]: first = /.test(f));
-    await h.press(KEYS.down);
-    await h.press(KEYS.down);
-    await h.waitFor((f) => /In \[3\]:\n/.test(f));
+    await h.waitFor((f) => f.includes('[2] ok') && promptOf(f) === 'In [3]:');
+    expect(await promptAfter(h, () => h.press(KEYS.up))).toBe('In [3]: second = 2');
+    expect(await promptAfter(h, () => h.press(KEYS.up))).toBe('In [3]: first = 1');
+    expect(await promptAfter(h, () => h.press(KEYS.down))).toBe('In [3]: second = 2');
+    expect(await promptAfter(h, () => h.press(KEYS.down))).toBe('In [3]:');
   });
 
   it('Up with text typed walks the entries that start with it, as IPython; Down brings the text back', async () => {
@@ -567,18 +573,15 @@ describe('notebook screen', () => {
     await run(h, 'beta = 2');
     await run(h, 'alpine = 3');
     await run(h, 'gamma = 4');
-    await h.waitFor((f) => f.includes('[4] ok'));
-    await h.type('al');
-    await h.waitFor((f) => /In \[5\]: al$/m.test(f), 'the typed prefix');
-    await h.press(KEYS.up);
-    await h.waitFor((f) => /In \[5\]: alpine = 3/.test(f), 'the newest entry that starts with al');
-    await h.press(KEYS.up);
-    await h.waitFor((f) => /In \[5\]: alpha = 1/.test(f), 'the next older one, past beta');
+    await h.waitFor((f) => f.includes('[4] ok') && promptOf(f) === 'In [5]:');
+    expect(await promptAfter(h, () => h.type('al')), 'the typed prefix').toBe('In [5]: al');
+    const up = () => promptAfter(h, () => h.press(KEYS.up));
+    const down = () => promptAfter(h, () => h.press(KEYS.down));
+    expect(await up(), 'the newest entry that starts with al').toBe('In [5]: alpine = 3');
+    expect(await up(), 'the next older one, past beta').toBe('In [5]: alpha = 1');
     await h.press(KEYS.up); // (no older match: it stays)
-    await h.press(KEYS.down);
-    await h.waitFor((f) => /In \[5\]: alpine = 3/.test(f), 'back to the newer match');
-    await h.press(KEYS.down);
-    await h.waitFor((f) => /In \[5\]: al$/m.test(f), 'the typed text again');
+    expect(await down(), 'back to the newer match').toBe('In [5]: alpine = 3');
+    expect(await down(), 'the typed text again').toBe('In [5]: al');
   });
 
   it('shows /help, generated from the commands and the key bindings, and answers an unknown command', async () => {
@@ -701,11 +704,12 @@ describe('completion', () => {
     await h.waitFor((f) => f.includes('running'));
     await h.type('pr');
     await h.press(KEYS.tab);
-    await h.waitFor((f) => f.includes('no completions while a cell runs'));
+    // (the status line says something instead of its hints)
+    const busy = await h.waitFor((f) => !statusOf(f).includes('/help'), 'a message');
+    expect(statusOf(busy)).toMatch(/ │ \[0\] {2}no completions while a cell runs$/);
     backend.finish();
-    await h.waitFor((f) => f.includes('✓ [1] ok'));
-    await h.press(KEYS.tab);
-    await h.waitFor((f) => f.includes('print') && f.includes('prod'), 'the menu');
+    await h.waitFor((f) => f.includes('✓ [1] ok') && promptOf(f) === 'In [2]: pr');
+    expect(await promptAfter(h, () => h.press(KEYS.tab)), 'the menu').toBe('In [2]: pr\n  print\n  prod');
   });
 
   it('Tab opens a menu under the prompt; Tab and Shift-Tab cycle it, Enter keeps the choice', async () => {
@@ -729,29 +733,26 @@ describe('completion', () => {
 
   it('Esc closes the menu and puts back the text as it was when the menu opened', async () => {
     const { h } = start();
+    const tab = () => promptAfter(h, () => h.press(KEYS.tab));
+    const esc = () => promptAfter(h, () => h.press(KEYS.escape));
     await h.type('valu');
-    await h.press(KEYS.tab);
-    await h.waitFor((f) => f.includes('  value_two'));
-    await h.press(KEYS.tab);
-    await h.waitFor((f) => f.includes('In [1]: value_one'));
-    await h.press(KEYS.escape);
-    await h.waitFor((f) => f.includes('In [1]: value_\n') && !f.includes('value_two'));
+    await h.waitFor((f) => promptOf(f) === 'In [1]: valu');
+    expect(await tab()).toBe('In [1]: value_\n  value_one\n  value_two');
+    expect(await tab()).toBe('In [1]: value_one\n  value_one\n  value_two');
+    expect(await esc()).toBe('In [1]: value_');
     // Without a common start, what was typed comes back.
-    await h.press('\x15'); // Ctrl-U
+    expect(await promptAfter(h, () => h.press('\x15'))).toBe('In [1]:'); // Ctrl-U
     await h.type('pr');
-    await h.press(KEYS.tab);
-    await h.waitFor((f) => f.includes('  prod'));
-    await h.press(KEYS.tab);
-    await h.waitFor((f) => f.includes('In [1]: print'));
-    await h.press(KEYS.escape);
-    await h.waitFor((f) => f.includes('In [1]: pr\n') && !f.includes('  prod'));
+    await h.waitFor((f) => promptOf(f) === 'In [1]: pr');
+    expect(await tab()).toBe('In [1]: pr\n  print\n  prod');
+    expect(await tab()).toBe('In [1]: print\n  print\n  prod');
+    expect(await esc()).toBe('In [1]: pr');
   });
 
   it('Tab after whitespace indents', async () => {
     const { h } = start();
     await h.press('\t');
-    await h.type('y');
-    await h.waitFor((f) => f.includes('In [1]:     y'));
+    expect(await promptAfter(h, () => h.type('y'))).toBe('In [1]:     y');
   });
 });
 
@@ -833,8 +834,9 @@ describe('fixes from trying it out', () => {
     // (The answer is typed once the cell asks: typed before, it would go to the prompt.)
     await h.waitFor((f) => f.includes('Proceed (y/[n])?'), 'the question');
     await h.type('y');
+    const frame = await h.waitFor((f) => /\? y$/m.test(f), 'the answer');
     // (before: "… deleted, variables cannot be recovered. Proceed (y/[n])? y", its start cut off)
-    await h.waitFor((f) => f.includes(`${prompt}y`));
+    expect(frame.split('\n').find((line) => line.endsWith('? y'))).toBe(`${prompt}y`);
   });
 
   it('Ctrl-Y works in an input() answer too', async () => {
@@ -888,7 +890,11 @@ describe('fixes from trying it out', () => {
   it('follows %cd on the status line', async () => {
     const { h } = start({ cd: { events: [{ kind: 'status', event: { op: 'cd', path: '/srv/data' } }] } });
     await run(h, 'cd');
-    await h.waitFor((f) => f.includes('│ /srv/data │'));
+    const frame = await h.waitFor(
+      (f) => f.includes('✓ [1] ok') && promptOf(f) === 'In [2]:',
+      'the cell done',
+    );
+    expect(statusOf(frame).split(' │ ')[2]).toBe('/srv/data');
   });
 
   it("shows a cell's status events as the tool's text says them, but not what a magic printed itself", async () => {

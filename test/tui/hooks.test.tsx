@@ -24,6 +24,14 @@ const mounted: Harness[] = [];
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();
 });
+/** Does `act` and returns the frame once it shows something else: what it shows is the test's to expect. */
+async function frameAfter(h: Harness, act: () => void): Promise<string> {
+  await h.stdout.settled();
+  const before = h.frame();
+  act();
+  return h.waitFor((f) => f !== before, `the frame to change from ${before}`);
+}
+
 const show = (element: Parameters<typeof mount>[0], opts?: Parameters<typeof mount>[1]) => {
   const h = mount(element, opts);
   mounted.push(h);
@@ -141,18 +149,18 @@ describe('useEditorState', () => {
     await h.waitFor((f) => f.includes('prompt []'));
     const e = () => probe.editing as NonNullable<typeof probe.editing>;
     for (const code of ['print(1)', 'x = 2', 'print(3)']) e().remember(code);
-    e().setEditor(ed.fromText('pri'));
-    e().walkHistory(-1);
-    await h.waitFor((f) => f.includes('prompt [print(3)]'), 'the newest match');
-    e().walkHistory(-1);
-    await h.waitFor((f) => f.includes('prompt [print(1)]'), 'the older match, past x = 2');
-    e().walkHistory(-1); // none older: it stays
-    e().walkHistory(1);
-    await h.waitFor((f) => f.includes('prompt [print(3)]'), 'the newer match again');
-    e().walkHistory(1);
-    await h.waitFor((f) => f.includes('prompt [pri]'), 'the draft');
-    e().clearEditor();
-    await h.waitFor((f) => f.includes('prompt []'), 'an empty prompt');
+    expect(await frameAfter(h, () => e().setEditor(ed.fromText('pri')))).toBe('prompt [pri]');
+    expect(await frameAfter(h, () => e().walkHistory(-1)), 'the newest match').toBe('prompt [print(3)]');
+    expect(await frameAfter(h, () => e().walkHistory(-1)), 'the older match, past x = 2').toBe(
+      'prompt [print(1)]',
+    );
+    const againNewer = () => {
+      e().walkHistory(-1); // none older: it stays
+      e().walkHistory(1);
+    };
+    expect(await frameAfter(h, againNewer), 'the newer match again').toBe('prompt [print(3)]');
+    expect(await frameAfter(h, () => e().walkHistory(1)), 'the draft').toBe('prompt [pri]');
+    expect(await frameAfter(h, () => e().clearEditor()), 'an empty prompt').toBe('prompt []');
   });
 
   it('searches the history (Ctrl-R), keeps the last match when nothing matches, and takes it', async () => {
@@ -226,15 +234,17 @@ describe('useCompletion', () => {
     const probe: PromptProbe = {};
     const h = show(<CompletingPrompt probe={probe} backend={backend} />);
     await h.waitFor((f) => f.includes('prompt []'));
+    expect(await frameAfter(h, () => probe.completion?.complete(1)), 'an indent').toBe('prompt [    ]');
+    expect(await frameAfter(h, () => probe.editing?.setEditor(ed.fromText('zzz')))).toBe('prompt [zzz]');
     probe.completion?.complete(1);
-    await h.waitFor((f) => f.includes('prompt [    ]'), 'an indent');
-    probe.editing?.setEditor(ed.fromText('zzz'));
-    probe.completion?.complete(1);
-    await waitFor(() => probe.message === 'no completions', 60_000, 'the message');
+    await waitFor(() => probe.message !== undefined, 60_000, 'a message');
+    expect(probe.message).toBe('no completions');
     backend.state = 'busy';
-    probe.editing?.setEditor(ed.fromText('pri'));
+    expect(await frameAfter(h, () => probe.editing?.setEditor(ed.fromText('pri')))).toBe('prompt [pri]');
+    probe.message = undefined;
     probe.completion?.complete(1);
-    await waitFor(() => probe.message === 'no completions while a cell runs', 60_000, 'the busy message');
+    await waitFor(() => probe.message !== undefined, 60_000, 'a message');
+    expect(probe.message).toBe('no completions while a cell runs');
   });
 });
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS } from '../helpers/ink.js';
-import { mounted, run, runBody, start } from './mountApp.js';
+import { mounted, promptOf, run, runBody, start } from './mountApp.js';
 
 afterEach(() => {
   for (const h of mounted.splice(0)) h.unmount();
@@ -92,7 +92,11 @@ describe('what the kernel asks of the notebook', () => {
       },
     });
     await run(h, '%load snippet.py');
-    await h.waitFor((f) => /In \[2\]: # %load snippet\.py\n\s+\.\.\.: x = 1/.test(f), 'the loaded text');
+    const frame = await h.waitFor(
+      (f) => f.includes('✓ [1] ok') && /^In \[2\]: \S/.test(promptOf(f)),
+      'a text',
+    );
+    expect(promptOf(frame), 'the loaded text').toBe('In [2]: # %load snippet.py\n   ...: x = 1');
   });
 
   it('leaves a prompt the user began alone; the text waits in the history', async () => {

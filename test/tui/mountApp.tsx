@@ -56,3 +56,28 @@ export const screen = (frame: string) =>
 
 /** How many times `needle` occurs in `text`. */
 export const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+/**
+ * The prompt as the frame shows it: from its `In [n]:` line (or the history search standing in its
+ * place) down to the status line, the completion menu included; trailing spaces are not shown.
+ */
+export function promptOf(frame: string): string {
+  const lines = frame.split('\n');
+  let at = lines.length - 1;
+  while (at > 0 && !/^(In \[\d+\]:|\((failed )?reverse-i-search\))/.test(lines[at] ?? '')) at--;
+  return lines.slice(at, -1).join('\n');
+}
+
+/** The status line: the frame's last line. */
+export const statusOf = (frame: string) => frame.slice(frame.lastIndexOf('\n') + 1);
+
+/**
+ * Does `act` (a key) and returns the prompt once it shows something else: what it shows is the
+ * test's to expect (a wrong text fails there, not as a timeout).
+ */
+export async function promptAfter(h: Harness, act: () => Promise<void>): Promise<string> {
+  await h.stdout.settled();
+  const before = promptOf(h.frame());
+  await act();
+  return promptOf(await h.waitFor((f) => promptOf(f) !== before, `the prompt to change from ${before}`));
+}
