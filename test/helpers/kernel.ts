@@ -86,6 +86,19 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what
   }
 }
 
+/**
+ * Reads `value` until `done` says it is what the test waits for, or until `timeoutMs`, and returns
+ * the last value read either way: the test's expect says what it was (clearer than a timeout).
+ */
+export async function settle<T>(value: () => T, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const now = value();
+    if (done(now) || Date.now() > until) return now;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 export { groupAlive, pidAlive } from '../../src/eval/process/processGroup.js';
 
 /**

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { signalGroup } from '../../src/eval/process/processGroup.js';
-import { groupAlive, pidAlive, waitFor } from '../helpers/kernel.js';
+import { groupAlive, pidAlive, settle, waitFor } from '../helpers/kernel.js';
 
 /** A host process that starts a kernel, runs `code`, prints the kernel's pid, and waits. */
 function hostWith(code: string) {
@@ -72,11 +72,15 @@ describe('a host that exits without shutting its kernels down', () => {
     const kernel = await new Promise<number>((resolve) =>
       child.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
     );
-    await new Promise((resolve) => child.once('close', resolve));
+    const code = await new Promise((resolve) => child.once('close', resolve));
     let gone = false;
     try {
-      await waitFor(() => !groupAlive(kernel), 60_000, 'the kernel to be gone when the host exited');
-      gone = true;
+      expect(code, 'the host ended by process.exit(0)').toBe(0);
+      gone = !(await settle(
+        () => groupAlive(kernel),
+        (alive) => !alive,
+      ));
+      expect(gone, 'the kernel gone when the host exited').toBe(true);
     } finally {
       if (!gone) signalGroup(kernel, 'SIGKILL'); // never leave a kernel behind on failure
     }

@@ -11,11 +11,20 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PythonNotFoundError, resolvePython } from '../../src/eval/launch/python.js';
 import { GUARD_SCRIPT, hostGuardPid } from '../../src/eval/process/hostGuard.js';
-import { pidAlive, startKernel, waitFor } from '../helpers/kernel.js';
+import { pidAlive, settle, startKernel, waitFor } from '../helpers/kernel.js';
 
 const DIST = new URL('../../dist/src/eval/', import.meta.url).pathname;
 /** Sleep durations no other process uses: each test's processes are found by them. */
 const TAG = String(6_000_000 + Math.floor(Math.random() * 900_000));
+
+/** A process's command line, arguments joined by spaces ('' once it is gone). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '';
+  }
+}
 
 /** Live processes whose command line contains `marker` (a number no other test uses). */
 function processesWith(marker: string): number[] {
@@ -23,8 +32,7 @@ function processesWith(marker: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || hosts.some((h) => h.pid === Number(entry))) continue;
     try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(marker) && pidAlive(Number(entry))) found.push(Number(entry));
+      if (commandLine(Number(entry)).includes(marker) && pidAlive(Number(entry))) found.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -55,7 +63,7 @@ function host(body: string, env: NodeJS.ProcessEnv = process.env): ChildProcess 
   return child;
 }
 
-/** SIGKILLs the host once `marker` processes are running; waits until every one of them is gone. */
+/** SIGKILLs the host once `marker` processes are running; expects every one of them gone. */
 async function killHostAndExpectGone(child: ChildProcess, markers: string[]) {
   let pids: number[] = [];
   await waitFor(
@@ -69,7 +77,11 @@ async function killHostAndExpectGone(child: ChildProcess, markers: string[]) {
   );
   leftovers.push(...pids);
   child.kill('SIGKILL');
-  await waitFor(() => pids.every((pid) => !pidAlive(pid)), 60_000, `processes ${pids} to be gone`);
+  const survivors = await settle(
+    () => pids.filter(pidAlive).map((pid) => `${pid} ${commandLine(pid)}`),
+    (alive) => alive.length === 0,
+  );
+  expect(survivors, 'processes still running after their host was killed').toEqual([]);
   // Gone: their pids may be other processes' soon, which the cleanup must not kill.
   leftovers.splice(0);
 }
