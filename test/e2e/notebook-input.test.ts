@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openNotebook, type Screen } from '../helpers/pty.js';
+import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 const open: Screen[] = [];
 afterEach(() => {
@@ -50,12 +51,12 @@ describe('keys typed ahead', () => {
     // (Before the notebook has even set raw mode: the terminal's line discipline turns the Enter
     // into an LF and echoes the keys.)
     s.write('1+1\r');
-    await s.waitFor(
-      (t) => t.includes('Out[1]: 2') && /In \[2\]:/.test(t),
-      'the cell typed before the prompt',
-    );
+    const first = await s.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell typed before the prompt');
+    expect(cellStatus(first, 1)).toMatch(/^✓ \[1\] ok/);
+    expect(lineStarting(first, 'Out[1]:')).toBe('Out[1]: 2');
     s.write('a = 20\ra + 22\r');
-    await s.waitFor((t) => t.includes('Out[3]: 42'), 'two more cells typed in one write');
+    const more = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'two more cells typed in one write');
+    expect(lineStarting(more, 'Out[3]:')).toBe('Out[3]: 42');
   });
 
   it('keys sent 20–50 ms apart after an Enter are the next cell', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openNotebook, type Screen } from '../helpers/pty.js';
+import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 const open: Screen[] = [];
 afterEach(() => {
@@ -32,14 +33,18 @@ describe("the notebook's own environment", () => {
       'the prompt and an idle kernel',
     );
     await unset.run(cell);
-    await unset.waitFor((t) => t.includes('NODE_ENV=None'), 'NODE_ENV unset in the kernel');
+    const unsetCell = await unset.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell');
+    expect(lineStarting(unsetCell, 'NODE_ENV='), 'NODE_ENV unset in the kernel').toBe('NODE_ENV=None');
     const set = openNotebook(['--lang', 'js', '--pass-env', 'NODE_ENV'], {
       env: { NODE_ENV: 'development' },
     });
     open.push(set);
     await set.waitFor((t) => t.includes('In [1]:') && t.includes('● idle'), 'the prompt and an idle kernel');
     await set.run('"NODE_ENV=" + process.env.NODE_ENV');
-    await set.waitFor((t) => t.includes('NODE_ENV=development'), "the user's NODE_ENV in the js kernel");
+    const setCell = await set.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell');
+    expect(lineStarting(setCell, 'Out[1]:'), "the user's NODE_ENV in the js kernel").toBe(
+      "Out[1]: 'NODE_ENV=development'",
+    );
   });
 });
 
@@ -48,14 +53,26 @@ describe('the notebook asks its kernel', () => {
     const s = await start();
     // The local rules would wait for `)(` to be closed; IPython's rules run it.
     await s.run(')(');
-    await s.waitFor((t) => t.includes('SyntaxError') && t.includes('In [2]:'), 'the syntax error');
+    const error = await s.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell run');
+    expect(cellStatus(error, 1)).toMatch(/^✗ \[1\] error/);
+    expect(lineStarting(error, 'SyntaxError')).toMatch(/^SyntaxError: /);
     await s.run('for i in range(2):');
     // (the prompt `   ...: `, four spaces, the cursor)
-    await s.waitFor((t) => /\.\.\.: {5} ?$/m.test(t), 'a line indented by four');
+    const next = await s.waitFor((t) => /\.\.\.: {5} ?$/m.test(t), 'a line indented by four');
+    expect(next.slice(next.lastIndexOf('In [2]:')), 'the prompt').toMatch(
+      /^In \[2\]: for i in range\(2\):\n {3}\.\.\.: {5} ?\n/,
+    );
     await s.run('print("row", i)');
-    await s.waitFor((t) => /\.\.\.: {5} ?$/m.test(t.split('print("row", i)')[1] ?? ''), 'the block going on');
+    const body = await s.waitFor(
+      (t) => /\.\.\.: {5} ?$/m.test(t.split('print("row", i)')[1] ?? ''),
+      'the block going on',
+    );
+    expect(body.slice(body.lastIndexOf('In [2]:')), 'the prompt').toMatch(
+      /^In \[2\]: for i in range\(2\):\n {3}\.\.\.: {5}print\("row", i\)\n {3}\.\.\.: {5} ?\n/,
+    );
     s.write('\r');
-    await s.waitFor((t) => t.includes('row 1') && t.includes('In [3]:'), 'the loop run');
+    const loop = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the loop run');
+    expect(loop).toMatch(/^row 0\nrow 1$/m);
   });
 
   it('Tab inside d["al offers the keys in the menu', async () => {
@@ -90,7 +107,10 @@ describe('the notebook asks its kernel', () => {
     s.write('\t');
     await s.waitFor((t) => t.includes('completing…'), 'the status line saying the kernel is working on it');
     writeFileSync(flag, '');
-    await s.waitFor((t) => t.includes('In [2]: slow.unique_attribute_name'), 'the completion, once it came');
+    const done = await s.waitFor((t) => !t.includes('completing…'), 'the answer');
+    expect(lineStarting(done, 'In [2]:'), 'the completion, once it came').toBe(
+      'In [2]: slow.unique_attribute_name',
+    );
   });
 
   it('tracebacks say the In [n] of the notebook, whichever language ran before', async () => {
@@ -112,10 +132,17 @@ describe('the notebook asks its kernel', () => {
     writeFileSync(join(dir, 'snippet.py'), 'loaded = 6 * 7\n');
     const s = await start(['--cwd', dir]);
     await s.run('%load snippet.py');
-    await s.waitFor((t) => /In \[2\]: # %load snippet\.py\n\s+\.\.\.: loaded = 6 \* 7/.test(t), 'the file');
+    const loaded = await s.waitFor((t) => /^In \[2\]: \S/m.test(t), 'a text at the next prompt');
+    const prompt = loaded.slice(loaded.lastIndexOf('In [2]:')).split('\n').slice(0, 2);
+    expect(
+      prompt.map((line) => line.trimEnd()),
+      'the file',
+    ).toEqual(['In [2]: # %load snippet.py', '   ...: loaded = 6 * 7']);
     s.write('\r');
-    await s.waitFor((t) => t.includes('In [3]:'));
+    const ran = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the loaded cell');
+    expect(cellStatus(ran, 2)).toMatch(/^✓ \[2\] ok/);
     await s.run('loaded');
-    await s.waitFor((t) => t.includes('Out[3]: 42'));
+    const answer = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'the next cell');
+    expect(lineStarting(answer, 'Out[3]:')).toBe('Out[3]: 42');
   });
 });

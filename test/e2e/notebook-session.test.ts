@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openNotebook, type Screen } from '../helpers/pty.js';
+import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 const open: Screen[] = [];
 afterEach(() => {
@@ -30,21 +31,30 @@ describe('the notebook in a terminal, for long sessions', () => {
     const s = launch();
     await s.waitFor((t) => t.includes('In [1]:'), 'the prompt');
     await s.run('1+1');
-    await s.waitFor(
-      (t) => t.includes('Out[1]: 2') && t.includes('In [2]:'),
+    const screen = await s.waitFor(
+      (t) => cellStatus(t, 1) !== undefined,
       'the cell typed during start-up, run',
     );
+    expect(cellStatus(screen, 1)).toMatch(/^✓ \[1\] ok/);
+    expect(lineStarting(screen, 'Out[1]:')).toBe('Out[1]: 2');
   });
 
   it('runs text and Enter that arrive in one read (tmux send-keys, fast typists)', async () => {
     const s = launch();
     await ready(s);
     s.write('4+4\r');
-    await s.waitFor((t) => t.includes('Out[1]: 8') && t.includes('In [2]:'));
+    const one = await s.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell');
+    expect(lineStarting(one, 'Out[1]:')).toBe('Out[1]: 8');
     // Several lines and Enters in one read are keys too, each Enter ending a cell (only a
     // bracketed paste is one cell).
     s.write('a = 1\rb = 2\ra + b\r');
-    await s.waitFor((t) => t.includes('Out[4]: 3') && t.includes('In [5]:'), 'three cells');
+    const three = await s.waitFor((t) => cellStatus(t, 4) !== undefined, 'three cells');
+    expect([2, 3, 4].map((n) => cellStatus(three, n))).toEqual([
+      expect.stringMatching(/^✓ \[2\] ok/),
+      expect.stringMatching(/^✓ \[3\] ok/),
+      expect.stringMatching(/^✓ \[4\] ok/),
+    ]);
+    expect(lineStarting(three, 'Out[4]:')).toBe('Out[4]: 3');
   });
 
   it('three quick Ctrl-C presses stop the cell and keep the notebook and its state', async () => {

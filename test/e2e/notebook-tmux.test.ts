@@ -8,8 +8,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The prompt's rows: from its last `In [n]:` row down to the status line (the row with ` │ `). */
+function promptRows(screen: string): string[] {
+  const rows = screen.split('\n').map((row) => row.trimEnd());
+  const from = rows.map((row) => row.startsWith('In [')).lastIndexOf(true);
+  const to = rows.findIndex((row, i) => i > from && row.includes(' │ '));
+  return rows.slice(from, to < 0 ? undefined : to);
+}
 
 /** A tmux server of the test's own (its own socket, no configuration) with one window. */
 function openTmux(columns: number, rows: number) {
@@ -178,16 +187,16 @@ describe('the notebook in tmux', () => {
     // Pasted again and stopped at once: tmux sends Ctrl-C after the paste (or, from another
     // client, inside it); either way none of it stays.
     t.keys('C-c');
-    await t.waitFor((s) => /In \[1\]:\s*$/m.test(s) && !s.includes('end_of_paste'), 'an empty prompt');
+    const cleared = await t.waitFor((s) => !s.includes('end_of_paste'), 'the paste gone');
+    expect(promptRows(cleared), 'an empty prompt').toEqual(['In [1]:']);
     t.paste(file);
     t.keys('C-c');
-    await t.waitFor(
-      (s) => /In \[1\]:\s*$/m.test(s) && !s.includes('x_') && !s.includes('pasting'),
-      'an empty prompt again',
-    );
+    const again = await t.waitFor((s) => !s.includes('x_') && !s.includes('pasting'), 'the paste gone again');
+    expect(promptRows(again), 'an empty prompt again').toEqual(['In [1]:']);
     t.keys('-l', '6 * 7');
     await t.waitFor((s) => s.includes('6 * 7'), 'the code');
     t.keys('Enter');
-    await t.waitFor((s) => s.includes('Out[1]: 42'), 'the notebook, answering');
+    const answer = await t.waitFor((s) => cellStatus(s, 1) !== undefined, 'the cell');
+    expect(lineStarting(answer, 'Out[1]:'), 'the notebook, answering').toBe('Out[1]: 42');
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupAlive, pidAlive } from '../helpers/kernel.js';
 import { openNotebook, type Screen } from '../helpers/pty.js';
+import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 const open: Screen[] = [];
 afterEach(() => {
@@ -63,9 +64,11 @@ describe('the notebook in a terminal', () => {
     s.write(PASTE('%%js\nconst shared = "js";\n[shared, 6 * 7]\n'));
     await s.waitFor((t) => t.includes('[shared, 6 * 7]'), 'the paste in the editor');
     s.write('\r');
-    await s.waitFor((t) => t.includes("[ 'js', 42 ]"), 'the js result');
+    const js = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the js cell');
+    expect(lineStarting(js, 'Out[2]:'), 'the js result').toBe("Out[2]: [ 'js', 42 ]");
     await s.run('shared');
-    await s.waitFor((t) => t.includes("Out[3]: 'py'"), 'the Python state, untouched');
+    const py = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'the next cell');
+    expect(lineStarting(py, 'Out[3]:'), 'the Python state, untouched').toBe("Out[3]: 'py'");
   });
 
   it('--lang js makes JavaScript the default; Ctrl-C stops a js loop and keeps the state', async () => {
@@ -80,9 +83,12 @@ describe('the notebook in a terminal', () => {
     await s.run('while (true) {}');
     await s.waitFor((t) => t.includes('running'));
     s.write('\x03');
-    await s.waitFor((t) => t.includes('Interrupted: the cell was interrupted') && t.includes('In [3]:'));
+    const stopped = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the loop stopped');
+    expect(cellStatus(stopped, 2)).toMatch(/^⊘ \[2\] cancelled/);
+    expect(lineStarting(stopped, 'Interrupted:')).toBe('Interrupted: the cell was interrupted');
     await s.run('kept');
-    await s.waitFor((t) => t.includes('[ 10, 20 ]'), 'the state kept');
+    const kept = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'the next cell');
+    expect(lineStarting(kept, 'Out[3]:'), 'the state kept').toBe('Out[3]: [ 10, 20 ]');
   });
 
   it('lists names with %who and reads the environment with %env', async () => {
@@ -90,11 +96,14 @@ describe('the notebook in a terminal', () => {
     await s.run('alpha = 1; beta = "b"');
     await s.waitFor((t) => t.includes('In [2]:'));
     await s.run('%who');
-    await s.waitFor((t) => /alpha\s+beta/.test(t));
+    const who = await s.waitFor((t) => cellStatus(t, 2) !== undefined, '%who');
+    expect(lineStarting(who, 'alpha')).toMatch(/^alpha\s+beta$/);
     await s.run('%env OMP_E2E=yes');
-    await s.waitFor((t) => t.includes('env: OMP_E2E=yes'));
+    const set = await s.waitFor((t) => cellStatus(t, 3) !== undefined, '%env, setting');
+    expect(lineStarting(set, 'env:')).toBe('env: OMP_E2E=yes');
     await s.run('%env OMP_E2E');
-    await s.waitFor((t) => t.includes("Out[4]: 'yes'"));
+    const read = await s.waitFor((t) => cellStatus(t, 4) !== undefined, '%env, reading');
+    expect(lineStarting(read, 'Out[4]:')).toBe("Out[4]: 'yes'");
   });
 
   it('Ctrl-C stops an endless loop; the prompt comes back and the state is kept', async () => {
@@ -104,11 +113,12 @@ describe('the notebook in a terminal', () => {
     await s.run('print("looping", flush=True); exec("while True: pass")');
     await s.waitFor((t) => /^looping$/m.test(t) && t.includes('running'), 'the loop');
     s.write('\x03');
-    await s.waitFor(
-      (t) => t.includes('KeyboardInterrupt') && t.includes('⊘ [2] cancelled') && t.includes('In [3]:'),
-    );
+    const stopped = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the loop stopped');
+    expect(cellStatus(stopped, 2)).toMatch(/^⊘ \[2\] cancelled/);
+    expect(lineStarting(stopped, 'KeyboardInterrupt')).toBe('KeyboardInterrupt');
     await s.run('kept');
-    await s.waitFor((t) => t.includes('Out[3]: 42'));
+    const kept = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'the next cell');
+    expect(lineStarting(kept, 'Out[3]:')).toBe('Out[3]: 42');
   });
 
   it('Ctrl-C on a cell that ignores SIGINT ends in a killed kernel and a fresh one', async () => {
@@ -122,9 +132,15 @@ describe('the notebook in a terminal', () => {
     );
     await s.waitFor((t) => /^deaf$/m.test(t) && t.includes('running'), 'the deaf cell');
     s.write('\x03');
-    await s.waitFor((t) => t.includes('kernel killed') && t.includes('state is lost'), 'the kill', 60_000);
+    const killed = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the kill', 60_000);
+    expect(cellStatus(killed, 2)).toMatch(/^☠ \[2\] kernel killed/);
+    // (the notice, its rows joined again)
+    expect(killed.replace(/\s*\n/g, ' ')).toContain(
+      'The cell did not stop within 5 s: the kernel was killed and its state is lost. A fresh kernel is starting.',
+    );
     await s.run('"lost" in globals()');
-    await s.waitFor((t) => t.includes('Out[3]: False'));
+    const fresh = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'the next cell');
+    expect(lineStarting(fresh, 'Out[3]:')).toBe('Out[3]: False');
   });
 
   it('shows an image cell as half blocks with --images blocks', async () => {
@@ -136,8 +152,13 @@ describe('the notebook in a terminal', () => {
         'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""); ' +
         'display({"image/png": base64.b64encode(png).decode()}, raw=True)',
     );
-    // The cell is printed just after the prompt moves on: wait for the picture itself.
-    await s.waitFor((t) => /[▀▄█]/.test(t) && t.includes('In [2]:'), 'the half blocks');
+    const screen = await s.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell');
+    // Four by four pixels: two rows of four half blocks, under the code.
+    const rows = screen.split('\n').filter((line) => /[▀▄█]/.test(line));
+    expect(
+      rows.map((row) => row.trimEnd()),
+      'the half blocks',
+    ).toEqual(['▄▄▄▄', '▄▄▄▄']);
   });
 
   it('answers input() typed at the prompt', async () => {
@@ -146,9 +167,11 @@ describe('the notebook in a terminal', () => {
     // The input line itself (the code line above also contains "who?").
     await s.waitFor((t) => t.split('\n').some((line) => line.startsWith('who?')));
     await s.run('Ada');
-    await s.waitFor((t) => t.includes('In [2]:'));
+    const answered = await s.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell');
+    expect(lineStarting(answered, 'who?')).toBe('who? Ada');
     await s.run('name.upper()');
-    await s.waitFor((t) => t.includes("Out[2]: 'ADA'"));
+    const upper = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the next cell');
+    expect(lineStarting(upper, 'Out[2]:')).toBe("Out[2]: 'ADA'");
   });
 
   it('lays out again on resize', async () => {
@@ -175,7 +198,11 @@ describe('the notebook in a terminal', () => {
   it('applies --timeout to cells', async () => {
     const s = await start(['--timeout', '1']);
     await s.run('import time; time.sleep(5)');
-    await s.waitFor((t) => t.includes('timed out') && t.includes('In [2]:'));
+    const screen = await s.waitFor((t) => cellStatus(t, 1) !== undefined, 'the cell');
+    expect(cellStatus(screen, 1)).toMatch(/^⏱ \[1\] timed out/);
+    expect(lineStarting(screen, 'Timed out')).toBe(
+      'Timed out after 1 s: the cell was interrupted; the kernel keeps its state.',
+    );
   });
 
   it('exits on Ctrl-D and leaves no kernel behind', async () => {

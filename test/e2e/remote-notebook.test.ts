@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { type JupyterServer, runningKernels, SYSTEM_PYTHON, startJupyterServer } from '../helpers/jupyter.js';
 import { openNotebook, type Screen } from '../helpers/pty.js';
+import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 let server: JupyterServer;
 const open: Screen[] = [];
@@ -176,9 +177,11 @@ describe('the notebook on a remote kernel', () => {
     const s = await start(remote('--timeout', '1'));
     await runLine(s, 'kept = 7', 2);
     await s.run('while True: pass');
-    await s.waitFor((t) => t.includes('timed out') && t.includes('In [3]:'));
+    const loop = await s.waitFor((t) => cellStatus(t, 2) !== undefined, 'the loop');
+    expect(cellStatus(loop, 2)).toMatch(/^⏱ \[2\] timed out/);
     await s.run('kept');
-    await s.waitFor((t) => t.includes('Out[3]: 7'));
+    const kept = await s.waitFor((t) => cellStatus(t, 3) !== undefined, 'the next cell');
+    expect(lineStarting(kept, 'Out[3]:')).toBe('Out[3]: 7');
   });
 
   it('attaches with --kernel-id to a kernel started through the REST API and sees a name defined there', async () => {
