@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { deadlineIn } from '../helpers/kernel.js';
 import { openNotebook, type Screen } from '../helpers/pty.js';
 import { cellStatus, lineStarting } from '../helpers/screen.js';
 
@@ -168,7 +169,7 @@ describe('the terminal goes away', () => {
     const [kernel = 0, host = 0] = (/pids (\d+) (\d+)/.exec(screen) ?? []).slice(1).map(Number);
     expect(readFileSync(`/proc/${host}/cmdline`, 'utf8')).toContain('omp-eval');
     s.closeTerminal();
-    for (const until = Date.now() + 60_000; (running(host) || running(kernel)) && Date.now() < until; )
+    for (const until = deadlineIn(60_000); (running(host) || running(kernel)) && Date.now() < until; )
       await new Promise((r) => setTimeout(r, 50));
     expect({ host: running(host), kernel: running(kernel) }).toEqual({ host: false, kernel: false });
     expect(existsSync(marker)).toBe(true); // shut down by the notebook, not killed by the guard

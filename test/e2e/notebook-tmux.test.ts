@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { deadlineIn } from '../helpers/kernel.js';
 import { cellStatus, lineStarting } from '../helpers/screen.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +65,7 @@ function openTmux(columns: number, rows: number) {
     },
     resize: (c: number, r: number) => tmux('resize-window', '-t', 'nb', '-x', String(c), '-y', String(r)),
     async waitFor(predicate: (screen: string) => boolean, what: string) {
-      const until = Date.now() + 60_000;
+      const until = deadlineIn(60_000);
       for (;;) {
         const text = screen();
         if (predicate(text)) return text;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { type JupyterServer, runningKernels, SYSTEM_PYTHON, startJupyterServer } from '../helpers/jupyter.js';
+import { deadlineIn } from '../helpers/kernel.js';
 import { openNotebook, type Screen } from '../helpers/pty.js';
 import { cellStatus, lineStarting } from '../helpers/screen.js';
 
@@ -67,7 +68,7 @@ function kernelIdOn(screen: string): string {
  */
 async function kernelsAfterShutdown(): Promise<string[]> {
   let left = await runningKernels(server);
-  for (const until = Date.now() + 60_000; left.length && Date.now() < until; ) {
+  for (const until = deadlineIn(60_000); left.length && Date.now() < until; ) {
     await new Promise((r) => setTimeout(r, 100));
     left = await runningKernels(server);
   }

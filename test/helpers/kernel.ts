@@ -91,7 +91,7 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 60_000, what
  * the last value read either way: the test's expect says what it was (clearer than a timeout).
  */
 export async function settle<T>(value: () => T, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
+  const until = deadlineIn(timeoutMs);
   for (;;) {
     const now = value();
     if (done(now) || Date.now() > until) return now;
