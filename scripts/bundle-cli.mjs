@@ -9,14 +9,21 @@
 // 17-23 ms of every start (seven files resolved and wrapped, its index lexed for its exports),
 // bundled 8-11 ms. Its `require`s of Node's modules need a `require` in the ESM chunks: each chunk
 // gets one (createRequire), unused where nothing of commander is.
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { buildPlain } from './build-plain.mjs';
 
 const outdir = resolve('dist/cli');
 const sourceRoot = resolve('dist/src');
 // (chunk names carry their content's hash: the last build's would stay beside the new ones)
 rmSync(outdir, { recursive: true, force: true });
+if (buildPlain().has('cli-bundle')) {
+  // (OMP_EVAL_BUILD_PLAIN=cli-bundle: the compiled modules as they are, where bin/omp-eval.js looks)
+  mkdirSync(outdir, { recursive: true });
+  writeFileSync(`${outdir}/cli.js`, "import '../src/main.js';\n");
+  process.exit(0);
+}
 
 const metaUrlOfOrigin = {
   name: 'import-meta-url-of-origin',

@@ -7,7 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { buildPlain } from './build-plain.mjs';
 import { checkInkPin, inkDir, inkPatches, inkSubstitutions } from './ink-patches.mjs';
+
+const plain = buildPlain();
+// (OMP_EVAL_BUILD_PLAIN=ink-bundle: dist/src/tui/ink.js stays src/tui/ink.ts compiled, Ink's own files)
+if (plain.has('ink-bundle')) process.exit(0);
 
 // package.json pins the one Ink version the patches and the notebook's use of Ink's internals
 // were made for, and it is the one installed.
@@ -28,7 +33,8 @@ export async function inkInstances() { return instances; }
 const substitutions = inkSubstitutions(join(process.cwd(), 'dist/src/tui/text'));
 
 // The patches in patches/, applied to Ink's files (and its dependencies') as they are loaded.
-const patches = inkPatches();
+// (none with OMP_EVAL_BUILD_PLAIN=ink-patches)
+const patches = inkPatches(plain.has('ink-patches') ? [] : undefined);
 
 await build({
   plugins: [substitutions.plugin, patches.plugin],
