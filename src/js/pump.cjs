@@ -7,7 +7,8 @@
 const { workerData } = require('node:worker_threads');
 const ring = require('./ring.cjs');
 
-const BATCH_MS = 4;
+// (0 with OMP_EVAL_PERF_OFF=pump-batch, src/eval/perfOff.ts: only what is queued meanwhile coalesces)
+const BATCH_MS = /(^|[\s,])pump-batch($|[\s,])/.test(process.env.OMP_EVAL_PERF_OFF ?? '') ? 0 : 4;
 
 const { sab, fd } = workerData;
 const { ctrl } = ring.views(sab);

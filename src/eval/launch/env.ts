@@ -5,6 +5,7 @@
  * sandboxed kernel still gets no credential-looking variable.
  */
 import { delimiter } from 'node:path';
+import { PERF_OFF_VAR } from '../perfOff.js';
 import type { ResolvedPython } from './python.js';
 
 /** Variables passed through as they are (the spec's allowlist). */
@@ -149,5 +150,8 @@ export function kernelEnv(
   env.PYTHONUNBUFFERED = '1';
   env.PYTHONIOENCODING = 'utf-8';
   env.MPLBACKEND ??= 'Agg';
+  // (the kernel's own speed trick is switched there: runner.py's imports while it waits)
+  const perf = process.env[PERF_OFF_VAR];
+  if (perf) env[PERF_OFF_VAR] = perf;
   return env;
 }

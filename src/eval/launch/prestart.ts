@@ -9,6 +9,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from '../logger.js';
+import { perfOff } from '../perfOff.js';
 import { signalGroup } from '../process/processGroup.js';
 import { memoryLimitOf, type SandboxSettings, sandboxOf } from '../sandbox/settings.js';
 import type { Settings } from '../settings.js';
@@ -68,6 +69,8 @@ export async function prestartPython(
   let cwd: string;
   let python: ResolvedPython;
   try {
+    // (OMP_EVAL_PERF_OFF=prestart: the executor spawns its first kernel itself, as a sandbox's)
+    if (perfOff('prestart')) throw new Error('turned off');
     if (settings['jupyter.url'] || sandbox.mode !== 'off') throw new Error('not a local kernel');
     cwd = realpathSync(resolve(opts.cwd));
     if (!statSync(cwd).isDirectory()) throw new Error('not a directory');
@@ -159,7 +162,8 @@ async function spawnPython(
     opts.logger,
   );
   const runner = proc.child.spawnargs.at(-1); // (python -u runner.py)
-  if (opts.recipeKey && plain && runner)
+  // (OMP_EVAL_PERF_OFF=recipe: none stored, none used: quickstart.ts)
+  if (opts.recipeKey && plain && runner && !perfOff('recipe'))
     storeRecipe({ key: opts.recipeKey, python, runner, cwd, passEnv: [...passEnv], envFilter });
   else if (opts.recipeKey && !plain) forgetRecipe();
   return proc;

@@ -11,6 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type writeFileAtomic from 'write-file-atomic';
+import { perfOff } from '../perfOff.js';
 import { pyenvRoot } from './pyenv.js';
 import { runnerCacheDir } from './runnerFile.js';
 
@@ -84,7 +85,7 @@ const isProbe = (e: unknown): e is Entry => {
 
 /** The probe of `path` from an earlier run, if nothing it depends on has changed since. */
 export function cachedProbe(path: string, env: NodeJS.ProcessEnv, cwd: string): Probe | undefined {
-  if (env.OMP_EVAL_NO_PROBE_CACHE === '1') return undefined;
+  if (env.OMP_EVAL_NO_PROBE_CACHE === '1' || perfOff('probe-cache', env)) return undefined;
   const entry = readCache()[keyOf(path, env, cwd)];
   if (!isProbe(entry) || stamp(entry.executable) !== entry.stamp) return undefined;
   return { executable: entry.executable, version: entry.version };
@@ -92,7 +93,7 @@ export function cachedProbe(path: string, env: NodeJS.ProcessEnv, cwd: string): 
 
 /** Keeps a probe for later runs (best effort: a cache that cannot be written is no cache). */
 export function storeProbe(path: string, env: NodeJS.ProcessEnv, cwd: string, probe: Probe): void {
-  if (env.OMP_EVAL_NO_PROBE_CACHE === '1') return;
+  if (env.OMP_EVAL_NO_PROBE_CACHE === '1' || perfOff('probe-cache', env)) return;
   try {
     const entries = Object.entries(readCache()).filter(([, e]) => isProbe(e));
     entries.push([keyOf(path, env, cwd), { ...probe, stamp: stamp(probe.executable), at: Date.now() }]);

@@ -9,6 +9,7 @@
  * (U+4E1B as 0x1B) but a control character never hides: the scanner can only say "maybe", and
  * the caller's regular expression decides from there.
  */
+import { perfOff } from '../perfOff.js';
 
 /** controlScan.wat, compiled (wat2wasm), as base64. */
 const WASM =
@@ -50,7 +51,8 @@ function load(): Scanner | null {
  * the scanner cannot be had.
  */
 export function maybeControlAt(text: string, crOk: boolean): number | undefined {
-  if (scanner === undefined) scanner = load();
+  // (OMP_EVAL_PERF_OFF=wasm-scan: no scanner, as where WebAssembly has no SIMD; read once)
+  if (scanner === undefined) scanner = perfOff('wasm-scan') ? null : load();
   if (!scanner) return undefined;
   const { find, memory } = scanner;
   for (let from = 0; from < text.length; from += CHUNK) {
