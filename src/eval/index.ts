@@ -60,6 +60,7 @@ export {
   plainText,
   sanitize,
 } from './output/text.js';
+export { perfOff } from './perfOff.js';
 export type { BridgeHandler, VariableInfo } from './protocol/index.js';
 export { hasCredentials, redactUrl } from './remote/redact.js';
 export { serverLabel } from './remote/server.js';

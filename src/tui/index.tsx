@@ -5,9 +5,17 @@
  * The prompt is drawn at once: the executor's session (probing the interpreter) and the kernel
  * start behind it, and cells typed meanwhile run when the kernel is ready.
  */
-import { ArtifactFile, type Executor, envFilterLabel, type Language, sandboxLabel } from '../eval/index.js';
+import {
+  ArtifactFile,
+  type Executor,
+  envFilterLabel,
+  type Language,
+  perfOff,
+  sandboxLabel,
+} from '../eval/index.js';
 import type { NotebookBackend } from './backend.js';
 import type { ImageMode } from './rendering/images.js';
+import type { IdleCollector } from './runtime/memory.js';
 import { EarlyInput } from './terminal/earlyInput.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './terminal/terminalModes.js';
 
@@ -29,9 +37,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   // Keys typed before the prompt is drawn are kept for it (terminal/earlyInput.ts).
   const early = process.stdin.isTTY ? new EarlyInput(process.stdin) : undefined;
   // Before the notebook's libraries load (their load is what grows the young generation first).
-  const memory = await import('./runtime/memory.js');
-  memory.capYoungGeneration();
-  (await import('./runtime/jit.js')).limitInlining();
+  const memory = await tuneRuntime();
   const { resolve } = await import('node:path');
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
@@ -71,10 +77,19 @@ export async function runAttachedNotebook(
 ): Promise<number> {
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
   const early = process.stdin.isTTY ? new EarlyInput(process.stdin) : undefined;
+  return showNotebook(backend, opts.images, early, await tuneRuntime());
+}
+
+/**
+ * The process's tuning (src/tui/runtime), each part unless OMP_EVAL_PERF_OFF names it (`jit`,
+ * `memory`: docs/performance.md). Returns the collector the app calls when it is idle.
+ */
+async function tuneRuntime(): Promise<IdleCollector> {
   const memory = await import('./runtime/memory.js');
+  if (!perfOff('jit')) (await import('./runtime/jit.js')).limitInlining();
+  if (perfOff('memory')) return memory.idleCollector(() => {});
   memory.capYoungGeneration();
-  (await import('./runtime/jit.js')).limitInlining();
-  return showNotebook(backend, opts.images, early, memory);
+  return memory.idleCollector(memory.whenGrown(memory.compactingCollection()));
 }
 
 /** Draws the notebook on `backend` until it ends; one shutdown path. */
@@ -82,7 +97,7 @@ async function showNotebook(
   backend: NotebookBackend,
   images: ImageMode,
   early: EarlyInput | undefined,
-  memory: typeof import('./runtime/memory.js'),
+  memory: IdleCollector,
 ): Promise<number> {
   const opts = { images };
   const {
@@ -124,7 +139,7 @@ async function showNotebook(
       color,
       historyFile: historyPath(),
       onExit: () => void stop(),
-      memory: memory.idleCollector(memory.whenGrown(memory.compactingCollection())),
+      memory,
     }),
     { exitOnCtrlC: false, patchConsole: false },
   );

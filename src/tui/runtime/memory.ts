@@ -18,7 +18,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** How long the notebook is idle, after its last cell, before the collection. */
-export const IDLE_COLLECT_MS = 1000;
+const IDLE_COLLECT_MS = 1000;
 
 /**
  * The young generation's size (V8's new space, both semi-spaces) past which it no longer grows:
@@ -27,7 +27,7 @@ export const IDLE_COLLECT_MS = 1000;
  * the collector); grown to V8's own limit of 32 MB, it would keep that much more for the rest of
  * the session (V8 never gives it back).
  */
-export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
+const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
 
 const newSpaceBytes = () =>
   v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
@@ -77,7 +77,7 @@ export function compactingCollection(): () => void {
 }
 
 /** Heap growth since the last collection (or the start) below which none is worth its pause. */
-export const WORTH_COLLECTING_BYTES = 8 * 1024 * 1024;
+const WORTH_COLLECTING_BYTES = 8 * 1024 * 1024;
 
 /**
  * `collect`, but only once the heap grew by `threshold` since the last collection or the first
