@@ -4,6 +4,9 @@
  * after 1,000 cells and after a 25 MB line, a 200,000-line cell beside `omp-eval run`, and the
  * notebook's CPU while a cell prints (as fast as it can, and at 5,000 lines a second) or waits;
  * then issue 43's pastes and keystroke bursts beside `ipython3` (tuiInput.ts).
+ *
+ * OMP_EVAL_PERF_OFF reaches the notebook (jit, memory: docs/performance.md, "The tricks"); a build
+ * without the build's tricks (OMP_EVAL_BUILD_PLAIN) is measured by running its own dist/bench/tui.js.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -189,7 +192,8 @@ async function longSession() {
 async function main() {
   const start = await startup();
   const s = await longSession();
-  const input = await inputBench();
+  // (OMP_BENCH_INPUT=0: without issue 43's input rows, as when a trick's gain is measured)
+  const input = process.env.OMP_BENCH_INPUT === '0' ? [] : await inputBench();
   const ms = (x: number) => `${Math.round(x)} ms`;
   const kb = (x: number) => `${(x / 1024).toFixed(1)} KB`;
   const table = [

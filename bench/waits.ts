@@ -11,6 +11,7 @@
  * OMP_BENCH_COLD_ROUNDS (3), OMP_BENCH_CELLS (warm cells per block, 100), OMP_BENCH_SANDBOX=0
  * (leave the sandboxed MCP case out), OMP_BENCH_BEFORE=<another build's bin/omp-eval.js> (each
  * case also run with it, in the same rounds: a step's gain, measured under the same load),
+ * OMP_BENCH_OFF=<names> (instead, each case also run with OMP_EVAL_PERF_OFF=<names>: a trick's gain),
  * OMP_BENCH_CASES=<words> (only the cases whose name has one of them; `none`: the engine rows).
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
@@ -193,15 +194,16 @@ async function main(): Promise<void> {
     pick: (a) => a.firstMs as number,
   };
   const before = process.env.OMP_BENCH_BEFORE;
-  if (before) {
-    // (the other build's cases, each right after this build's in every round)
+  const off = process.env.OMP_BENCH_OFF;
+  if (before || off) {
+    // (the other build's cases, or the tricks off, each right after this build's in every round)
     for (const c of [...cases]) {
       cases.splice(cases.indexOf(c) + 1, 0, {
         ...c,
-        name: `${c.name} (before)`,
+        name: `${c.name} (${before ? 'before' : `off: ${off}`})`,
         request: (env) => {
-          const r = c.request(env);
-          return { ...r, argv: r.argv.map((a) => (a === BIN ? before : a)) };
+          const r = c.request(before ? env : { ...env, OMP_EVAL_PERF_OFF: off as string });
+          return before ? { ...r, argv: r.argv.map((a) => (a === BIN ? before : a)) } : r;
         },
       });
     }
