@@ -14,38 +14,46 @@ import { BIN } from './cli.js';
 import { waitFor } from './kernel.js';
 
 /**
- * The SDK's stdio client transport, over a child the test owns: the test can end its stdin and
- * watch how it exits (StdioClientTransport would SIGTERM it after 2 s).
+ * The SDK's stdio client transport over a pair of streams: the server's input and output (a
+ * child's pipes, or an in-process server's streams). The test can end the input and watch how the
+ * server ends (StdioClientTransport would SIGTERM a child after 2 s).
  */
-class ChildTransport implements Transport {
+export class StreamTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private readonly buffer = new ReadBuffer();
 
-  constructor(readonly child: ChildProcess) {}
+  constructor(
+    private readonly input: NodeJS.WritableStream | null,
+    private readonly output: NodeJS.ReadableStream | null,
+    private readonly events: NodeJS.EventEmitter | null = output,
+  ) {}
 
   async start() {
-    this.child.stdout?.on('data', (chunk: Buffer) => {
+    this.output?.on('data', (chunk: Buffer) => {
       this.buffer.append(chunk);
       for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage())
         this.onmessage?.(message);
     });
-    this.child.on('close', () => this.onclose?.());
-    this.child.on('error', (err) => this.onerror?.(err));
+    this.events?.on('close', () => this.onclose?.());
+    this.events?.on('error', (err: Error) => this.onerror?.(err));
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
-      if (this.child.stdin?.write(serializeMessage(message))) resolve();
-      else this.child.stdin?.once('drain', resolve);
+      if (this.input?.write(serializeMessage(message))) resolve();
+      else this.input?.once('drain', resolve);
     });
   }
 
   async close() {
-    this.child.stdin?.end();
+    this.input?.end();
   }
 }
+
+/** The transport over a child the test owns. */
+const childTransport = (child: ChildProcess) => new StreamTransport(child.stdin, child.stdout, child);
 
 export interface StdioServer {
   client: Client;
@@ -79,7 +87,7 @@ export async function startStdio(
   );
   const server = { client, child, stderr: () => stderr, exited };
   open.push(server);
-  await client.connect(new ChildTransport(child));
+  await client.connect(childTransport(child));
   return server;
 }
 

@@ -37,6 +37,8 @@ export interface McpCommandOptions {
   printConfig?: ClientName;
   env?: NodeJS.ProcessEnv;
   argv?: string[];
+  /** The stdio transport's input (its output is `out`, its diagnostics `err`). */
+  stdin?: NodeJS.ReadableStream;
   out?: NodeJS.WritableStream;
   err?: NodeJS.WritableStream;
 }
@@ -95,6 +97,9 @@ export async function runMcpCommand(opts: McpCommandOptions): Promise<number> {
         cwd,
         env,
         caps,
+        stdin: opts.stdin ?? process.stdin,
+        stdout: out,
+        stderr: err,
         ...keepaliveMs,
         ...(prestarted ? { prestarted } : {}),
       }).finally(unshare);
