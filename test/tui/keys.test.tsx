@@ -1,0 +1,84 @@
+/**
+ * The notebook's keys (src/tui/hooks/useKeys.ts) on the App with a FakeBackend: what has the keys
+ * (the prompt, a Ctrl-R search, the completion menu) decides what Ctrl-C, Enter, Up and Ctrl-D do.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeBackend } from '../helpers/fakeBackend.js';
+import { KEYS } from '../helpers/ink.js';
+import { mounted, start } from './mountApp.js';
+
+afterEach(() => {
+  for (const h of mounted.splice(0)) h.unmount();
+});
+
+/** The prompt's rows as the screen shows them, from `In [n]:` down. */
+const promptOf = (frame: string) => frame.slice(frame.lastIndexOf('In ['));
+
+describe('useKeys: what has the keys', () => {
+  it('Ctrl-C ends a Ctrl-R search, keeping the prompt as it was, and does not arm the exit', async () => {
+    const { h, backend } = start();
+    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    await h.type('alpha = 1');
+    await h.press(KEYS.enter);
+    await h.waitFor((f) => f.includes('In [2]:'), 'the cell to run');
+    await h.press('\x12'); // Ctrl-R
+    await h.type('alp');
+    await h.waitFor((f) => f.includes("(reverse-i-search)`alp': alpha = 1"), 'the search');
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => !f.includes('reverse-i-search'), 'the search to end');
+    expect(promptOf(h.frame())).toMatch(/^In \[2\]:$/m);
+    expect(h.frame()).not.toContain('Press Ctrl-C again to exit');
+    expect(backend.interrupts).toBe(0);
+  });
+
+  it('Ctrl-C closes the completion menu and puts the text back; a second Ctrl-C only clears the prompt', async () => {
+    const { h, exited } = start();
+    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    await h.type('value_');
+    await h.press(KEYS.tab);
+    await h.waitFor((f) => f.includes('value_two'), 'the menu');
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => !f.includes('value_two'), 'the menu to close');
+    expect(promptOf(h.frame())).toMatch(/^In \[1\]: value_$/m);
+    await h.press(KEYS.ctrlC);
+    await h.waitFor((f) => /^In \[1\]:$/m.test(promptOf(f)), 'the prompt cleared');
+    expect(exited()).toBe(0);
+  });
+
+  it('Up on a lower row of the prompt moves up a row; Enter there adds a line instead of running the cell', async () => {
+    const { h, backend } = start();
+    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    await h.type('if x:');
+    await h.press(KEYS.enter);
+    await h.waitFor((f) => /In \[1\]: if x:\n\s+\.\.\.:$/m.test(f), 'the block open');
+    await h.type('pass');
+    await h.press(KEYS.up);
+    await h.press(KEYS.enter);
+    await h.type('#mid');
+    await h.waitFor(
+      (f) => /In \[1\]: if x:\n\s+\.\.\.: *#mid\n\s+\.\.\.: +pass$/m.test(f),
+      'a line added in the middle',
+    );
+    expect(backend.ran).toEqual([]);
+    // (the kernel was asked once, for the first line: the Enter in the middle asked nothing)
+    expect(backend.asked).toEqual(['if x:']);
+  });
+
+  it('Ctrl-D with text deletes the character under the cursor; Ctrl-L clears the screen', async () => {
+    const backend = new FakeBackend();
+    const { h, exited } = start({}, {}, { backend });
+    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    await h.type('abc');
+    await h.press(KEYS.left);
+    await h.press(KEYS.left);
+    await h.press(KEYS.ctrlD);
+    await h.waitFor((f) => /^In \[1\]: ac$/m.test(promptOf(f)), 'the character deleted');
+    expect(exited()).toBe(0);
+    const before = h.stdout.writes.length;
+    await h.press('\x0c'); // Ctrl-L
+    await h.waitFor(
+      () => h.stdout.writes.slice(before).some((w) => w.includes('\x1b[2J')),
+      'the screen cleared',
+    );
+  });
+});
