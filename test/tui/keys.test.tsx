@@ -14,10 +14,16 @@ afterEach(() => {
 /** The prompt's rows as the screen shows them, from `In [n]:` down. */
 const promptOf = (frame: string) => frame.slice(frame.lastIndexOf('In ['));
 
+/** The notebook on a FakeBackend, once its prompt shows. */
+async function atPrompt(backend = new FakeBackend()) {
+  const started = start({}, {}, { backend });
+  await started.h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+  return started;
+}
+
 describe('useKeys: what has the keys', () => {
   it('Ctrl-C ends a Ctrl-R search, keeping the prompt as it was, and does not arm the exit', async () => {
-    const { h, backend } = start();
-    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    const { h, backend } = await atPrompt();
     await h.type('alpha = 1');
     await h.press(KEYS.enter);
     await h.waitFor((f) => f.includes('In [2]:'), 'the cell to run');
@@ -32,8 +38,7 @@ describe('useKeys: what has the keys', () => {
   });
 
   it('Ctrl-C closes the completion menu and puts the text back; a second Ctrl-C only clears the prompt', async () => {
-    const { h, exited } = start();
-    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    const { h, exited } = await atPrompt();
     await h.type('value_');
     await h.press(KEYS.tab);
     await h.waitFor((f) => f.includes('value_two'), 'the menu');
@@ -46,8 +51,7 @@ describe('useKeys: what has the keys', () => {
   });
 
   it('Up on a lower row of the prompt moves up a row; Enter there adds a line instead of running the cell', async () => {
-    const { h, backend } = start();
-    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    const { h, backend } = await atPrompt();
     await h.type('if x:');
     await h.press(KEYS.enter);
     await h.waitFor((f) => /In \[1\]: if x:\n\s+\.\.\.:$/m.test(f), 'the block open');
@@ -65,9 +69,7 @@ describe('useKeys: what has the keys', () => {
   });
 
   it('Ctrl-D with text deletes the character under the cursor; Ctrl-L clears the screen', async () => {
-    const backend = new FakeBackend();
-    const { h, exited } = start({}, {}, { backend });
-    await h.waitFor((f) => f.includes('In [1]:'), 'the prompt');
+    const { h, exited } = await atPrompt();
     await h.type('abc');
     await h.press(KEYS.left);
     await h.press(KEYS.left);
