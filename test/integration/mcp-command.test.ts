@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/eval/settings.js';
 import { type McpCommandOptions, runMcpCommand } from '../../src/modes/mcp/command.js';
 import { discover } from '../../src/modes/share/client.js';
-import { waitFor } from '../helpers/kernel.js';
+import { deadlineIn, waitFor } from '../helpers/kernel.js';
 import { evalCell, StreamTransport, textOf } from '../helpers/mcp.js';
 import { inProcessSettings } from '../helpers/mcpConnection.js';
 import { outputStreams } from '../helpers/streams.js';
@@ -63,7 +63,7 @@ describe('omp-eval mcp over stdio, in process', { timeout: 120_000 }, () => {
       found = await discover({ XDG_RUNTIME_DIR: runtime });
       return found.servers.some((s) => s.sessions.some((x) => x.client === 'stdio-in-process'));
     };
-    const until = Date.now() + 30_000;
+    const until = deadlineIn(30_000);
     while (!(await probe())) {
       if (Date.now() > until) throw new Error('the session was never published');
       await new Promise((resolve) => setImmediate(resolve));
