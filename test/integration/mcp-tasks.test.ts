@@ -18,7 +18,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/eval/settings.js';
 import { McpConnection } from '../../src/modes/mcp/connection.js';
-import { DEFAULT_TASK_TTL_MS, MAX_TASK_TTL_MS, taskTtl } from '../../src/modes/mcp/tasks.js';
+import { DEFAULT_TASK_TTL_MS, MAX_TASK_TTL_MS, MIN_TASK_TTL_MS, taskTtl } from '../../src/modes/mcp/tasks.js';
 import { textOf } from '../helpers/mcp.js';
 
 const open: { close: () => Promise<void> }[] = [];
@@ -133,11 +133,12 @@ describe('eval as an MCP task', { timeout: 180_000 }, () => {
     expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('cancelled');
   });
 
-  it('keeps a result an hour when the client asks no time, a day at most', () => {
+  it('keeps a result an hour when the client asks no time, a minute at least, a day at most', () => {
     expect(taskTtl(undefined)).toBe(DEFAULT_TASK_TTL_MS);
     expect(taskTtl(null)).toBe(DEFAULT_TASK_TTL_MS);
     expect(taskTtl(0)).toBe(DEFAULT_TASK_TTL_MS);
-    expect(taskTtl(5000)).toBe(5000);
+    expect(taskTtl(5000)).toBe(MIN_TASK_TTL_MS);
+    expect(taskTtl(120_000)).toBe(120_000);
     expect(taskTtl(10 * MAX_TASK_TTL_MS)).toBe(MAX_TASK_TTL_MS);
   });
 

@@ -21,11 +21,17 @@ export const MAX_TASK_TTL_MS = 24 * 60 * 60 * 1000;
 /** How often a client is told to poll, in milliseconds. */
 const POLL_INTERVAL_MS = 500;
 
-/** The time a task is kept for: the client's ask within (0, a day], an hour when it asks none. */
+/**
+ * The shortest time a task is kept (a minute). The time counts from the task's creation, so a
+ * shorter one would let a task vanish while its cells still run, its result with it.
+ */
+export const MIN_TASK_TTL_MS = 60 * 1000;
+
+/** The time a task is kept for: the client's ask within [a minute, a day], an hour when it asks none. */
 export function taskTtl(asked: number | null | undefined): number {
   if (asked === undefined || asked === null || !Number.isFinite(asked) || asked <= 0)
     return DEFAULT_TASK_TTL_MS;
-  return Math.min(Math.round(asked), MAX_TASK_TTL_MS);
+  return Math.min(Math.max(Math.round(asked), MIN_TASK_TTL_MS), MAX_TASK_TTL_MS);
 }
 
 /** The task store of one connection, which knows the running calls to stop on a cancel. */
