@@ -67,3 +67,13 @@ export async function interruptLatency(k: Kernel, code: string, rounds = 15): Pr
   }
   return median(times);
 }
+
+/** Prints `rows` as a Markdown table, the first two columns headed `what` and `omp`. */
+export function printTable(rows: BenchRow[], what = 'benchmark', omp = 'omp-eval'): void {
+  const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
+  const head: BenchRow = { what, omp, baseline: 'baseline', ratio: 'ratio', target: 'target' };
+  const width = (c: keyof BenchRow) => Math.max(...[head, ...rows].map((r) => r[c].length));
+  const line = (r: BenchRow) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
+  const rule = `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`;
+  process.stdout.write(`${[line(head), rule, ...rows.map(line)].join('\n')}\n`);
+}

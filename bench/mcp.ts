@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fitImage } from '../src/modes/mcp/images.js';
-import { type BenchRow, median, ms, timeIt } from './lib.js';
+import { type BenchRow, median, ms, printTable, timeIt } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 const CALLS = 100;
@@ -155,19 +155,7 @@ async function main() {
     target: '-',
   });
 
-  const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
-  const head: BenchRow = {
-    what: 'MCP benchmark',
-    omp: 'omp-eval mcp',
-    baseline: 'baseline',
-    ratio: 'ratio',
-    target: 'target',
-  };
-  const width = (c: keyof BenchRow) => Math.max(...[head, ...rows].map((r) => r[c].length));
-  const line = (r: BenchRow) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
-  process.stdout.write(
-    `${[line(head), `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`, ...rows.map(line)].join('\n')}\n`,
-  );
+  printTable(rows, 'MCP benchmark', 'omp-eval mcp');
 }
 
 await main();

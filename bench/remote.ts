@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Kernel, type KernelHandle, resolvePython } from '../src/eval/index.js';
 import { remoteKernelFactory } from '../src/eval/remote/factory.js';
-import { type BenchRow, ms, scratchDir, timeIt } from './lib.js';
+import { type BenchRow, ms, printTable, scratchDir, timeIt } from './lib.js';
 
 const PYTHON = '/usr/bin/python3';
 const LINES = 200_000;
@@ -134,23 +134,6 @@ export async function remoteBench(): Promise<BenchRow[]> {
   } finally {
     server.proc.kill('SIGTERM');
   }
-}
-
-/** The table, printed as bench/run.ts prints its own. */
-function printTable(rows: BenchRow[]) {
-  const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
-  const head: BenchRow = {
-    what: 'benchmark',
-    omp: 'omp-eval',
-    baseline: 'baseline',
-    ratio: 'ratio',
-    target: 'target',
-  };
-  const width = (c: keyof BenchRow) => Math.max(...[head, ...rows].map((r) => r[c].length));
-  const line = (r: BenchRow) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
-  process.stdout.write(
-    `${[line(head), `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`, ...rows.map(line)].join('\n')}\n`,
-  );
 }
 
 const rows = await remoteBench();

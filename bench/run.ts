@@ -10,7 +10,7 @@ import { cliBench } from './cli.js';
 import { displayBench } from './display.js';
 import { durationBench } from './durations.js';
 import { jsBench } from './js.js';
-import { type BenchRow, interruptLatency, ms, timeIt } from './lib.js';
+import { type BenchRow, interruptLatency, ms, printTable, timeIt } from './lib.js';
 import { resultsBench } from './results.js';
 import { sandboxBench } from './sandbox.js';
 
@@ -168,19 +168,7 @@ async function main() {
   rows.push(...(await resultsBench()));
   rows.push(...(await sandboxBench(python)));
 
-  const cols: (keyof BenchRow)[] = ['what', 'omp', 'baseline', 'ratio', 'target'];
-  const head: BenchRow = {
-    what: 'benchmark',
-    omp: 'omp-eval',
-    baseline: 'baseline',
-    ratio: 'ratio',
-    target: 'target',
-  };
-  const width = (c: keyof BenchRow) => Math.max(...[head, ...rows].map((r) => r[c].length));
-  const line = (r: BenchRow) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
-  process.stdout.write(
-    `${[line(head), `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`, ...rows.map(line)].join('\n')}\n`,
-  );
+  printTable(rows);
 }
 
 await main();
