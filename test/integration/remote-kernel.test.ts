@@ -271,7 +271,12 @@ describe('remote kernel: interrupts, timeouts, restarts', () => {
       expect(result.error?.ename).toBe('KernelRestarted');
       expect(result.error?.evalue).toMatch(/restarted through the Jupyter server.*state was lost/);
     }
-    expect((await runCell(s, '1+1')).result.text).toBe('2\n');
+    let next = (await runCell(s, '1+1')).result;
+    // After the interrupt's error the restart may still come, and then ends the next cell (once:
+    // it is one restart). A loaded machine gives that order.
+    if (result.error?.ename === 'KeyboardInterrupt' && next.error?.ename === 'KernelRestarted')
+      next = (await runCell(s, '1+1')).result;
+    expect(next.text).toBe('2\n');
   });
 });
 
