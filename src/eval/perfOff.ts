@@ -43,3 +43,14 @@ export function perfOff(name: PerfSwitch, env: NodeJS.ProcessEnv = process.env):
   const list = env[PERF_OFF_VAR];
   return !!list && list.split(/[\s,]+/).includes(name);
 }
+
+/** The names of `env`'s list that name no switch: a typo turns nothing off, so the engine warns. */
+export function unknownPerfSwitches(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known: readonly string[] = PERF_SWITCHES;
+  return (env[PERF_OFF_VAR] ?? '').split(/[\s,]+/).filter((name) => name && !known.includes(name));
+}
+
+/** The warning for unknownPerfSwitches' names. */
+export function unknownPerfSwitchWarning(names: string[]): string {
+  return `${PERF_OFF_VAR} names no switch called ${names.join(', ')} (nothing is turned off by ${names.length > 1 ? 'them' : 'it'}); the switches are ${PERF_SWITCHES.join(', ')}`;
+}

@@ -6,9 +6,10 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createExecutor } from '../../src/eval/index.js';
 import * as scan from '../../src/eval/output/controlScan.js';
 import * as text from '../../src/eval/output/text.js';
-import { PERF_SWITCHES, perfOff } from '../../src/eval/perfOff.js';
+import { PERF_SWITCHES, perfOff, unknownPerfSwitches } from '../../src/eval/perfOff.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -22,6 +23,18 @@ describe('OMP_EVAL_PERF_OFF', () => {
     expect(PERF_SWITCHES.some((name) => perfOff(name, {}))).toBe(false);
     // (a name is whole: `pump` is not `pump-batch`)
     expect(perfOff('pump-batch', { OMP_EVAL_PERF_OFF: 'pump' })).toBe(false);
+  });
+
+  it('a name that is no switch is told to the front end, which turns nothing off', async () => {
+    expect(unknownPerfSwitches({ OMP_EVAL_PERF_OFF: 'jit, jitt,recipe pump' })).toEqual(['jitt', 'pump']);
+    expect(unknownPerfSwitches({})).toEqual([]);
+    vi.stubEnv('OMP_EVAL_PERF_OFF', 'jit,jitt');
+    const warnings: string[] = [];
+    const executor = createExecutor({ logger: { trace: () => {}, warn: (m) => warnings.push(m) } });
+    await executor.dispose();
+    expect(warnings).toEqual([
+      `OMP_EVAL_PERF_OFF names no switch called jitt (nothing is turned off by it); the switches are ${PERF_SWITCHES.join(', ')}`,
+    ]);
   });
 });
 

@@ -15,6 +15,7 @@ import type { Language } from '../language.js';
 import { PythonNotFoundError, type ResolvedPython, resolvePython } from '../launch/python.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { artifactDir, configureArtifacts } from '../output/artifact.js';
+import { unknownPerfSwitches, unknownPerfSwitchWarning } from '../perfOff.js';
 import type { BridgeHandler } from '../protocol/index.js';
 import { remoteKernelFactories } from '../remote/factory.js';
 import { serverLabel } from '../remote/server.js';
@@ -72,6 +73,8 @@ export class Executor implements SessionHost {
     this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.kernelFactories = opts.kernelFactories ?? remoteKernelFactories(this.settings, this.hostEnv);
     this.logger = opts.logger ?? silentLogger;
+    const unknownSwitches = unknownPerfSwitches();
+    if (unknownSwitches.length) this.logger.warn(unknownPerfSwitchWarning(unknownSwitches));
     this.artifactScope = opts.artifactScope ?? workspaceScope(process.cwd());
     this.sandbox = sandboxOf(this.settings);
     const jupyterUrl = this.settings['jupyter.url'];
