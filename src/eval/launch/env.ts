@@ -127,6 +127,15 @@ export interface EnvChoice {
  * user's credentials, in files and in variables alike), except those passed by name.
  */
 export function hostEnvFor(host: NodeJS.ProcessEnv, choice: EnvChoice = {}): Record<string, string> {
+  const env = hostVariables(host, choice);
+  // Whatever the filter: the kernels' own speed tricks are switched in them (runner.py's imports
+  // while it waits, pump.cjs's batching).
+  const perf = process.env[PERF_OFF_VAR];
+  if (perf) env[PERF_OFF_VAR] = perf;
+  return env;
+}
+
+function hostVariables(host: NodeJS.ProcessEnv, choice: EnvChoice): Record<string, string> {
   const pass = choice.pass ?? [];
   if (choice.filter ?? true) return filterEnv(host, pass);
   const env: Record<string, string> = {};
@@ -150,8 +159,5 @@ export function kernelEnv(
   env.PYTHONUNBUFFERED = '1';
   env.PYTHONIOENCODING = 'utf-8';
   env.MPLBACKEND ??= 'Agg';
-  // (the kernel's own speed trick is switched there: runner.py's imports while it waits)
-  const perf = process.env[PERF_OFF_VAR];
-  if (perf) env[PERF_OFF_VAR] = perf;
   return env;
 }

@@ -21,7 +21,6 @@ import { fileURLToPath } from 'node:url';
 import type { KernelOptions } from '../kernel/types.js';
 import type { Language } from '../language.js';
 import type { Logger } from '../logger.js';
-import { PERF_OFF_VAR } from '../perfOff.js';
 import { BRIDGE_FD, KERNEL_STDIO } from '../process/descriptors.js';
 import { type KernelSandbox, spawnInSandbox } from '../sandbox/sandbox.js';
 import { sandboxFromEnv } from '../sandbox/settings.js';
@@ -72,9 +71,6 @@ export async function spawnKernel(
   };
   if (language === 'js') {
     const env = hostEnvFor(hostEnv, { ...choice, pass: ['NODE_PATH', ...(choice.pass ?? [])] });
-    // (the kernel's own speed trick is switched there: pump.cjs)
-    const perf = process.env[PERF_OFF_VAR];
-    if (perf) env[PERF_OFF_VAR] = perf;
     return spawnWithChannels(process.execPath, [JS_RUNNER], cwd, env, opts);
   }
   const python = opts.resolved ?? (await resolvePython({ interpreter: opts.python, cwd, env: hostEnv }));
