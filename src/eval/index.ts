@@ -37,6 +37,7 @@ export {
   type ExecuteOptions,
   type KernelOptions,
   KernelStartError,
+  LANGUAGE_LABEL,
 } from './kernel/types.js';
 export type { Language } from './language.js';
 export { type PrestartedKernel, prestartPython } from './launch/prestart.js';

@@ -20,6 +20,7 @@ export {
   failedResult,
   type ImageOutput,
   type KernelMode,
+  LANGUAGE_LABEL,
   LANGUAGES,
   type Language,
   type OutputEvent,

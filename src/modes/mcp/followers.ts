@@ -4,11 +4,17 @@
  * The agent's next result starts with a note of what the person ran.
  */
 import type { FeedController } from '../share/feed.js';
-import { type CellResult, cellLanguage, failedResult, type Language, type Session } from './engine.js';
+import {
+  type CellResult,
+  cellLanguage,
+  failedResult,
+  LANGUAGE_LABEL,
+  type Language,
+  type Session,
+} from './engine.js';
 import type { KernelSession } from './kernelSession.js';
 import { listVariables } from './variables.js';
 
-const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
 /** Characters of the person's code the note quotes. */
 const QUOTED = 200;
 /** Names the note lists at most. */
@@ -63,7 +69,7 @@ export function personNote(
       : result.error
         ? `it failed: ${result.error.ename}`
         : `it ended ${result.status}`;
-  return `A person following this session (omp-eval attach) ran a ${LABEL[language]} cell in it before this call: \`${first}\`${more}; ${outcome}. ${namesSentence(names)}`;
+  return `A person following this session (omp-eval attach) ran a ${LANGUAGE_LABEL[language]} cell in it before this call: \`${first}\`${more}; ${outcome}. ${namesSentence(names)}`;
 }
 
 export function followerController(session: KernelSession): FeedController {

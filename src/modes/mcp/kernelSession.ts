@@ -15,6 +15,7 @@ import {
   type EvalToolParams,
   type EvalToolResult,
   type Executor,
+  LANGUAGE_LABEL,
   LANGUAGES,
   type Language,
   type PrestartedKernel,
@@ -25,8 +26,6 @@ import {
 } from './engine.js';
 import { followerController } from './followers.js';
 import { connectionBridge } from './sampling.js';
-
-const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
 
 export class KernelSession {
   readonly executor: Executor;
@@ -251,7 +250,7 @@ export class KernelSession {
     for (const cell of result.cells) {
       if (!this.toldEnded.has(cell.language) || cell.status === 'skipped') continue;
       // (The engine's notice when a new kernel replaces one that ended unasked.)
-      const replaced = `The previous ${LABEL[cell.language]} kernel `;
+      const replaced = `The previous ${LANGUAGE_LABEL[cell.language]} kernel `;
       cell.notices = cell.notices.filter((n) => !n.startsWith(replaced));
       this.toldEnded.delete(cell.language);
     }
@@ -279,7 +278,7 @@ export class KernelSession {
   /** What the next call must be told: the model never saw the result of a cancelled call. */
   noteCancelledCall(cells: CellResult[]): void {
     for (const cell of cells) {
-      const label = LABEL[cell.language];
+      const label = LANGUAGE_LABEL[cell.language];
       if (cell.kernelKilled) {
         this.notices.push(
           `The previous eval call was cancelled and its cell ${cell.index + 1} did not respond to the interrupt, so the ${label} kernel was killed: the ${label} state is gone, and the next ${cell.language} cell runs in a new kernel.`,

@@ -3,11 +3,9 @@
  * reads them (structured).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { KernelMode, Language } from './engine.js';
+import { type KernelMode, LANGUAGE_LABEL, type Language } from './engine.js';
 import type { KernelSession } from './kernelSession.js';
 import { type KernelPresence, type KernelVariables, listVariables, variablesTable } from './variables.js';
-
-const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
 
 /** The restart tool's answer. */
 export function restartResult(
@@ -16,12 +14,12 @@ export function restartResult(
   languages: Language[],
   alive: Language[],
 ): CallToolResult {
-  const names = languages.map((l) => LABEL[l]).join(' and ');
+  const names = languages.map((l) => LANGUAGE_LABEL[l]).join(' and ');
   const message =
     mode === 'per-call'
       ? `Nothing to restart: the server runs in per-call mode, so every eval call already starts fresh kernels.`
       : alive.length
-        ? `Restarted the ${alive.map((l) => LABEL[l]).join(' and ')} kernel${alive.length > 1 ? 's' : ''} of session "${name}": all state (variables, imports, loaded data) is lost. The next eval starts a fresh kernel.`
+        ? `Restarted the ${alive.map((l) => LANGUAGE_LABEL[l]).join(' and ')} kernel${alive.length > 1 ? 's' : ''} of session "${name}": all state (variables, imports, loaded data) is lost. The next eval starts a fresh kernel.`
         : `No ${names} kernel of session "${name}" was running; the next eval starts a fresh one.`;
   return {
     content: [{ type: 'text', text: message }],
@@ -65,7 +63,7 @@ function variablesResult(
 ): CallToolResult {
   const variables = found.flatMap((k) => k.variables);
   const lines = found.map((k) => {
-    const label = LABEL[k.language];
+    const label = LANGUAGE_LABEL[k.language];
     if (k.error) return `${label}: ${k.error}`;
     if (k.presence === 'not started')
       return mode === 'per-call'

@@ -4,9 +4,7 @@
  * kernels' memory stays within about maxKernels × the memory limit. Enterprise Gateway's
  * `max_kernels` is the model: a request past a cap gets an error that says what frees room.
  */
-import type { Language } from './engine.js';
-
-const LABEL: Record<Language, string> = { py: 'Python', js: 'JavaScript' };
+import { LANGUAGE_LABEL, type Language } from './engine.js';
 
 /** What a client holds: its named sessions and their kernels (an McpConnection). */
 export interface CapHolder {
@@ -76,10 +74,10 @@ export class ServerCaps {
     if (!starting.length) return;
     const inUse = this.kernelsInUse();
     if (inUse + starting.length <= this.maxKernels) return;
-    const kernels = starting.map((l) => LABEL[l]).join(' and ');
+    const kernels = starting.map((l) => LANGUAGE_LABEL[l]).join(' and ');
     const held = holder
       .kernelHolders()
-      .map((h) => `"${h.session}" (${h.languages.map((l) => LABEL[l]).join(', ')})`);
+      .map((h) => `"${h.session}" (${h.languages.map((l) => LANGUAGE_LABEL[l]).join(', ')})`);
     const yours = held.length
       ? `Your sessions with kernels: ${held.join(', ')}. `
       : 'Your sessions hold no kernels: the others are other clients’. ';
