@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
-import { deadlineIn } from '../helpers/kernel.js';
 import { cellStatus, lineStarting } from '../helpers/screen.js';
+import { openTmux } from '../helpers/tmux.js';
 
+/** A person's pause between keys (typing, not waiting for a condition). */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The prompt's rows: from its last `In [n]:` row down to the status line (the row with ` │ `). */
@@ -19,69 +19,6 @@ function promptRows(screen: string): string[] {
   const from = rows.map((row) => row.startsWith('In [')).lastIndexOf(true);
   const to = rows.findIndex((row, i) => i > from && row.includes(' │ '));
   return rows.slice(from, to < 0 ? undefined : to);
-}
-
-/** A tmux server of the test's own (its own socket, no configuration) with one window. */
-function openTmux(columns: number, rows: number) {
-  const home = mkdtempSync(join(tmpdir(), 'omp-tmux-'));
-  // (The notebook runs in `home`: a cell can wait for this file, which the test makes.)
-  const flag = join(home, 'go');
-  const socket = join(home, 's');
-  const tmux = (...args: string[]) =>
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args]).toString();
-  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-  const env = { CI: 'false', TMPDIR: home, OMP_EVAL_HISTORY: join(home, 'history.json') };
-  const command = ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, BIN].map(
-    quote,
-  );
-  tmux(
-    'new-session',
-    '-d',
-    '-s',
-    'nb',
-    '-c',
-    home,
-    '-x',
-    String(columns),
-    '-y',
-    String(rows),
-    command.join(' '),
-  );
-  /** The scroll-back and the screen. */
-  const all = () => tmux('capture-pane', '-p', '-t', 'nb', '-S', '-', '-E', '-');
-  /** The scroll-back and the screen, each line the terminal wrapped joined again (-J). */
-  const joined = () => tmux('capture-pane', '-p', '-J', '-t', 'nb', '-S', '-', '-E', '-');
-  const screen = () => tmux('capture-pane', '-p', '-t', 'nb');
-  return {
-    flag,
-    all,
-    joined,
-    screen,
-    keys: (...keys: string[]) => tmux('send-keys', '-t', 'nb', ...keys),
-    /** Pastes a file's text as tmux pastes (its LFs sent as CRs), bracketed as the notebook asked. */
-    paste(file: string) {
-      tmux('load-buffer', file);
-      tmux('paste-buffer', '-p', '-t', 'nb');
-    },
-    resize: (c: number, r: number) => tmux('resize-window', '-t', 'nb', '-x', String(c), '-y', String(r)),
-    async waitFor(predicate: (screen: string) => boolean, what: string) {
-      const until = deadlineIn(60_000);
-      for (;;) {
-        const text = screen();
-        if (predicate(text)) return text;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
-        await sleep(25);
-      }
-    },
-    close() {
-      try {
-        tmux('kill-server');
-      } catch {
-        // gone already
-      }
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
 }
 
 let open: ReturnType<typeof openTmux> | undefined;
