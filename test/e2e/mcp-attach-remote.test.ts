@@ -41,6 +41,7 @@ describe('omp-eval attach to an agent whose kernel is remote', { timeout: 180_00
       await s.waitFor((t) => /✓ \[2\] ok/.test(t), "the person's cell");
       const next = textOf(await evalCell(client, 'y'));
       expect(next).toMatch(/^\[A person following this session \(omp-eval attach\) ran a Python cell/);
+      expect(next).toContain('It defined or changed y.');
       expect(next).toContain('42');
       // Still the one kernel on the server: nothing ran locally or in a second kernel.
       expect(await runningKernels(jupyter)).toEqual([kernelId]);

@@ -2,9 +2,7 @@
  * The notebook in tmux (Debian's, which .ci/run installs), as many people run it: tmux is a
  * terminal with habits of its own that a terminal emulator in the tests (xterm.js) does not have.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cellStatus, lineStarting } from '../helpers/screen.js';

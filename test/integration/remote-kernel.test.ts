@@ -176,6 +176,49 @@ describe('remote kernel: cells', () => {
   });
 });
 
+describe('remote kernel: its names', () => {
+  it('lists the user names as %whos, a hanging summary skipped, leaving no name, count or history behind', async () => {
+    const s = await remoteExecutor().session();
+    const code = [
+      'import numpy as np',
+      'grid = np.zeros((2, 3))',
+      'pair = [1, 2]',
+      '_private = 1',
+      'class Slow:',
+      '    def __str__(self):',
+      '        import time',
+      '        while True: time.sleep(0.01)',
+      'slow = Slow()',
+    ].join('\n');
+    const { result } = await runCell(s, code);
+    expect(result.status).toBe('ok');
+    const kernel = s.kernelOf('py');
+    if (!kernel) throw new Error('no kernel');
+    const listed = await kernel.variables(500, 30_000, 300);
+    expect(listed.error).toBeUndefined();
+    expect(listed.total).toBe(5);
+    const by = Object.fromEntries(listed.variables.map((v) => [v.name, v]));
+    expect(Object.keys(by)).toEqual(['Slow', 'grid', 'np', 'pair', 'slow']);
+    expect(by.grid).toMatchObject({ type: 'ndarray', shape: [2, 3] });
+    expect(by.pair).toMatchObject({ type: 'list', summary: 'n=2' });
+    expect(by.np?.type).toBe('module');
+    expect(by.slow).toMatchObject({ type: 'Slow', skipped: true });
+    expect(by.slow?.summary).toMatch(/^<skipped: its summary took longer than 0.3 s>$/);
+    // The listing ran silently: the next cell's count follows the last cell's, `_` is untouched,
+    // and the listing's own names are nowhere in the user's namespace.
+    const { result: after } = await runCell(
+      s,
+      'sorted(k for k in globals() if "omp" in k or k.startswith("_Json")), len(In) - 1',
+    );
+    const count = (result.executionCount ?? 0) + 1;
+    expect(after.executionCount).toBe(count);
+    expect(after.text).toBe(`([], ${count})\n`);
+    const limited = await kernel.variables(2, 30_000, 300);
+    expect(limited.variables.map((v) => v.name)).toEqual(['Slow', 'grid']);
+    expect(limited.total).toBe(5);
+  });
+});
+
 describe('remote kernel: interrupts, timeouts, restarts', () => {
   it('interrupts an endless loop through the server and keeps the state', async () => {
     const s = await remoteExecutor().session();

@@ -16,10 +16,7 @@ import {
 import type { KernelChannel } from './channel.js';
 import type { PendingReplies } from './replies.js';
 import type { KernelState } from './state.js';
-import type { Completeness, Completion, Variables } from './types.js';
-
-/** How long one name's summary may take before the kernel lists it as skipped. */
-const VARIABLE_NAME_TIMEOUT_MS = 1_000;
+import { type Completeness, type Completion, VARIABLE_NAME_TIMEOUT_MS, type Variables } from './types.js';
 
 /** What the queries need of their kernel. */
 export interface QueryTarget {

@@ -27,6 +27,8 @@ export const START_TIMEOUT_MS = 20_000;
 export const COMPLETE_TIMEOUT_MS = Number(process.env.OMP_EVAL_COMPLETE_TIMEOUT_MS) || 10_000;
 /** How long listing the user's names may take (a __str__ that hangs) before it is interrupted. */
 export const VARIABLES_TIMEOUT_MS = 10_000;
+/** How long one name's summary may take before the kernel lists it as skipped. */
+export const VARIABLE_NAME_TIMEOUT_MS = 1_000;
 
 export interface KernelOptions {
   /** The kernel's language (default py). */

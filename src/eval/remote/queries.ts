@@ -1,11 +1,11 @@
 /**
  * A remote kernel's questions between cells, as Jupyter asks them: complete_request and
  * is_complete_request, with offsets converted between JavaScript's UTF-16 and Jupyter's code
- * points. A kernel that does not answer in time gives no completions, or `unknown`. Its variables
- * it cannot list.
+ * points. A kernel that does not answer in time gives no completions, or `unknown`. (Its variables:
+ * variables.ts.)
  */
 import type { Kernel as JupyterKernel } from '@jupyterlab/services';
-import type { Completion, Variables } from '../kernel/types.js';
+import type { Completion } from '../kernel/types.js';
 import { withDeadline } from './deadline.js';
 import { codePointOffset, utf16Offset } from './messages.js';
 
@@ -41,16 +41,4 @@ export async function remoteIsComplete(
   if (!reply) return { status: 'unknown' };
   const content = reply.content as { status: Completeness['status']; indent?: string };
   return { status: content.status, ...(content.indent !== undefined ? { indent: content.indent } : {}) };
-}
-
-/**
- * The kernel's variables: a Jupyter kernel has no standard request for them (the debugger's
- * `variables` needs a debug session), so this says so instead of running code in the kernel.
- */
-export function remoteVariables(server: string): Variables {
-  return {
-    variables: [],
-    total: 0,
-    error: `listing variables is not available for a kernel on a Jupyter server (${server}); run %whos in a cell instead`,
-  };
 }

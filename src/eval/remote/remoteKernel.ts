@@ -16,18 +16,21 @@ import {
   type ExecuteOptions,
   INTERRUPT_ESCALATION_MS,
   type KernelExit,
+  VARIABLE_NAME_TIMEOUT_MS,
+  VARIABLES_TIMEOUT_MS,
   type Variables,
 } from '../kernel/types.js';
 import type { Language } from '../language.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Frame } from '../protocol/index.js';
 import { readIopub } from './messages.js';
-import { type Completeness, remoteComplete, remoteIsComplete, remoteVariables } from './queries.js';
+import { type Completeness, remoteComplete, remoteIsComplete } from './queries.js';
 import type { RemoteCell } from './remoteCell.js';
 import { RemoteConnection } from './remoteConnection.js';
 import { RemoteInterrupts } from './remoteInterrupts.js';
 import { RemoteCellQueue } from './remoteQueue.js';
 import type { KernelSpecSummary, RemoteServer } from './server.js';
+import { remoteVariables } from './variables.js';
 
 export interface RemoteKernelOptions {
   server: RemoteServer;
@@ -262,9 +265,23 @@ export class RemoteKernel implements KernelHandle {
     return remoteIsComplete(this.connection, code, timeoutMs);
   }
 
-  /** The kernel's variables: none, and why (a Jupyter kernel has no standard request for them). */
-  async variables(_limit: number, _timeoutMs?: number, _nameTimeoutMs?: number): Promise<Variables> {
-    return remoteVariables(this.remote.server);
+  /**
+   * The user's names, listed by a silent user expression (variables.ts), between cells: a Python
+   * kernel's only; another language's, or a busy kernel, gives the reason.
+   */
+  async variables(
+    limit: number,
+    timeoutMs = VARIABLES_TIMEOUT_MS,
+    nameTimeoutMs = VARIABLE_NAME_TIMEOUT_MS,
+  ): Promise<Variables> {
+    const failed = (error: string): Variables => ({ variables: [], total: 0, error });
+    const language = this.remote.languageInfo?.name;
+    if (language !== 'python')
+      return failed(
+        `listing variables needs a Python kernel (this kernel on ${this.remote.server} is ${language ?? 'of an unknown language'}); list them in a cell instead`,
+      );
+    if (this.state !== 'idle') return failed(`the kernel is ${this.state}`);
+    return remoteVariables(this.connection, limit, timeoutMs, nameTimeoutMs);
   }
 
   /**
