@@ -32,6 +32,8 @@ export const PERF_SWITCHES = [
    * computation, and what keeps a frame whole when SIGINT stops the cell.)
    */
   'pump-batch',
+  /** `run`, `tool`: the CLI's ES-module chunks loaded, not its classic script with V8's code cache (launch/codeCache.ts) */
+  'code-cache',
 ] as const;
 
 export type PerfSwitch = (typeof PERF_SWITCHES)[number];

@@ -35,15 +35,21 @@ export interface KernelGuess {
   face: 'run' | 'tool';
 }
 
-/** The local Python kernel that `argv` (without node and the script) will probably start first. */
-export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()): KernelGuess | undefined {
-  const guess: Omit<KernelGuess, 'face'> = { cwd, passEnv: [] };
-  const words: string[] = [];
+interface ScannedArgs {
+  /** The words that are no flag or flag value: the command, then its arguments. */
+  words: string[];
+  /** The value flags' values in order, by the field they bear on. */
+  values: [field: NonNullable<(typeof VALUE_FLAGS)[string]>, value: string][];
+}
+
+/** The command line's words and the flags' values; undefined at a flag not known here. */
+function scanArgs(argv: readonly string[]): ScannedArgs | undefined {
+  const scanned: ScannedArgs = { words: [], values: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') break;
     if (!arg.startsWith('-') || arg === '-') {
-      words.push(arg);
+      scanned.words.push(arg);
       continue;
     }
     const eq = arg.indexOf('=');
@@ -52,6 +58,27 @@ export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()):
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) return undefined;
     const field = VALUE_FLAGS[name];
+    if (field) scanned.values.push([field, value]);
+  }
+  return scanned;
+}
+
+/**
+ * `run` or `tool` when `argv` surely runs that command (every flag before it known here, so that
+ * the parser finds the same command), else undefined. bin/omp-eval.js loads these two from their
+ * classic script with V8's code cache (src/eval/launch/codeCache.ts), anything else as before.
+ */
+export function guessFace(argv: readonly string[]): 'run' | 'tool' | undefined {
+  const command = scanArgs(argv)?.words[0];
+  return command === 'run' || command === 'tool' ? command : undefined;
+}
+
+/** The local Python kernel that `argv` (without node and the script) will probably start first. */
+export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()): KernelGuess | undefined {
+  const scanned = scanArgs(argv);
+  if (!scanned) return undefined;
+  const guess: Omit<KernelGuess, 'face'> = { cwd, passEnv: [] };
+  for (const [field, value] of scanned.values) {
     if (field === 'python') guess.python = value;
     else if (field === 'cwd') guess.cwd = value;
     else if (field === 'passEnv') guess.passEnv.push(value);
@@ -60,7 +87,7 @@ export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()):
       guess.envFilter = value === 'on';
     } else if (field === 'lang' && value !== 'py') return undefined;
   }
-  const [command, file] = words;
+  const [command, file] = scanned.words;
   if (command === 'tool') return { ...guess, face: 'tool' };
   if (command === 'run' && file !== undefined && !/\.[cm]?js$/i.test(file)) return { ...guess, face: 'run' };
   return undefined;

@@ -4,7 +4,7 @@
  * local Python kernel, and read the flags that choose it.
  */
 import { describe, expect, it } from 'vitest';
-import { guessPythonKernel } from '../../src/modes/early.js';
+import { guessFace, guessPythonKernel } from '../../src/modes/early.js';
 
 const cwd = '/work';
 
@@ -74,5 +74,27 @@ describe("the early start's guess", () => {
       ['tool', '--python'],
     ])
       expect(guessPythonKernel(argv, cwd), argv.join(' ')).toBeUndefined();
+  });
+
+  it("the command for the launcher's classic script: run and tool, of either language, with flags it reads", () => {
+    expect(guessFace(['run', 'x.py'])).toBe('run');
+    expect(guessFace(['run', 'x.js'])).toBe('run');
+    expect(guessFace(['--lang', 'js', 'run', '-'])).toBe('run');
+    expect(guessFace(['--python', 'tool', 'run', 'x.py'])).toBe('run'); // (a value, not the command)
+    expect(guessFace(['--cwd=/data', 'tool', '--timeout', '5'])).toBe('tool');
+    expect(guessFace(['run', 'x.py', '--', '--sandbox', 'off'])).toBe('run');
+    for (const argv of [
+      [],
+      ['mcp'],
+      ['attach', 'run'],
+      ['setup', 'python'],
+      ['x.py', 'run'],
+      ['--sandbox', 'off', 'run', 'x.py'], // (a flag it does not read: the ES modules, as before)
+      ['--jupyter', 'http://h:8888', 'tool'],
+      ['run', 'x.py', '--help'],
+      ['-V'],
+      ['--python'],
+    ])
+      expect(guessFace(argv), argv.join(' ')).toBeUndefined();
   });
 });
