@@ -5,7 +5,8 @@
 //   ink-patches  Ink bundled without patches/ (the module substitutions stay: one fixes wrapping)
 //   ink-bundle   no Ink bundle: the notebook loads Ink's own files, as the tests do
 //   cli-bundle   no CLI bundle: dist/cli/cli.js imports dist/src/main.js and its ~80 modules one by
-//                one (their `import.meta.url` then needs no rewriting: it is their own)
+//                one (their `import.meta.url` then needs no rewriting: it is their own), and no
+//                classic script for `run` and `tool` (dist/cli/fast.cjs: no code cache either)
 const NAMES = ['ink-patches', 'ink-bundle', 'cli-bundle'];
 
 /** The names OMP_EVAL_BUILD_PLAIN turns off (`1` or `all`: every one); a wrong name stops the build. */
