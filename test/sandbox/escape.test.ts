@@ -16,6 +16,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -26,6 +27,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, type Executor, runEvalTool, type SandboxSettings } from '../../src/eval/index.js';
 import { ensureRunnerFile } from '../../src/eval/launch/runnerFile.js';
+import { CODE_CACHE } from '../../src/eval/process/descriptors.js';
 import { sweepTempDirs, tempParent } from '../../src/eval/sandbox/sandbox.js';
 import { run, startKernel } from '../helpers/kernel.js';
 
@@ -282,6 +284,30 @@ describe('escape: files on the host', () => {
     } finally {
       if (saved === undefined) delete process.env.XDG_DATA_HOME;
       else process.env.XDG_DATA_HOME = saved;
+    }
+  });
+
+  it('the code cache that run and tool execute cannot be made or written, even under a writable temp dir', async () => {
+    // (Moved aside and put back: the test needs it missing, as on a machine where run never ran.)
+    const cache = join(tmpdir(), `${CODE_CACHE}-${process.getuid?.()}`);
+    const aside = `${cache}.aside-${process.pid}`;
+    const had = existsSync(cache);
+    if (had) renameSync(cache, aside);
+    try {
+      const k = await sandboxed(freshDir('ws'), { writableRoots: [tmpdir()] });
+      const planted = join(cache, 'planted.bin');
+      const made = await run(
+        k,
+        `import os\ntry:\n    os.makedirs(${JSON.stringify(cache)}, exist_ok=True)\n    open(${JSON.stringify(planted)}, "wb").write(b"code")\n    print("written")\nexcept OSError as e:\n    print(e.strerror)`,
+      );
+      expect(made.stdout.trim()).toBe('Read-only file system');
+      expect(existsSync(planted)).toBe(false);
+      // What the sandbox made so that it could keep it read-only is a private directory of ours.
+      expect(lstatSync(cache).isDirectory()).toBe(true);
+      expect(lstatSync(cache).mode & 0o077).toBe(0);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+      if (had) renameSync(aside, cache);
     }
   });
 

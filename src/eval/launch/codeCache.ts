@@ -31,8 +31,7 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { isPrivate, privateDir } from '../output/privateDir.js';
 import { perfOff } from '../perfOff.js';
-
-const CODE_CACHE = 'omp-eval-code-cache';
+import { CODE_CACHE } from '../process/descriptors.js';
 
 /** The bundle's first line names its content: `//omp-eval-bundle <hex digest>` (the build writes it). */
 const BUNDLE_TAG = /^\/\/omp-eval-bundle ([0-9a-f]{16,64})\n/;

@@ -16,8 +16,8 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { configPath } from '../configPath.js';
-import { privateName } from '../output/privateDir.js';
-import { RUNNER_CACHE } from '../process/descriptors.js';
+import { privateDir } from '../output/privateDir.js';
+import { CODE_CACHE, RUNNER_CACHE } from '../process/descriptors.js';
 
 /** Under the user's home: credentials and tokens of common tools. */
 const CREDENTIALS = [
@@ -80,13 +80,19 @@ export function hiddenPlaces(opts: HiddenOptions): { path: string; dir: boolean 
   return [...found.filter((p) => !open(p.path)), { path: opts.parent, dir: true }];
 }
 
-/** omp-eval's own files on the host that decide what later runs do. */
+/**
+ * omp-eval's own files on the host that decide what later runs do. The two caches in the temp
+ * directory are made here if they are not there yet (as their users make them, private): only
+ * what exists can be kept read-only, and a kernel that could make the code cache would have the
+ * next `run` or `tool` execute what it wrote there.
+ */
 function ownFiles(env: NodeJS.ProcessEnv): string[] {
   const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return [
     dirname(configPath(env)),
     join(data, 'omp-eval'), // the notebook's history
-    join(tmpdir(), privateName(RUNNER_CACHE)), // runner.py, bytecode, probes, recipes
+    privateDir(tmpdir(), RUNNER_CACHE), // runner.py, bytecode, probes, recipes
+    privateDir(tmpdir(), CODE_CACHE), // V8's code for run and tool (launch/codeCache.ts)
     join(env.HOME || homedir(), '.omp'), // the managed venv
   ];
 }
