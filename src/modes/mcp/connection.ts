@@ -51,6 +51,16 @@ export interface ConnectionOptions {
   keepaliveMs?: number;
   /** A Python kernel's process spawned while the server loaded: the first session takes it if it fits. */
   prestarted?: PrestartedKernel;
+  /** A person's notebook served to its agents (`omp-eval --serve-mcp`, src/modes/serve). */
+  notebook?: {
+    /**
+     * The one session every session name of this client runs in, made at its first call, over the
+     * notebook's kernels: the client's going leaves them running.
+     */
+    session: (server: VersionedServer) => KernelSession;
+    /** Said at the end of the eval tool's description: whose kernels these are, which sandbox applies. */
+    about: string;
+  };
 }
 
 export class McpConnection implements CapHolder {
@@ -74,6 +84,8 @@ export class McpConnection implements CapHolder {
   private readonly workspace: ClientWorkspace;
   /** Eval calls made as tasks: their status and, once done, their results. */
   private readonly tasks = new EvalTaskStore();
+  /** The notebook's session, when serving a notebook (opts.notebook), once made. */
+  private notebookSession?: KernelSession;
 
   constructor(private readonly opts: ConnectionOptions) {
     this.prestarted = opts.prestarted;
@@ -101,7 +113,10 @@ export class McpConnection implements CapHolder {
       },
     );
     this.workspace = new ClientWorkspace(this.server, opts);
-    const tools = toolsFor(opts.settings);
+    const about = opts.notebook?.about;
+    const tools = toolsFor(opts.settings).map((t) =>
+      about && t.name === 'eval' ? { ...t, description: `${t.description}\n\n${about}` } : t,
+    );
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: tools.map((tool) => toolFor(tool, this.protocolVersion)),
     }));
@@ -163,6 +178,10 @@ export class McpConnection implements CapHolder {
 
   /** The session of this name, opened now if it is new (within the server's session cap). */
   private async kernelSession(name: string): Promise<KernelSession> {
+    if (this.opts.notebook) {
+      this.notebookSession ??= this.opts.notebook.session(this.server);
+      return this.notebookSession;
+    }
     let session = this.sessions.get(name);
     if (!session) {
       const ws = await this.workspace.get();
@@ -303,7 +322,8 @@ export class McpConnection implements CapHolder {
   private async restartCall(args: unknown): Promise<CallToolResult> {
     const { session: name, languages } = parseKernelArgs('restart', args);
     const mode = this.opts.settings['python.kernelMode'];
-    const session = this.sessions.get(name); // (a session that does not exist is not opened for this)
+    // (a session that does not exist is not opened for this; a notebook's always exists)
+    const session = this.opts.notebook ? await this.kernelSession(name) : this.sessions.get(name);
     if (!session) return restartResult(name, mode, languages, []);
     return session.enqueue(async () => {
       const alive = (await session.running()).filter((l) => languages.includes(l));
@@ -340,7 +360,8 @@ export class McpConnection implements CapHolder {
 
   private async variablesCall(args: unknown): Promise<CallToolResult> {
     const { session: name, languages } = parseKernelArgs('variables', args);
-    const session = this.sessions.get(name); // (a session that does not exist is not opened for this)
+    // (a session that does not exist is not opened for this; a notebook's always exists)
+    const session = this.opts.notebook ? await this.kernelSession(name) : this.sessions.get(name);
     const mode = this.opts.settings['python.kernelMode'];
     const available = backendAvailability(this.opts.settings, this.opts.env ?? process.env);
     const listing = () => sessionVariables(name, session, languages, mode, available);
@@ -355,7 +376,9 @@ export class McpConnection implements CapHolder {
   async stopCalls(why: string, withinMs = ANSWER_WAIT_MS): Promise<void> {
     const error = new McpError(
       ErrorCode.InternalError,
-      `${why}: the call did not finish, and the kernels are being shut down (their state is gone).`,
+      this.opts.notebook
+        ? `${why}: the call did not finish (its running cell is interrupted; the notebook keeps its kernels).`
+        : `${why}: the call did not finish, and the kernels are being shut down (their state is gone).`,
     );
     const answered = new Promise<void>((resolve) => {
       this.allAnswered = resolve;
@@ -374,7 +397,7 @@ export class McpConnection implements CapHolder {
   }
 
   private async closeNow(): Promise<void> {
-    const sessions = [...this.sessions.values()];
+    const sessions = [...this.sessions.values(), ...(this.notebookSession ? [this.notebookSession] : [])];
     this.sessions.clear();
     this.caps.leave(this);
     this.prestarted?.discard(); // (no session took it)

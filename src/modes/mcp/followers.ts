@@ -27,7 +27,10 @@ export interface NameChanges {
 }
 
 /** The names of `language`'s kernel with their type and summary; undefined when they cannot be listed. */
-async function namesOf(session: Session, language: Language): Promise<Map<string, string> | undefined> {
+export async function namesOf(
+  session: Session,
+  language: Language,
+): Promise<Map<string, string> | undefined> {
   const listed = await listVariables(session, language).catch(() => undefined);
   if (!listed || listed.error || listed.total > listed.variables.length) return undefined;
   return new Map(listed.variables.map((v) => [v.name, `${v.type}\u0000${v.summary}`]));
@@ -53,12 +56,16 @@ function namesSentence(names: NameChanges | undefined): string {
   return parts.length ? `${parts.join('; ')}.` : 'It defined or changed no names.';
 }
 
+/** Who ran the cell, as the note says it. */
+const FOLLOWER = 'A person following this session (omp-eval attach)';
+
 /** The note the agent's next result starts with. */
 export function personNote(
   language: Language,
   code: string,
   result: CellResult,
   names: NameChanges | undefined,
+  who = FOLLOWER,
 ): string {
   const lines = code.trim().split('\n');
   const first = (lines[0] ?? '').slice(0, QUOTED);
@@ -69,7 +76,7 @@ export function personNote(
       : result.error
         ? `it failed: ${result.error.ename}`
         : `it ended ${result.status}`;
-  return `A person following this session (omp-eval attach) ran a ${LANGUAGE_LABEL[language]} cell in it before this call: \`${first}\`${more}; ${outcome}. ${namesSentence(names)}`;
+  return `${who} ran a ${LANGUAGE_LABEL[language]} cell in it before this call: \`${first}\`${more}; ${outcome}. ${namesSentence(names)}`;
 }
 
 export function followerController(session: KernelSession): FeedController {

@@ -27,6 +27,15 @@ import {
 import { followerController } from './followers.js';
 import { connectionBridge } from './sampling.js';
 
+/**
+ * A person's notebook's own kernels (`omp-eval --serve-mcp`, src/modes/serve): the session runs its
+ * calls in them, and leaves them running when it ends.
+ */
+export interface SharedKernels {
+  executor: Executor;
+  session: Session;
+}
+
 export class KernelSession {
   readonly executor: Executor;
   /** The tool call whose cells run now (sampling requests are sent as part of it). */
@@ -49,14 +58,19 @@ export class KernelSession {
     server: Server,
     /** The process of its first Python kernel, spawned early (the executor checks that it fits). */
     prestarted?: PrestartedKernel,
+    /** Kernels that are not the session's own (a notebook's): used, never shut down. */
+    private readonly shared?: SharedKernels,
   ) {
-    this.executor = createExecutor({
-      settings,
-      ...(prestarted ? { prestarted } : {}),
-      bridge: connectionBridge(settings, server, () => this.currentRequest),
-      // Its artifacts in a folder of its own: a sandboxed kernel sees no other session's outputs.
-      artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,
-    });
+    this.executor =
+      shared?.executor ??
+      createExecutor({
+        settings,
+        ...(prestarted ? { prestarted } : {}),
+        bridge: connectionBridge(settings, server, () => this.currentRequest),
+        // Its artifacts in a folder of its own: a sandboxed kernel sees no other session's outputs.
+        artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,
+      });
+    this.retained = shared?.session;
     this.feed = feeds.open(name, cwd, () => {
       const client = server.getClientVersion()?.name;
       return { ...(client ? { client } : {}), languages: this.liveLanguages() };
@@ -217,7 +231,9 @@ export class KernelSession {
       if (this.personInterrupted)
         for (const cell of result.cells.filter((c) => c.status === 'cancelled'))
           cell.notices.push(
-            'A person following this session (omp-eval attach) interrupted this cell with Ctrl-C.',
+            this.shared
+              ? 'The person whose notebook this is (omp-eval --serve-mcp) interrupted this cell with Ctrl-C.'
+              : 'A person following this session (omp-eval attach) interrupted this cell with Ctrl-C.',
           );
     } finally {
       closeQuestions();
@@ -260,7 +276,7 @@ export class KernelSession {
   /** Restarts kernels; the next eval resolves the interpreter anew. */
   async restart(language?: Language): Promise<void> {
     const session = await this.session();
-    this.retained = undefined;
+    if (!this.shared) this.retained = undefined;
     this.toldEnded.clear();
     await session.restart(language);
   }
@@ -299,8 +315,16 @@ export class KernelSession {
     return notices;
   }
 
-  /** Shuts the kernels down; followers are told `why`. */
-  dispose(why = "the agent's session ended (all its kernels were restarted)"): Promise<void> {
+  /**
+   * Shuts the kernels down; followers are told `why`. Shared kernels keep running: followers are
+   * told once the calls in the queue ended (a closed connection aborted them).
+   */
+  async dispose(why = "the agent's session ended (all its kernels were restarted)"): Promise<void> {
+    if (this.shared) {
+      await this.tail;
+      this.feed.end(why);
+      return;
+    }
     this.feed.end(why);
     return this.executor.dispose();
   }

@@ -54,8 +54,11 @@ export interface AttachedBackend extends NotebookBackend {
   readonly endedWith?: string;
 }
 
-/** What the server said of the followed session, kept until the notebook's runner takes it. */
-class FollowedSession {
+/**
+ * What the server said of the followed session, kept until the notebook's runner takes it (also
+ * the agents' calls a served notebook shows: src/modes/serve).
+ */
+export class FollowedSession {
   readonly cells = new Map<string, FollowedCell>();
   agentListener?: (cells: AgentCell[]) => void;
   readonly waitingCalls: AgentCell[][] = [];
@@ -176,20 +179,26 @@ class FollowedSession {
     // A cell without its end ends now, cancelled: its session is gone.
     for (const waiting of this.typed.values()) waiting(undefined, why);
     this.typed.clear();
-    for (const cell of this.cells.values()) {
-      if (cell.end) continue;
+    this.endCells(why);
+    this.tellState();
+    const listeners = [...this.endListeners];
+    this.endListeners.clear();
+    for (const listener of listeners) listener();
+  }
+
+  /** The cells of `calls` (all when unset) that have no end yet end now, cancelled: `why` says why. */
+  endCells(why: string, calls?: ReadonlySet<number>): void {
+    for (const [at, cell] of this.cells) {
+      if (cell.end || (calls && !calls.has(Number(at.split(':')[0])))) continue;
       cell.end = {
         status: 'cancelled',
         durationMs: 0,
         started: cell.events.some((e) => e.kind === 'started'),
       };
-      cell.events.push({ kind: 'notice', text: why });
+      if (cell.sink) cell.sink({ kind: 'notice', text: why });
+      else cell.events.push({ kind: 'notice', text: why });
       cell.ended?.(cell.end);
     }
-    this.tellState();
-    const listeners = [...this.endListeners];
-    this.endListeners.clear();
-    for (const listener of listeners) listener();
   }
 
   /** Replays an agent's cell: what came so far, then the rest as it comes, up to its end. */
