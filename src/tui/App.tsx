@@ -122,10 +122,11 @@ export function App({
         restartKernel: runner.restart,
         clearScreen,
         cells: () => stateRef.current.done,
-        session: sessionOf(backend),
+
         exit: onExit,
         cwd: () => cwd.current,
         columns,
+        ...backendContext(backend),
       }),
   });
 
@@ -255,6 +256,14 @@ function useTranscript(
       });
   }, [done, printer]);
   return printer;
+}
+
+/** What the commands take from the backend: the session, and `/serve` where it can serve its kernels. */
+function backendContext(backend: NotebookBackend): Pick<CommandContext, 'session' | 'serve'> {
+  const session = sessionOf(backend);
+  return backend.serve
+    ? { session, serve: (args) => backend.serve?.(args) ?? Promise.resolve('') }
+    : { session };
 }
 
 /** What /version and /save tell about the session. */

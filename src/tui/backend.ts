@@ -75,6 +75,13 @@ export interface NotebookBackend {
   onAgentCells?(listener: (cells: AgentCell[]) => void): () => void;
   /** The backend ended on its own (the followed server went away): the notebook ends. */
   onEnded?(listener: () => void): () => void;
+  /**
+   * `/serve ARGS`: serves the notebook's kernels to agents over MCP (`omp-eval --serve-mcp`,
+   * src/modes/serve); resolves with what to print.
+   */
+  serve?(args: string): Promise<string>;
+  /** Messages the backend has for the transcript (serving started or stopped); returns an unsubscribe. */
+  onNotice?(listener: (text: string) => void): () => void;
 }
 
 /** An agent's cell as the notebook queues it. */

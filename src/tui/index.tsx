@@ -26,6 +26,8 @@ export interface NotebookOptions {
   timeout?: number;
   /** The language of cells without a `%%js` / `%%py` line (--lang). */
   language?: Language;
+  /** The backend with `/serve` (src/modes/serve, made by the command line: the notebook knows no MCP). */
+  serve?: (backend: NotebookBackend) => NotebookBackend;
 }
 
 export async function runNotebook(executor: Executor, opts: NotebookOptions): Promise<number> {
@@ -42,7 +44,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
   const language = opts.language ?? 'py';
   // The session opens (the interpreter is probed) while the terminal is asked and Ink loads.
   const { executorBackend, pendingBackend } = await import('./backend.js');
-  const backend = pendingBackend(
+  const pending = pendingBackend(
     executorBackend(executor, {
       cwd: opts.cwd,
       ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
@@ -60,6 +62,7 @@ export async function runNotebook(executor: Executor, opts: NotebookOptions): Pr
       ...(executor.jupyter && language === 'py' ? { jupyter: executor.jupyter } : {}),
     },
   );
+  const backend = opts.serve ? opts.serve(pending) : pending;
   // The kernel starts while Ink loads (the hook that shows its state joins this start; a failure
   // is reported there).
   backend.start().catch(() => {});

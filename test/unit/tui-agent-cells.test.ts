@@ -60,6 +60,25 @@ describe("an agent's cells", () => {
     expect(state.done.map((c) => [c.code, c.status])).toEqual([['mine too', 'skipped']]);
   });
 
+  it("go before the person's cells still waiting (the agent's call runs already), after the running one", () => {
+    let state = initialState({ state: 'idle', cwd: '/', mode: 'session' });
+    state = reducer(state, { type: 'submit', cells: [{ code: 'running' }, { code: 'waiting' }] });
+    state = reducer(state, { type: 'start', id: 1, at: 0 });
+    state = reducer(state, { type: 'submit', cells: [{ code: 'agent 1', party: party(1, 0, 1) }] });
+    state = reducer(state, {
+      type: 'submit',
+      cells: [
+        { code: 'agent 2a', party: party(2, 0, 2) },
+        { code: 'agent 2b', party: party(2, 1, 2) },
+      ],
+    });
+    expect(state.live.map((c) => c.code)).toEqual(['running', 'agent 1', 'agent 2a', 'agent 2b', 'waiting']);
+    // With none of the person's waiting, an agent's call goes last.
+    state = reducer(state, { type: 'start', id: 2, at: 0 });
+    state = reducer(state, { type: 'submit', cells: [{ code: 'agent 3', party: party(3, 0, 1) }] });
+    expect(state.live.map((c) => c.code).slice(-2)).toEqual(['waiting', 'agent 3']);
+  });
+
   it('are saved with who ran them (cell metadata); the person’s own carry none', () => {
     let state = initialState({ state: 'idle', cwd: '/', mode: 'session' });
     state = reducer(state, {

@@ -4,6 +4,7 @@ import { exitCommand } from './exitCommand.js';
 import { helpCommand } from './helpCommand.js';
 import { restartCommand } from './restartCommand.js';
 import { saveCommand, saveOverCommand } from './saveCommand.js';
+import { serveCommand } from './serveCommand.js';
 import type { CommandContext, SlashCommand } from './types.js';
 
 export const COMMANDS: readonly SlashCommand[] = [
@@ -12,6 +13,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   clearCommand,
   saveCommand,
   saveOverCommand,
+  serveCommand,
   exitCommand,
 ];
 

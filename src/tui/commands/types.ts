@@ -27,6 +27,8 @@ export interface CommandContext {
   commands: readonly SlashCommand[];
   /** The terminal's width, for text laid out in columns. */
   columns: number;
+  /** Serving the kernels to agents (`/serve`); unset where the backend cannot (a followed session). */
+  serve?: (args: string) => Promise<string>;
 }
 
 export interface SlashCommand {

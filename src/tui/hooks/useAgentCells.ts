@@ -1,7 +1,8 @@
 /**
- * A followed agent's session (`omp-eval attach`): each call's cells are queued as they come, marked
- * as the agent's, and the cell runner replays them through the backend like any other cell. When
- * the session ends, the notebook ends once the agent's cells that came before were shown.
+ * A followed agent's session (`omp-eval attach`) or a served notebook's agents (`/serve`): each
+ * call's cells are queued as they come, marked as the agent's, and the cell runner replays them
+ * through the backend like any other cell; the backend's notices are printed. When a followed
+ * session ends, the notebook ends once the agent's cells that came before were shown.
  */
 import { useEffect, useState } from 'react';
 import type { NotebookBackend } from '../backend.js';
@@ -21,6 +22,7 @@ export function useAgentCells(
     });
   }, [backend, dispatch]);
   useEffect(() => backend.onEnded?.(() => setEnded(true)), [backend]);
+  useEffect(() => backend.onNotice?.((text) => dispatch({ type: 'info', text })), [backend, dispatch]);
   const replaying = live.some((c) => c.party);
   useEffect(() => {
     if (!ended || replaying) return;

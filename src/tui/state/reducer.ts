@@ -159,7 +159,14 @@ function submitted(state: State, action: Extract<Action, { type: 'submit' }>): S
   // A new cell makes the latest the one Ctrl-O prints again (Alt-Up chose an earlier one).
   const { selected: _, ...rest } = state;
   // (an agent's call leaves the person's message and armed exit alone)
-  if (action.cells.every((c) => c.party)) return { ...state, live: [...state.live, ...added], nextId };
+  if (action.cells.every((c) => c.party)) {
+    // Before the person's cells still waiting here: the agent's call is running already, and
+    // those reach the kernel after it.
+    const at = state.live.findIndex((c) => c.status === 'queued' && !c.party);
+    const live =
+      at === -1 ? [...state.live, ...added] : [...state.live.slice(0, at), ...added, ...state.live.slice(at)];
+    return { ...state, live, nextId };
+  }
   return { ...rest, live: [...state.live, ...added], nextId, exitArmed: false, message: undefined };
 }
 
