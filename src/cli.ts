@@ -29,6 +29,7 @@ interface GlobalFlags extends SandboxFlags {
   token?: string;
   kernelName?: string;
   kernelId?: string;
+  serveMcp?: string | true;
 }
 
 function seconds(value: string): number {
@@ -52,6 +53,13 @@ function count(value: string): number {
   if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > 10_000)
     throw new InvalidArgumentError('must be a whole number from 1 to 10000');
   return n;
+}
+
+/** `HOST:PORT`, `[::1]:PORT` or `PORT` (whether it is a loopback address is checked when serving). */
+function listenAddress(value: string): string {
+  if (!/^(\[[^\]]+\]|[^\s:]*):\d+$|^\d+$/.test(value))
+    throw new InvalidArgumentError('takes HOST:PORT on loopback (127.0.0.1:8765), or nothing');
+  return value;
 }
 
 function nonEmpty(value: string): string {
@@ -107,6 +115,11 @@ program
     '--kernel-id <id>',
     'attach to this running kernel on the Jupyter server, its state intact',
     nonEmpty,
+  )
+  .option(
+    '--serve-mcp [host:port]',
+    'the notebook serves its kernels to agents over MCP (Streamable HTTP on loopback, bearer token; default 127.0.0.1 on a free port); /serve in the notebook does it later',
+    listenAddress,
   )
   .addOption(
     new Option('--images <mode>', 'how the notebook shows images')
@@ -287,8 +300,13 @@ program.action(async () => {
     );
     return;
   }
-  const { runNotebook } = await import('./tui/index.js');
+  const [{ runNotebook }, { servedBackend }] = await Promise.all([
+    import('./tui/index.js'),
+    import('./modes/serve/servedBackend.js'),
+  ]);
   const deferred = deferredLogger();
+  const serveAtStart =
+    flags.serveMcp === undefined ? undefined : flags.serveMcp === true ? '' : flags.serveMcp;
   try {
     await withExecutor(
       flags,
@@ -298,11 +316,23 @@ program.action(async () => {
           images: flags.images,
           ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           ...(flags.lang ? { language: flags.lang } : {}),
+          serve: (backend) =>
+            servedBackend(backend, {
+              executor,
+              cwd: flags.cwd,
+              language: flags.lang ?? 'py',
+              env: process.env,
+              ...(serveAtStart !== undefined ? { serveAtStart } : {}),
+            }),
         }),
       // (a terminal that went away ends the notebook through its own handler, which shuts its
       // kernels down as Python's own end would: atexit runs)
       // (a notebook whose kernels an MCP client shares is an agent's face: 'notebook-mcp', filtered)
-      { face: 'notebook', logger: deferred.logger, brokenPipe: 'front end' },
+      {
+        face: serveAtStart === undefined ? 'notebook' : 'notebook-mcp',
+        logger: deferred.logger,
+        brokenPipe: 'front end',
+      },
     );
   } finally {
     deferred.flush();
