@@ -150,6 +150,8 @@ describe('a served notebook', () => {
     expect((await inFlight)?.message).toContain(SERVING_STOPPED);
     await waitFor(() => shown[0]?.result !== undefined, 30_000, 'the cell ended in the notebook');
     expect(shown[0]?.result?.status).toBe('cancelled');
+    // (its real end, once interrupted: the notebook shows what the kernel said)
+    expect(shown[0]?.events.some((e) => e.kind === 'error' && e.ename === 'KeyboardInterrupt')).toBe(true);
     expect(await backend.serve('off')).toBe('Not serving: nothing to stop.');
     expect(await backend.serve('config claude')).toMatch(/^Not serving/);
     const { result, events } = await person('kept + 1');
