@@ -36,7 +36,10 @@ describe('omp-eval attach in tmux', { timeout: 120_000 }, () => {
     const t = openTmux(100, 40, { args: ['attach'], env });
     open = t;
     // The call before the attach, titled, ended, collapsed to 10 lines (3 and 7).
-    let screen = await t.waitFor((s) => /✓ \[1\] agent #1 count ok/.test(s), 'the history');
+    let screen = await t.waitFor(
+      (s) => /✓ \[1\] agent #1 count ok/.test(s) && s.includes('following omp-eval-tests'),
+      'the history and the status line',
+    );
     const all = t.all();
     expect(all).toContain('line 2');
     expect(all).not.toMatch(/line 3$/m);
