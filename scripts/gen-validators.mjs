@@ -37,9 +37,12 @@ export function generateValidators() {
   const exports = Object.fromEntries(names.map((name) => [name, name]));
   // One validator per frame type: the host picks it by the frame's `type`.
   for (const name of frameDefs(protocol)) exports[name] = `protocol#/$defs/${name}`;
-  // The cell of the eval tool, with its descriptions, for the MCP tool's inputSchema.
-  const cell = `\nexport const cellSchema = ${JSON.stringify(schemas.cell)};\n`;
-  return `${HEADER}// biome-ignore-all lint: generated code\n${standaloneCode(ajv, exports)}${cell}`;
+  // The eval tool's input, its cells inline, with their descriptions: the one schema of both
+  // `omp-eval tool` (checked above) and the MCP eval tool (sent as data: its inputSchema).
+  const input = { ...schemas.toolInput, properties: { ...schemas.toolInput.properties } };
+  input.properties.cells = { ...input.properties.cells, items: schemas.cell };
+  const schema = `\nexport const toolInputSchema = ${JSON.stringify(input)};\n`;
+  return `${HEADER}// biome-ignore-all lint: generated code\n${standaloneCode(ajv, exports)}${schema}`;
 }
 
 // ---- TypeScript types from protocol.json (the subset of JSON Schema it uses) ----

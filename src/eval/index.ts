@@ -77,7 +77,7 @@ export {
   sandboxSummary,
 } from './sandbox/settings.js';
 /** The eval tool's cell as a JSON Schema (schemas.json's `cell`): what the MCP tool declares. */
-export { cellSchema } from './schemas/index.js';
+export { toolInputSchema } from './schemas/index.js';
 export {
   cellLanguage,
   hasCellMarkers,

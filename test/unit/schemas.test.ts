@@ -13,11 +13,39 @@ import {
   type Request,
   variablesRequest,
 } from '../../src/eval/protocol/index.js';
-import { bridgePayloadProblem, settingsProblems, validateBridgeCall } from '../../src/eval/schemas/index.js';
+import {
+  bridgePayloadProblem,
+  settingsProblems,
+  toolInputProblems,
+  toolInputSchema,
+  validateBridgeCall,
+} from '../../src/eval/schemas/index.js';
+import { toolsFor } from '../../src/modes/mcp/tools.js';
+import { DEFAULT_SETTINGS } from '../../src/eval/settings.js';
 
 describe('schemas (ajv, compiled ahead of time)', () => {
   it('the committed validators are what the schemas make', () => {
     expect(() => execFileSync(process.execPath, ['scripts/gen-validators.mjs', '--check'])).not.toThrow();
+  });
+
+  it("one schema for the eval tool's input: the MCP eval tool's is omp-eval tool's, with its session", () => {
+    const mcp = toolsFor(DEFAULT_SETTINGS).find((t) => t.name === 'eval')?.inputSchema as typeof toolInputSchema;
+    const { session, ...cells } = mcp.properties;
+    expect({ ...mcp, properties: cells }).toEqual(toolInputSchema);
+    expect(session).toMatchObject({ type: 'string' });
+    // ...and it is the schema toolInputProblems checks: what it takes and what it refuses agree.
+    const ajv = new Ajv({ strict: false });
+    const mcpCheck: ValidateFunction = ajv.compile({ ...mcp, properties: cells });
+    const inputs = [
+      { cells: [{ language: 'py', code: '1', timeout: 0, title: 't', reset: true }] },
+      { cells: [] },
+      { cells: [{ language: 'rb', code: '1' }] },
+      { cells: [{ language: 'py' }] },
+      { cells: [{ language: 'js', code: '1', extra: 1 }] },
+      { cells: [{ language: 'py', code: '1', timeout: -1 }] },
+      { cells: [{ language: 'py', code: '1' }], other: 1 },
+    ];
+    for (const input of inputs) expect(mcpCheck(input)).toBe(toolInputProblems(input).length === 0);
   });
 
   it('checks bridge calls and their payloads', () => {

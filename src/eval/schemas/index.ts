@@ -142,8 +142,11 @@ export function frameProblem(value: Record<string, unknown>): string | undefined
   return errors.length ? `${type} frame: ${formatErrors(errors)}` : undefined;
 }
 
-/** The cell of the eval tool's input, as a JSON Schema (with descriptions), for the MCP tool. */
-export const cellSchema: Record<string, unknown> = compiled.cellSchema;
+/**
+ * The eval tool's input (`{cells: [...]}`, each cell inline, with descriptions) as a JSON Schema:
+ * the one `toolInputProblems` checks, and the MCP eval tool's inputSchema (with its `session`).
+ */
+export const toolInputSchema = compiled.toolInputSchema;
 
 /** What is wrong with a bridge call from a kernel, or undefined when it is well formed. */
 export function validateBridgeCall(value: unknown): string | undefined {

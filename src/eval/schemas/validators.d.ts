@@ -24,5 +24,10 @@ export const CompleteReplyFrame: Validator;
 export const IsCompleteReplyFrame: Validator;
 export const VariablesReplyFrame: Validator;
 export const DoneFrame: Validator;
-/** The eval tool's cell (schemas.json's `cell`), as data. */
-export const cellSchema: Record<string, unknown>;
+/** The eval tool's input (schemas.json's `toolInput`, its cells inline), as data. */
+export const toolInputSchema: {
+  type: 'object';
+  properties: Record<string, Record<string, unknown>>;
+  required: string[];
+  additionalProperties: false;
+};

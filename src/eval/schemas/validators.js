@@ -2,7 +2,7 @@
 // biome-ignore-all lint: generated code
 "use strict";
 export const toolInput = validate10;
-const schema11 = {"type":"object","required":["cells"],"additionalProperties":false,"properties":{"cells":{"type":"array","minItems":1,"items":{"$ref":"cell"}}},"$id":"toolInput"};
+const schema11 = {"type":"object","required":["cells"],"additionalProperties":false,"properties":{"cells":{"type":"array","minItems":1,"items":{"$ref":"cell"},"description":"Cells to run, in order."}},"$id":"toolInput"};
 const schema12 = {"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","minimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600: 0 runs it with 1)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}},"$id":"cell"};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3324,4 +3324,4 @@ validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const cellSchema = {"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","minimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600: 0 runs it with 1)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}}};
+export const toolInputSchema = {"type":"object","required":["cells"],"additionalProperties":false,"properties":{"cells":{"type":"array","minItems":1,"items":{"type":"object","required":["language","code"],"additionalProperties":false,"properties":{"language":{"type":"string","enum":["py","js"],"description":"\"py\" for Python, \"js\" for JavaScript (Node)."},"code":{"type":"string","description":"The code of the cell."},"title":{"type":"string","description":"A short label for the cell, shown in the result."},"timeout":{"type":"number","minimum":0,"description":"Seconds before the cell is interrupted (clamped to 1..3600: 0 runs it with 1)."},"reset":{"type":"boolean","description":"Restart this cell's language kernel before running it: all earlier state of that language is lost."}}},"description":"Cells to run, in order."}}};

@@ -4,7 +4,7 @@
  * can act on (the schemas are for the client; not every client validates them).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { cellSchema } from '../../eval/index.js';
+import { toolInputSchema } from '../../eval/index.js';
 import { type KernelMode, type Settings, sandboxOf, sandboxSummary, serverLabel } from './engine.js';
 
 /** Names of independent kernel sets: letters, digits, `_`, `-`, `.`. */
@@ -137,15 +137,8 @@ const cellResultSchema = {
 const EVAL_TOOL: Omit<Tool, 'description'> = {
   name: 'eval',
   title: 'Run code in a persistent kernel',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      cells: { type: 'array', minItems: 1, items: cellSchema, description: 'Cells to run, in order.' },
-      session: sessionProperty,
-    },
-    required: ['cells'],
-    additionalProperties: false,
-  },
+  // (the input of `omp-eval tool`, the one schema of both, with the session this server adds)
+  inputSchema: { ...toolInputSchema, properties: { ...toolInputSchema.properties, session: sessionProperty } },
   outputSchema: {
     type: 'object',
     properties: {
