@@ -20,8 +20,8 @@ import {
   toolInputSchema,
   validateBridgeCall,
 } from '../../src/eval/schemas/index.js';
-import { toolsFor } from '../../src/modes/mcp/tools.js';
 import { DEFAULT_SETTINGS } from '../../src/eval/settings.js';
+import { toolsFor } from '../../src/modes/mcp/tools.js';
 
 describe('schemas (ajv, compiled ahead of time)', () => {
   it('the committed validators are what the schemas make', () => {
@@ -29,7 +29,8 @@ describe('schemas (ajv, compiled ahead of time)', () => {
   });
 
   it("one schema for the eval tool's input: the MCP eval tool's is omp-eval tool's, with its session", () => {
-    const mcp = toolsFor(DEFAULT_SETTINGS).find((t) => t.name === 'eval')?.inputSchema as typeof toolInputSchema;
+    const mcp = toolsFor(DEFAULT_SETTINGS).find((t) => t.name === 'eval')
+      ?.inputSchema as typeof toolInputSchema;
     const { session, ...cells } = mcp.properties;
     expect({ ...mcp, properties: cells }).toEqual(toolInputSchema);
     expect(session).toMatchObject({ type: 'string' });

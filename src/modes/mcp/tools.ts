@@ -138,7 +138,10 @@ const EVAL_TOOL: Omit<Tool, 'description'> = {
   name: 'eval',
   title: 'Run code in a persistent kernel',
   // (the input of `omp-eval tool`, the one schema of both, with the session this server adds)
-  inputSchema: { ...toolInputSchema, properties: { ...toolInputSchema.properties, session: sessionProperty } },
+  inputSchema: {
+    ...toolInputSchema,
+    properties: { ...toolInputSchema.properties, session: sessionProperty },
+  },
   outputSchema: {
     type: 'object',
     properties: {
