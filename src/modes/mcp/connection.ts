@@ -5,7 +5,6 @@
 import {
   CallToolRequestSchema,
   type CallToolResult,
-  type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -31,7 +30,6 @@ import { errorResult, evalCallResult } from './results.js';
 import { EvalTaskStore } from './tasks.js';
 import { INSTRUCTIONS, toolsFor } from './tools.js';
 import { type CallToolRequest, type Extra, resultFor, toolFor, VersionedServer } from './versionedServer.js';
-import { supports } from './versions.js';
 import { ClientWorkspace, WorkspaceError } from './workspace.js';
 
 /** How long a stopping server waits for the answers to the calls in flight to go out. */
@@ -61,7 +59,15 @@ export interface ConnectionOptions {
     /** Said at the end of the eval tool's description: whose kernels these are, which sandbox applies. */
     about: string;
   };
+  /**
+   * The MCP revision, for a connection of the 2026-07-28 era (no initialize): its requests come
+   * through the v2 SDK's server (modern.ts), which calls `call()`; the client is asked nothing.
+   */
+  revision?: string;
 }
+
+/** What a tool call needs of its request: the SDK's handler context, as either SDK names it. */
+export type CallExtra = Pick<Extra, 'signal' | 'requestId' | 'sessionId' | '_meta' | 'sendNotification'>;
 
 export class McpConnection implements CapHolder {
   readonly server: VersionedServer;
@@ -112,6 +118,7 @@ export class McpConnection implements CapHolder {
         taskStore: this.tasks,
       },
     );
+    if (opts.revision) this.speak(opts.revision);
     this.workspace = new ClientWorkspace(this.server, opts);
     const about = opts.notebook?.about;
     const tools = toolsFor(opts.settings).map((t) =>
@@ -126,7 +133,10 @@ export class McpConnection implements CapHolder {
     };
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       this.unanswered.add(extra.requestId);
-      if ((request as CallToolRequest).params.task) return this.startTask(request as CallToolRequest, extra);
+      if ((request as CallToolRequest).params.task)
+        return this.tasks.start(request as CallToolRequest, extra, this.protocolVersion, (taskExtra, id) =>
+          this.track(() => this.callTool(request.params.name, request.params.arguments, taskExtra, id)),
+        );
       return resultFor(
         await this.track(() => this.callTool(request.params.name, request.params.arguments, extra)),
         this.protocolVersion,
@@ -203,41 +213,28 @@ export class McpConnection implements CapHolder {
   }
 
   /**
-   * An eval call made as a task: answered at once with the task while the cells run; the result
-   * goes to the task store for tasks/result. restart and variables are quick and stay plain calls.
+   * The connection speaks `revision` of the 2026-07-28 era (unset: back to the handshake's, for a
+   * client that fell back to initialize after server/discover). There is no initialize: the client
+   * offers the server nothing to ask (no sampling, elicitation or roots).
    */
-  private async startTask(request: CallToolRequest, extra: Extra): Promise<CreateTaskResult> {
-    const { name, arguments: args, task: asked } = request.params;
-    if (name !== 'eval')
-      throw new McpError(
-        ErrorCode.MethodNotFound,
-        `Only eval runs as a task; call ${name} without the "task" field`,
-      );
-    if (!supports(this.protocolVersion, 'tasks'))
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `Tasks are not part of MCP ${this.protocolVersion}, the revision this connection negotiated; call eval without the "task" field`,
-      );
-    const session = extra.sessionId;
-    const { task, signal } = await this.tasks.open(asked?.ttl, extra.requestId, request, session);
-    const taskExtra: Extra = { ...extra, signal, _meta: {} };
-    const id = task.taskId;
-    void this.track(() => this.callTool(name, args, taskExtra, id))
-      .then(
-        (result) => {
-          const answer = resultFor(result, this.protocolVersion);
-          return this.tasks.finish(id, result.isError ? 'failed' : 'completed', answer, session);
-        },
-        (err: Error) => this.tasks.finish(id, 'failed', errorResult(err.message), session),
-      )
-      .catch(() => {}); // (the task was forgotten meanwhile: the connection ended)
-    return { task };
+  speak(revision: string | undefined): void {
+    this.server.protocolVersion = revision;
+  }
+
+  /** A tool call of a 2026-07-28 client (modern.ts): one path with the earlier revisions' calls. */
+  call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+    return this.track(() => this.callTool(name, args, extra));
+  }
+
+  /** The files this connection's results named (its artifact resources). */
+  get artifactFiles(): readonly string[] {
+    return this.artifacts;
   }
 
   private async callTool(
     name: string,
     args: unknown,
-    extra: Extra,
+    extra: CallExtra,
     taskId?: string,
   ): Promise<CallToolResult> {
     if (this.closing) return errorResult('The server is shutting down.');
@@ -256,7 +253,7 @@ export class McpConnection implements CapHolder {
     );
   }
 
-  private async evalCall(args: unknown, extra: Extra, taskId?: string): Promise<CallToolResult> {
+  private async evalCall(args: unknown, extra: CallExtra, taskId?: string): Promise<CallToolResult> {
     const { session: name, params, notes } = parseEvalArgs(args);
     const session = await this.kernelSession(name);
     return session.enqueue(async () => {
@@ -275,7 +272,7 @@ export class McpConnection implements CapHolder {
   private async runEval(
     session: KernelSession,
     params: EvalToolParams,
-    extra: Extra,
+    extra: CallExtra,
     notes: string[],
     taskId?: string,
   ): Promise<CallToolResult> {
@@ -344,7 +341,7 @@ export class McpConnection implements CapHolder {
     prompt: string,
     password: boolean,
     signal: AbortSignal,
-    extra: Extra,
+    extra: CallExtra,
     notes: string[],
   ) {
     const answer = await askForInput(this.server, {

@@ -16,8 +16,10 @@ import { isIP } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type ConnectionOptions, McpConnection } from './connection.js';
+import { isModernMessage } from './eraRouter.js';
 import { ServerCaps } from './limits.js';
-import { allowsBatches, batchRefusal } from './versions.js';
+import { serveModernHttp } from './modernHttp.js';
+import { allowsBatches, batchRefusal, FIRST_MODERN_REVISION } from './versions.js';
 
 // (the options are read before this module loads: it loads the HTTP transport and, with it, undici)
 export { parseListenAddress } from './httpOptions.js';
@@ -102,6 +104,11 @@ export class McpHttpServer {
   private readonly token: Buffer;
   private allowedHosts = new Set<string>();
   private readonly opts: HttpServeOptions & { caps: ServerCaps };
+  /**
+   * The one connection of every 2026-07-28 request (no Mcp-Session-Id in that revision): its
+   * kernels are behind the `session` handle the calls name. Opened at the first such request.
+   */
+  private modern?: { connection: McpConnection; serve: ReturnType<typeof serveModernHttp> };
 
   constructor(opts: HttpServeOptions) {
     const caps =
@@ -181,6 +188,11 @@ export class McpHttpServer {
       }
     }
     const id = req.headers['mcp-session-id'];
+    if (id === undefined && req.method === 'POST' && isModernRequest(body)) {
+      this.modern ??= this.openModern();
+      this.modern.connection.lastActive = performance.now();
+      return this.modern.serve(req, res, body);
+    }
     if (typeof id === 'string') {
       const session = this.sessions.get(id);
       if (!session)
@@ -249,8 +261,27 @@ export class McpHttpServer {
     if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await connection.close();
   }
 
+  private openModern() {
+    const connection = new McpConnection({ ...this.opts, revision: FIRST_MODERN_REVISION });
+    return {
+      connection,
+      serve: serveModernHttp(connection, this.opts.settings, this.opts.maxBodyBytes ?? MAX_BODY_BYTES),
+    };
+  }
+
+  /** Closes the 2026-07-28 connection (its kernels): idle too long, or the server stops. */
+  private async closeModern(why?: string) {
+    const modern = this.modern;
+    this.modern = undefined;
+    if (!modern) return;
+    if (why) await modern.connection.stopCalls(why);
+    await modern.serve.close().finally(() => modern.connection.close());
+  }
+
   private closeIdle() {
     const now = performance.now();
+    const modern = this.modern?.connection;
+    if (modern && !modern.busy && now - modern.lastActive >= this.opts.idleTimeoutMs) void this.closeModern();
     for (const [id, { connection, transport }] of this.sessions) {
       if (connection.busy || now - connection.lastActive < this.opts.idleTimeoutMs) continue;
       this.sessions.delete(id);
@@ -266,6 +297,7 @@ export class McpHttpServer {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
+    await this.closeModern(why);
     await Promise.all(
       sessions.map(async ({ connection, transport }) => {
         if (why) await connection.stopCalls(why);
@@ -275,4 +307,9 @@ export class McpHttpServer {
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
+}
+
+/** A request of the 2026-07-28 era: server/discover, or one with the revision in its `_meta`. */
+function isModernRequest(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && isModernMessage(body as never);
 }

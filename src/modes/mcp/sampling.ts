@@ -6,6 +6,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CreateMessageRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { type BridgeHandler, commandBridge, type Settings } from './engine.js';
+import { asksClient } from './versions.js';
+
+/** The server as sampling uses it, with the revision it speaks (unset before initialize). */
+type SamplingServer = Server & { protocolVersion?: string };
 
 /** Tokens the client may spend on one completion. */
 const SAMPLING_MAX_TOKENS = 4096;
@@ -14,6 +18,10 @@ const SAMPLING_TIMEOUT_MS = 10 * 60_000;
 
 const NO_SAMPLING_MESSAGE =
   'completion() has nothing to answer it: this MCP client does not support sampling (sampling/createMessage), and no completion command is configured. Start omp-eval mcp with --completion-command CMD (or set bridge.completionCommand in the config file).';
+
+/** Why completion() has no answer on a connection of `version` (2026-07-28: no server requests). */
+const noSamplingIn = (version: string | undefined) =>
+  `completion() has nothing to answer it: this connection speaks MCP ${version}, where a server cannot send the client requests, sampling (sampling/createMessage) among them, and no completion command is configured. Start omp-eval mcp with --completion-command CMD (or set bridge.completionCommand in the config file), or connect with a client of an earlier MCP revision that offers sampling.`;
 
 /** The sampling request for a completion() call's payload {prompt, model, system, schema}. */
 function samplingRequest(payload: Record<string, unknown>): CreateMessageRequest['params'] {
@@ -36,11 +44,12 @@ function samplingRequest(payload: Record<string, unknown>): CreateMessageRequest
 
 /** Asks the client for one completion; resolves with the bridge's answer `{output}`. */
 async function sampleCompletion(
-  server: Server,
+  server: SamplingServer,
   payload: Record<string, unknown>,
   signal: AbortSignal,
   relatedRequestId?: RequestId,
 ): Promise<{ output: string }> {
+  if (!asksClient(server.protocolVersion)) throw new Error(noSamplingIn(server.protocolVersion));
   if (!server.getClientCapabilities()?.sampling) throw new Error(NO_SAMPLING_MESSAGE);
   let result: Awaited<ReturnType<Server['createMessage']>>;
   try {
@@ -69,7 +78,7 @@ async function sampleCompletion(
  */
 export function connectionBridge(
   settings: Settings,
-  server: Server,
+  server: SamplingServer,
   relatedRequest: () => RequestId | undefined,
 ): BridgeHandler {
   const completionCommand = settings['bridge.completionCommand'];

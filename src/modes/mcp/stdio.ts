@@ -3,9 +3,12 @@
  * away (stdin ends, stdout breaks) or on SIGTERM/SIGINT/SIGHUP, after shutting its kernels down.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StdioBatches } from './batches.js';
 import { type ConnectionOptions, McpConnection } from './connection.js';
+import { type ModernChannel, StdioEraRouter } from './eraRouter.js';
 import { JsonRpcLineGuard } from './lineGuard.js';
+import { FIRST_MODERN_REVISION } from './versions.js';
 
 export interface StdioServeOptions extends ConnectionOptions {
   stdin?: NodeJS.ReadableStream;
@@ -45,9 +48,10 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   );
   const send = transport.send.bind(transport);
   transport.send = (message) => (batches.hold(message) ? Promise.resolve() : send(message));
-  connection.server.onerror = (err) => {
+  const report = (err: Error) => {
     stderr.write(`omp-eval mcp: ${err.message.split('\n')[0]}\n`);
   };
+  connection.server.onerror = report;
   if ((stdin as NodeJS.ReadStream).isTTY) {
     stderr.write(
       'omp-eval mcp: serving MCP (JSON-RPC) on stdin and stdout, for an MCP client to start; see omp-eval mcp --print-config. Ctrl-D ends it.\n',
@@ -79,14 +83,52 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   // EPIPE: the client closed our stdout; nothing more can be said to it.
   stdout.on('error', onEnd);
   for (const [signal, handler] of signals) process.once(signal, handler);
+  // A 2026-07-28 client's messages go to the v2 server; the earlier revisions' on to the v1 one.
+  // (routed from the first message on: the router wraps the server's reader as it starts)
+  const router = new StdioEraRouter(
+    (message) => legacy?.(message),
+    () => lazyModernChannel(connection, opts.settings, (message) => send(message), report),
+    (isModern) => connection.speak(isModern ? FIRST_MODERN_REVISION : undefined),
+  );
+  let legacy: ((message: JSONRPCMessage) => void) | undefined;
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    legacy = transport.onmessage?.bind(transport);
+    transport.onmessage = (message) => router.route(message);
+    return start();
+  };
   try {
     await connection.server.connect(transport);
     await ended;
   } finally {
+    await router.close();
     for (const [signal, handler] of signals) process.off(signal, handler);
     stdin.off('end', onEnd);
     stdin.off('close', onEnd);
     await connection.close();
   }
   return code;
+}
+
+/**
+ * The 2026-07-28 side, its module (and the v2 SDK) loaded when the first message of that era comes:
+ * a client of an earlier revision does not wait for it. Messages that come meanwhile wait, in order.
+ */
+function lazyModernChannel(
+  ...args: Parameters<typeof import('./modern.js').openModernChannel>
+): ModernChannel {
+  const waiting: JSONRPCMessage[] = [];
+  let channel: ModernChannel | undefined;
+  const ready = import('./modern.js').then(({ openModernChannel }) => {
+    channel = openModernChannel(...args);
+    for (const message of waiting.splice(0)) channel.deliver(message);
+  });
+  ready.catch((err: Error) => args[3]?.(new Error(`cannot serve MCP 2026-07-28: ${err.message}`)));
+  return {
+    deliver: (message) => (channel ? channel.deliver(message) : void waiting.push(message)),
+    close: async () => {
+      await ready.catch(() => {});
+      await channel?.close();
+    },
+  };
 }

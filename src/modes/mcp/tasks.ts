@@ -12,7 +12,18 @@
  * its advice).
  */
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import type { RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type CreateTaskResult,
+  ErrorCode,
+  McpError,
+  type RequestId,
+  type Result,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import { errorResult } from './results.js';
+import { type CallToolRequest, type Extra, resultFor } from './versionedServer.js';
+import { supports } from './versions.js';
 
 /** How long a finished task's result is kept when the client asks for no time (1 hour). */
 export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
@@ -54,6 +65,40 @@ export class EvalTaskStore extends InMemoryTaskStore {
     const controller = new AbortController();
     this.running.set(task.taskId, controller);
     return { task, signal: controller.signal };
+  }
+
+  /**
+   * An eval call made as a task: answered at once with the task while `run` runs its cells; the
+   * result goes to the store for tasks/result. restart and variables are quick and stay plain calls.
+   */
+  async start(
+    request: CallToolRequest,
+    extra: Extra,
+    version: string | undefined,
+    run: (extra: Extra, taskId: string) => Promise<CallToolResult>,
+  ): Promise<CreateTaskResult> {
+    const { name, task: asked } = request.params;
+    if (name !== 'eval')
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `Only eval runs as a task; call ${name} without the "task" field`,
+      );
+    if (!supports(version, 'tasks'))
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Tasks are not part of MCP ${version}, the revision this connection negotiated; call eval without the "task" field`,
+      );
+    const session = extra.sessionId;
+    const { task, signal } = await this.open(asked?.ttl, extra.requestId, request, session);
+    const id = task.taskId;
+    void run({ ...extra, signal, _meta: {} }, id)
+      .then(
+        (result) =>
+          this.finish(id, result.isError ? 'failed' : 'completed', resultFor(result, version), session),
+        (err: Error) => this.finish(id, 'failed', errorResult(err.message), session),
+      )
+      .catch(() => {}); // (the task was forgotten meanwhile: the connection ended)
+    return { task };
   }
 
   override async updateTaskStatus(
