@@ -2,9 +2,11 @@
  * What the benchmarks share: timing, medians, the table's rows, the interrupt measurement and
  * their scratch folders.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Kernel } from '../src/eval/index.js';
 
 /**
@@ -76,4 +78,31 @@ export function printTable(rows: BenchRow[], what = 'benchmark', omp = 'omp-eval
   const line = (r: BenchRow) => `| ${cols.map((c) => r[c].padEnd(width(c))).join(' | ')} |`;
   const rule = `|${cols.map((c) => '-'.repeat(width(c) + 2)).join('|')}|`;
   process.stdout.write(`${[line(head), rule, ...rows.map(line)].join('\n')}\n`);
+}
+
+/**
+ * The Jupyter baseline: `1+1` (median of `rounds` round trips) and `lines` printed lines through
+ * jupyter_client and ipykernel (bench/jupyter_bench.py, with /usr/bin/python3); undefined, said on
+ * stderr, where they are not installed.
+ */
+export function jupyterBaseline(
+  rounds: number,
+  lines: number,
+): Promise<{ roundTripMs: number; printLinesMs: number } | undefined> {
+  const script = fileURLToPath(new URL('../../bench/jupyter_bench.py', import.meta.url));
+  return new Promise((resolve) => {
+    execFile(
+      '/usr/bin/python3',
+      [script, String(rounds), String(lines)],
+      { timeout: 600_000, env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: '1' } },
+      (err, stdout) => {
+        if (err) {
+          process.stderr.write(`(jupyter baseline skipped: ${err.message.split('\n')[0]})\n`);
+          resolve(undefined);
+          return;
+        }
+        resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string));
+      },
+    );
+  });
 }

@@ -1,14 +1,21 @@
 /**
  * `npm run bench`, MCP part: an eval of `1+1` through a real MCP client (the SDK's Client over
- * stdio, and over Streamable HTTP) against `omp-eval tool`, a process per call.
+ * stdio, and over Streamable HTTP) against jupyter_client's round trip on ipykernel and against
+ * `omp-eval tool`, a process per call; on 2025-11-25 (the v1 client) and on 2026-07-28 (the v2
+ * client, served by the v2 SDK).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttp,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fitImage } from '../src/modes/mcp/images.js';
-import { type BenchRow, median, ms, printTable, timeIt } from './lib.js';
+import { type BenchRow, jupyterBaseline, median, ms, printTable, timeIt } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 const CALLS = 100;
@@ -19,14 +26,17 @@ const evalArgs = (code: string, language = 'py') => ({
   arguments: { cells: [{ language, code }] },
 });
 
-async function expectText(client: Client, code: string, language: string, want: string) {
+/** A client of either SDK: what the benchmark calls. */
+type AnyClient = Pick<Client, 'callTool'> | Pick<ModernClient, 'callTool'>;
+
+async function expectText(client: AnyClient, code: string, language: string, want: string) {
   const result = await client.callTool(evalArgs(code, language));
   const block = (result.content as { type: string; text?: string }[])[0];
   if (block?.text !== want) throw new Error(`unexpected result: ${JSON.stringify(result.content)}`);
 }
 
 /** The median of `CALLS` evals of `1+1` (after a warm-up call that starts the kernel). */
-async function evalMedian(client: Client, language = 'py'): Promise<number> {
+async function evalMedian(client: AnyClient, language = 'py'): Promise<number> {
   const code = '1+1';
   await expectText(client, code, language, '2');
   const times: number[] = [];
@@ -77,8 +87,48 @@ async function startHttp(): Promise<{ url: string; token: string; stop: () => vo
   };
 }
 
+/** A v2 client pinned to MCP 2026-07-28 (no initialize: server/discover, then the calls). */
+function modernClient(): ModernClient {
+  return new ModernClient(
+    { name: 'bench', version: '2' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+}
+
+/** The 2026-07-28 rows: 1+1 over stdio and over HTTP, each against the Jupyter round trip. */
+async function modernRows(jupyterMs: number | undefined, httpServer: { url: string; token: string }) {
+  const stdio = modernClient();
+  await stdio.connect(new ModernStdio({ command: process.execPath, args: [BIN, 'mcp'] }));
+  const overStdio = await evalMedian(stdio);
+  await stdio.close();
+  const http = modernClient();
+  await http.connect(
+    new ModernHttp(new URL(httpServer.url), {
+      requestInit: { headers: { Authorization: `Bearer ${httpServer.token}` } },
+    }),
+  );
+  const overHttp = await evalMedian(http);
+  await http.close();
+  return [
+    versusJupyter('eval 1+1, MCP 2026-07-28 (v2 client) over stdio', overStdio, jupyterMs, '≤ 0.5×'),
+    versusJupyter('eval 1+1, MCP 2026-07-28 (v2 client) over Streamable HTTP', overHttp, jupyterMs, '-'),
+  ];
+}
+
+function versusJupyter(what: string, omp: number, jupyterMs: number | undefined, target: string): BenchRow {
+  return {
+    what: `${what} vs jupyter_client round trip (ipykernel)`,
+    omp: ms(omp),
+    baseline: jupyterMs === undefined ? '-' : ms(jupyterMs),
+    ratio: jupyterMs === undefined ? '-' : `${(omp / jupyterMs).toFixed(2)}×`,
+    target,
+  };
+}
+
 async function main() {
   const rows: BenchRow[] = [];
+  // (alone first: its kernel would compete with the calls below)
+  const jupyterMs = (await jupyterBaseline(CALLS, 1))?.roundTripMs;
   const t0 = performance.now();
   const stdio = new Client({ name: 'bench', version: '1' });
   await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'] }));
@@ -95,6 +145,7 @@ async function main() {
     ratio: `${Math.round(tool / py)}× faster`,
     target: '< 2 ms',
   });
+  rows.push(versusJupyter('eval 1+1 over MCP stdio (2025-11-25)', py, jupyterMs, '≤ 0.5×'));
   rows.push({ what: 'eval js 1+1 over MCP stdio', omp: ms(js), baseline: '-', ratio: '-', target: '< 2 ms' });
   rows.push({
     what: 'MCP ping over stdio (the transport alone)',
@@ -128,6 +179,7 @@ async function main() {
       ratio: `${(overHttp / py).toFixed(1)}× stdio`,
       target: '-',
     });
+    rows.push(versusJupyter('eval 1+1 over MCP Streamable HTTP (2025-11-25)', overHttp, jupyterMs, '-'));
     rows.push({
       what: 'MCP ping over Streamable HTTP (the transport alone)',
       omp: ms(httpPing),
@@ -136,6 +188,7 @@ async function main() {
       target: '-',
     });
     await http.close();
+    rows.push(...(await modernRows(jupyterMs, server)));
   } finally {
     server.stop();
   }

@@ -2,15 +2,14 @@
  * `npm run bench`: kernel start, round trip, print throughput, interrupt latency and host memory,
  * each a median over repeated runs, printed as a table with the ratio to its baseline.
  */
-import { execFile, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
 import { Kernel } from '../src/eval/index.js';
 import { resolvePython, which } from '../src/eval/launch/python.js';
 import { cliBench } from './cli.js';
 import { displayBench } from './display.js';
 import { durationBench } from './durations.js';
 import { jsBench } from './js.js';
-import { type BenchRow, interruptLatency, ms, printTable, timeIt } from './lib.js';
+import { type BenchRow, interruptLatency, jupyterBaseline, ms, printTable, timeIt } from './lib.js';
 import { resultsBench } from './results.js';
 import { sandboxBench } from './sandbox.js';
 
@@ -31,32 +30,12 @@ const LOOP = `for i in range(${LINES}):\n    print('${'x'.repeat(42)}', i)`;
 
 const rows: BenchRow[] = [];
 
-async function jupyterBaseline(): Promise<{ roundTripMs: number; printLinesMs: number } | undefined> {
-  const py = '/usr/bin/python3';
-  const script = fileURLToPath(new URL('../../bench/jupyter_bench.py', import.meta.url));
-  return new Promise((resolve) => {
-    execFile(
-      py,
-      [script, '300', String(LINES)],
-      { timeout: 600_000, env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: '1' } },
-      (err, stdout) => {
-        if (err) {
-          process.stderr.write(`(jupyter baseline skipped: ${err.message.split('\n')[0]})\n`);
-          resolve(undefined);
-          return;
-        }
-        resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string));
-      },
-    );
-  });
-}
-
 async function main() {
   // First, while nothing else of the benchmark runs: how fast the commands start.
   rows.push(...(await cliBench()));
   const python = await resolvePython({ cwd: process.cwd() });
   process.stderr.write(`interpreter: ${python.executable} (Python ${python.version.join('.')})\n`);
-  const jupyter = jupyterBaseline();
+  const jupyter = jupyterBaseline(300, LINES);
 
   // 1. Kernel start to ready, against the same interpreter running `-c pass`.
   const bare = await timeIt(15, () => spawnAndDrain(python.executable, ['-c', 'pass']));
