@@ -6,12 +6,17 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CellResult, OutputEvent } from '../../src/eval/index.js';
 import { DEFAULT_SETTINGS } from '../../src/eval/settings.js';
+import { FIRST_MODERN_REVISION } from '../../src/modes/mcp/versions.js';
 import { aboutKernels } from '../../src/modes/serve/notebookServer.js';
 import { SERVING_STOPPED, ServedNotebook } from '../../src/modes/serve/servedBackend.js';
 import type { AgentCell } from '../../src/tui/backend.js';
@@ -192,6 +197,34 @@ describe('a served notebook', () => {
     await expect(connect(text, 'another-token-altogether')).rejects.toThrow(/Unauthorized/);
     const client = await connect(text, token);
     expect(textOf(await evalCell(client, '6 * 7'))).toContain('42');
+  });
+
+  it("serves a 2026-07-28 client (the v2 SDK's) the notebook's own kernel, with whose kernels its tool says", async () => {
+    const { backend, shown, person } = await notebook();
+    await person('data = 7');
+    const text = await backend.serve('');
+    const url = /over MCP \(Streamable HTTP\): (\S+)/.exec(text)?.[1] as string;
+    const bearer = /Bearer token: (\S+)/.exec(text)?.[1] as string;
+    const client = new ModernClient(
+      { name: 'serve-tests-modern', version: '1' },
+      { versionNegotiation: { mode: { pin: FIRST_MODERN_REVISION } } },
+    );
+    clients.push(client as unknown as Client);
+    await client.connect(
+      new ModernHttpTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe(FIRST_MODERN_REVISION);
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'eval')?.description).toContain("a person's notebook");
+    const read = await client.callTool({
+      name: 'eval',
+      arguments: { cells: [{ language: 'py', code: 'data * 6', title: 'from 2026' }] },
+    });
+    expect(textOf(read as CallToolResult)).toContain('42');
+    await waitFor(() => shown[0]?.result !== undefined, 30_000, "the agent's cell shown");
+    expect(shown[0]?.cell).toMatchObject({ code: 'data * 6', title: 'from 2026' });
   });
 
   it('tells the agents whose kernels they are and which sandbox applies', () => {

@@ -92,6 +92,8 @@ export class McpConnection implements CapHolder {
   private readonly tasks = new EvalTaskStore();
   /** The notebook's session, when serving a notebook (opts.notebook), once made. */
   private notebookSession?: KernelSession;
+  /** The tools as this connection offers them (a served notebook's eval says whose kernels). */
+  readonly tools: ReturnType<typeof toolsFor>;
 
   constructor(private readonly opts: ConnectionOptions) {
     this.prestarted = opts.prestarted;
@@ -121,11 +123,11 @@ export class McpConnection implements CapHolder {
     if (opts.revision) this.speak(opts.revision);
     this.workspace = new ClientWorkspace(this.server, opts);
     const about = opts.notebook?.about;
-    const tools = toolsFor(opts.settings).map((t) =>
+    this.tools = toolsFor(opts.settings).map((t) =>
       about && t.name === 'eval' ? { ...t, description: `${t.description}\n\n${about}` } : t,
     );
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: tools.map((tool) => toolFor(tool, this.protocolVersion)),
+      tools: this.tools.map((tool) => toolFor(tool, this.protocolVersion)),
     }));
     this.server.onAnswered = (id) => {
       this.unanswered.delete(id);

@@ -25,7 +25,7 @@ import { listArtifacts, readArtifact } from './artifacts.js';
 import type { CallExtra, McpConnection } from './connection.js';
 import type { Settings } from './engine.js';
 import type { ModernChannel } from './eraRouter.js';
-import { INSTRUCTIONS, toolsFor } from './tools.js';
+import { INSTRUCTIONS } from './tools.js';
 
 /**
  * A JSON Schema as the SDK's Standard Schema: the schema goes out as it is written (tools/list),
@@ -60,7 +60,7 @@ export function modernServer(connection: McpConnection, settings: Settings): Mcp
     { name: 'omp-eval', title: 'omp-eval: persistent Python and JavaScript kernels', version: VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
-  for (const tool of toolsFor(settings)) {
+  for (const tool of connection.tools) {
     server.registerTool(
       tool.name,
       {
