@@ -25,7 +25,7 @@ async function connectModern() {
   const settings = inProcessSettings();
   const connection = new McpConnection({ cwd, settings, revision: FIRST_MODERN_REVISION });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const handle = serveModern(connection, settings, serverSide);
+  const handle = serveModern(connection, serverSide);
   closers.push(
     () => connection.close(),
     () => handle.close(),

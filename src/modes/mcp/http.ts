@@ -265,7 +265,7 @@ export class McpHttpServer {
     const connection = new McpConnection({ ...this.opts, revision: FIRST_MODERN_REVISION });
     return {
       connection,
-      serve: serveModernHttp(connection, this.opts.settings, this.opts.maxBodyBytes ?? MAX_BODY_BYTES),
+      serve: serveModernHttp(connection, this.opts.maxBodyBytes ?? MAX_BODY_BYTES),
     };
   }
 

@@ -23,7 +23,6 @@ import { type StdioServerHandle, serveStdio } from '@modelcontextprotocol/server
 import { VERSION } from '../../version.js';
 import { listArtifacts, readArtifact } from './artifacts.js';
 import type { CallExtra, McpConnection } from './connection.js';
-import type { Settings } from './engine.js';
 import type { ModernChannel } from './eraRouter.js';
 import { INSTRUCTIONS } from './tools.js';
 
@@ -55,7 +54,7 @@ function callExtra(ctx: ServerContext): CallExtra {
 }
 
 /** A v2 server serving `connection`'s tools and artifacts (one per request over HTTP, one per stdio client). */
-export function modernServer(connection: McpConnection, settings: Settings): McpServer {
+export function modernServer(connection: McpConnection): McpServer {
   const server = new McpServer(
     { name: 'omp-eval', title: 'omp-eval: persistent Python and JavaScript kernels', version: VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
@@ -97,11 +96,10 @@ export function modernServer(connection: McpConnection, settings: Settings): Mcp
  */
 export function serveModern(
   connection: McpConnection,
-  settings: Settings,
   transport: Transport,
   onerror?: (error: Error) => void,
 ): StdioServerHandle {
-  return serveStdio(() => modernServer(connection, settings), {
+  return serveStdio(() => modernServer(connection), {
     transport,
     legacy: 'reject',
     ...(onerror ? { onerror } : {}),
@@ -114,7 +112,6 @@ export function serveModern(
  */
 export function openModernChannel(
   connection: McpConnection,
-  settings: Settings,
   send: (message: JSONRPCMessage) => Promise<void>,
   onerror?: (error: Error) => void,
 ): ModernChannel {
@@ -123,7 +120,7 @@ export function openModernChannel(
     send: (message) => send(message as JSONRPCMessage),
     close: async () => channel.onclose?.(),
   };
-  const handle = serveModern(connection, settings, channel, onerror);
+  const handle = serveModern(connection, channel, onerror);
   return {
     deliver: (message) => channel.onmessage?.(message as Parameters<NonNullable<Transport['onmessage']>>[0]),
     close: () => handle.close(),

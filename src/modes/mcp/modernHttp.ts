@@ -8,19 +8,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { McpConnection } from './connection.js';
-import type { Settings } from './engine.js';
 
 type Handler = {
   fetch: (request: Request, options?: { parsedBody?: unknown }) => Promise<Response>;
   close: () => Promise<void>;
 };
 
-export function serveModernHttp(connection: McpConnection, settings: Settings, maxBodyBytes: number) {
+export function serveModernHttp(connection: McpConnection, maxBodyBytes: number) {
   let handler: Promise<Handler> | undefined;
   const load = () =>
     (handler ??= Promise.all([import('@modelcontextprotocol/server'), import('./modern.js')]).then(
       ([{ createMcpHandler }, { modernServer }]) =>
-        createMcpHandler(() => modernServer(connection, settings), {
+        createMcpHandler(() => modernServer(connection), {
           legacy: 'reject',
           maxRequestBodySize: maxBodyBytes,
         }),

@@ -87,7 +87,7 @@ export async function serveStdio(opts: StdioServeOptions): Promise<number> {
   // (routed from the first message on: the router wraps the server's reader as it starts)
   const router = new StdioEraRouter(
     (message) => legacy?.(message),
-    () => lazyModernChannel(connection, opts.settings, (message) => send(message), report),
+    () => lazyModernChannel(connection, (message) => send(message), report),
     (isModern) => connection.speak(isModern ? FIRST_MODERN_REVISION : undefined),
   );
   let legacy: ((message: JSONRPCMessage) => void) | undefined;
@@ -123,7 +123,7 @@ function lazyModernChannel(
     channel = openModernChannel(...args);
     for (const message of waiting.splice(0)) channel.deliver(message);
   });
-  ready.catch((err: Error) => args[3]?.(new Error(`cannot serve MCP 2026-07-28: ${err.message}`)));
+  ready.catch((err: Error) => args[2]?.(new Error(`cannot serve MCP 2026-07-28: ${err.message}`)));
   return {
     deliver: (message) => (channel ? channel.deliver(message) : void waiting.push(message)),
     close: async () => {
