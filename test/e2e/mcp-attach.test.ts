@@ -184,6 +184,36 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     await client.close();
   });
 
+  it("follows the session across a restart the agent asks for: the notebook says so, and the person's next cell runs in the new kernel", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'omp-attach-restart-'));
+    const agent = await startStdio({
+      args: ['--python', '/usr/bin/python3', 'mcp'],
+      env: { XDG_RUNTIME_DIR: own },
+      cwd: workspace,
+    });
+    expect(textOf(await evalCell(agent.client, 'before = 1\nbefore'))).toContain('1');
+    const s = openNotebook(['attach'], { env: { XDG_RUNTIME_DIR: own }, rows: 40, columns: 100 });
+    open.push(s);
+    await s.waitFor((t) => /✓ \[1\] agent #1 ok/.test(t), 'the history');
+    const restarted = (await agent.client.callTool({ name: 'restart', arguments: {} })) as CallToolResult;
+    expect(restarted.isError).toBeFalsy();
+    // The notebook says so, and follows the agent's next call into the new kernel.
+    await s.waitFor(
+      (t) => t.includes('The agent restarted all the kernels of this session: their state is gone'),
+      'the restart told',
+    );
+    expect(textOf(await evalCell(agent.client, "'before' in globals()"))).toContain('False');
+    await s.waitFor(
+      (t) => /✓ \[2\] agent #2 ok/.test(t) && t.includes('Out[2]: False'),
+      "the agent's next call",
+    );
+    await s.run('after = 2');
+    await s.waitFor((t) => /✓ \[3\] ok/.test(t), "the person's cell in the new kernel");
+    expect(textOf(await evalCell(agent.client, 'after'))).toContain('2');
+    s.write('\x04');
+    await s.exited;
+  });
+
   it('ends the attached notebook with a message when the server ends', async () => {
     await listed();
     const s = attach();

@@ -11,6 +11,7 @@ import {
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../version.js';
+import type { SessionFeed } from '../share/feed.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { serveArtifacts } from './artifacts.js';
 import { askForInput, offersFormElicitation } from './elicitation.js';
@@ -92,6 +93,8 @@ export class McpConnection implements CapHolder {
   private readonly tasks = new EvalTaskStore();
   /** The notebook's session, when serving a notebook (opts.notebook), once made. */
   private notebookSession?: KernelSession;
+  /** The feeds of sessions a restart of all their kernels ended, by name, until opened again. */
+  private readonly restartedFeeds = new Map<string, SessionFeed>();
   /** The tools as this connection offers them (a served notebook's eval says whose kernels). */
   readonly tools: ReturnType<typeof toolsFor>;
 
@@ -208,7 +211,9 @@ export class McpConnection implements CapHolder {
         : this.opts.settings;
       const prestarted = this.prestarted;
       this.prestarted = undefined; // (the first session's, once)
-      session = new KernelSession(name, ws.cwd, settings, this.server, prestarted);
+      const followed = this.restartedFeeds.get(name);
+      this.restartedFeeds.delete(name);
+      session = new KernelSession(name, ws.cwd, settings, this.server, prestarted, undefined, followed);
       this.sessions.set(name, session);
     }
     return session;
@@ -329,9 +334,10 @@ export class McpConnection implements CapHolder {
       if (mode !== 'per-call') await session.restart(languages.length === 1 ? languages[0] : undefined);
       // With all its kernels gone the session ends, and its place under --max-sessions is free;
       // the next eval opens it anew. (Not while a call of it waits in the queue.)
+      // Its followers stay with the feed, which the session opened anew takes over.
       if (languages.length === LANGUAGES.length && session.alone && this.sessions.get(name) === session) {
         this.sessions.delete(name);
-        await session.dispose();
+        this.restartedFeeds.set(name, await session.restartedAway());
       }
       return restartResult(name, mode, languages, alive);
     });
@@ -401,11 +407,10 @@ export class McpConnection implements CapHolder {
     this.caps.leave(this);
     this.prestarted?.discard(); // (no session took it)
     this.tasks.close();
-    await Promise.all(
-      sessions.map((s) =>
-        s.dispose("the agent's MCP connection ended (its client went away, or the server stopped)"),
-      ),
-    );
+    const why = "the agent's MCP connection ended (its client went away, or the server stopped)";
+    for (const feed of this.restartedFeeds.values()) feed.end(why);
+    this.restartedFeeds.clear();
+    await Promise.all(sessions.map((s) => s.dispose(why)));
     await this.server.close().catch(() => {});
   }
 }

@@ -60,6 +60,8 @@ export class KernelSession {
     prestarted?: PrestartedKernel,
     /** Kernels that are not the session's own (a notebook's): used, never shut down. */
     private readonly shared?: SharedKernels,
+    /** The feed of this name's session before a restart of all its kernels ended it. */
+    adopted?: SessionFeed,
   ) {
     this.executor =
       shared?.executor ??
@@ -71,10 +73,13 @@ export class KernelSession {
         artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,
       });
     this.retained = shared?.session;
-    this.feed = feeds.open(name, cwd, () => {
+    const describe = () => {
       const client = server.getClientVersion()?.name;
       return { ...(client ? { client } : {}), languages: this.liveLanguages() };
-    });
+    };
+    // (a session opened again after a restart of all its kernels goes on with its feed: followers stay)
+    this.feed = adopted && !adopted.ended ? adopted : feeds.open(name, cwd, describe);
+    this.feed.describe = feeds.described(describe);
     this.feed.controller = followerController(this);
   }
 
@@ -327,5 +332,25 @@ export class KernelSession {
     }
     this.feed.end(why);
     return this.executor.dispose();
+  }
+
+  /**
+   * Shuts the kernels down after a restart of all of them, leaving the feed to the session of the
+   * same name that the next call opens: its followers are told, and stay. Until then a person's
+   * cell is refused with the reason.
+   */
+  async restartedAway(): Promise<SessionFeed> {
+    this.feed.notice(
+      'The agent restarted all the kernels of this session: their state is gone, and its next call starts new ones.',
+    );
+    this.feed.controller = {
+      run: () =>
+        Promise.reject(
+          new Error("the session has no kernel until the agent's next call (it restarted them all)"),
+        ),
+      interrupt: () => false,
+    };
+    await this.executor.dispose();
+    return this.feed;
   }
 }

@@ -64,6 +64,10 @@ export class FollowedSession {
   readonly waitingCalls: AgentCell[][] = [];
   readonly endListeners = new Set<() => void>();
   readonly stateListeners = new Set<(state: NotebookKernelState) => void>();
+  /** What the server says between calls (a restart of all the kernels), for the transcript. */
+  readonly noticeListeners = new Set<(text: string) => void>();
+  /** Said before anyone listened (the last few). */
+  readonly waitingNotices: string[] = [];
   private running = 0;
   endedWith?: string;
   /** Cells typed here, sent and not yet started by the server: told the call's number (or why not). */
@@ -119,9 +123,13 @@ export class FollowedSession {
         }
         return;
       case 'notice': {
-        // (output this notebook could not keep up with: said in the agent's cell being replayed)
+        // (output this notebook could not keep up with: said in the agent's cell being replayed;
+        // between calls, in the transcript)
         const replaying = [...this.cells.values()].find((c) => c.sink && !c.end);
-        replaying?.sink?.({ kind: 'notice', text: message.text });
+        if (replaying?.sink) replaying.sink({ kind: 'notice', text: message.text });
+        else if (this.noticeListeners.size)
+          for (const listener of this.noticeListeners) listener(message.text);
+        else if (this.waitingNotices.push(message.text) > 10) this.waitingNotices.shift();
         return;
       }
       case 'ended':
@@ -261,6 +269,11 @@ export function attachedBackend(connection: ShareConnection, session: SessionInf
       return () => {
         if (followed.agentListener === listener) followed.agentListener = undefined;
       };
+    },
+    onNotice(listener) {
+      followed.noticeListeners.add(listener);
+      for (const text of followed.waitingNotices.splice(0)) listener(text);
+      return () => followed.noticeListeners.delete(listener);
     },
     onEnded(listener) {
       if (followed.endedWith !== undefined) setImmediate(listener);

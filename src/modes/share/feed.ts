@@ -99,7 +99,8 @@ export class SessionFeed {
     readonly id: string,
     readonly name: string,
     readonly cwd: string,
-    private readonly describe: () => FeedDescription,
+    /** What `attach --list` says of the session (set anew by a session that takes the feed over). */
+    public describe: () => FeedDescription,
     private readonly onEnd: (feed: SessionFeed) => void,
   ) {}
 
@@ -215,6 +216,11 @@ export class SessionFeed {
     return () => this.listeners.delete(listener);
   }
 
+  /** Something the followers are told between calls (a restart of all the session's kernels). */
+  notice(text: string): void {
+    this.send({ t: 'notice', text });
+  }
+
   /** The session is gone (its kernels shut down): followers are told why and let go. */
   end(reason: string): void {
     if (this.endedWith !== undefined) return;
@@ -234,15 +240,14 @@ export class FeedRegistry {
 
   open(name: string, cwd: string, describe: () => Omit<FeedDescription, 'transport'>): SessionFeed {
     const id = `${process.pid}/${++this.next}`;
-    const feed = new SessionFeed(
-      id,
-      name,
-      cwd,
-      () => ({ ...describe(), transport: this.transport }),
-      (f) => this.feeds.delete(f.id),
-    );
+    const feed = new SessionFeed(id, name, cwd, this.described(describe), (f) => this.feeds.delete(f.id));
     this.feeds.set(id, feed);
     return feed;
+  }
+
+  /** A session's description with the server's transport. */
+  described(describe: () => Omit<FeedDescription, 'transport'>): () => FeedDescription {
+    return () => ({ ...describe(), transport: this.transport });
   }
 
   get(id: string): SessionFeed | undefined {
