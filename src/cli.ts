@@ -2,8 +2,10 @@
  * The omp-eval command line: parses commands and flags, loads the settings, and hands over to a
  * front end (line mode, `run`, `tool`, `setup`).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { hintFor, pointToGlobalOptions, unknownCommand } from './cliHints.js';
+import { deferredLogger, endOnBrokenPipe, exitWhenFlushed, knownError } from './cliProcess.js';
+import { count, listenAddress, nonEmpty, seconds } from './cliValues.js';
 // Types only: each command loads the modules it uses when it runs (`--version` loads none, `run`
 // and `tool` never load the notebook's Ink, React, highlighting or image libraries).
 import type { Executor, Face, Language, Logger, Settings } from './eval/index.js';
@@ -32,39 +34,12 @@ interface GlobalFlags extends SandboxFlags {
   serveMcp?: string | true;
 }
 
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!value.trim() || !Number.isFinite(n) || n <= 0) {
-    throw new InvalidArgumentError('must be a positive number of seconds (clamped to 1..3600)');
-  }
-  return n;
-}
-
 interface McpFlags {
   http?: string;
   idleTimeout?: number;
   maxSessions?: number;
   maxKernels?: number;
   printConfig?: McpClientName;
-}
-
-function count(value: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > 10_000)
-    throw new InvalidArgumentError('must be a whole number from 1 to 10000');
-  return n;
-}
-
-/** `HOST:PORT`, `[::1]:PORT` or `PORT` (whether it is a loopback address is checked when serving). */
-function listenAddress(value: string): string {
-  if (!/^(\[[^\]]+\]|[^\s:]*):\d+$|^\d+$/.test(value))
-    throw new InvalidArgumentError('takes HOST:PORT on loopback (127.0.0.1:8765), or nothing');
-  return value;
-}
-
-function nonEmpty(value: string): string {
-  if (!value.trim()) throw new InvalidArgumentError('must not be empty');
-  return value;
 }
 
 const program = new Command();
@@ -159,33 +134,6 @@ async function settingsFrom(flags: GlobalFlags, sandbox?: 'workspace-write', fac
   return settings;
 }
 
-/** Whether an error is one a user can cause (a clear one-line message, no stack). */
-async function knownError(err: unknown): Promise<boolean> {
-  const { ExecutorError, KernelStartError, PythonNotFoundError, SandboxError, SettingsError } = await import(
-    './eval/index.js'
-  );
-  return [SettingsError, ExecutorError, PythonNotFoundError, KernelStartError, SandboxError].some(
-    (type) => err instanceof type,
-  );
-}
-
-/**
- * The reader of stdout or stderr went away (`omp-eval run x.py | head`): the command ends as `cat`
- * and `seq` do on SIGPIPE, quietly and with 128 + 13; the exit hook stops its kernels. (Without
- * this, the write's EPIPE would end it with a stack trace.)
- */
-let pipeWatched = false;
-function endOnBrokenPipe(): void {
-  if (pipeWatched) return;
-  pipeWatched = true;
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
-      process.exit(141);
-    });
-  }
-}
-
 /**
  * Runs a front end with an executor, turning the errors a user can cause into one clear line (a
  * JSON object for `tool`, whose output is read by programs). The engine's warnings go to `logger`.
@@ -245,39 +193,6 @@ async function withExecutor(
     prestarted?.discard(); // (when no executor was made)
   }
   if (opts.exitWhenDone) await exitWhenFlushed();
-}
-
-/**
- * Ends the process once stdout and stderr took what was written to them. For a command whose
- * kernels are gone and whose output is written, nothing is left to do: Node's own winding down
- * (closing what is left, one turn of the event loop at a time) would only add to every call.
- */
-async function exitWhenFlushed(): Promise<never> {
-  const flushed = (stream: NodeJS.WriteStream) =>
-    new Promise<void>((resolve) => {
-      if (stream.destroyed || !stream.writable) resolve();
-      else stream.write('', () => resolve()); // (an error is reported by the stream's handler)
-    });
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit();
-}
-
-/**
- * The notebook's logger: Ink owns the screen, so what the engine reports is kept (the last 200
- * messages) and written to stderr once the notebook has ended and restored the terminal.
- */
-function deferredLogger(): { logger: Logger; flush: () => void } {
-  const held: string[] = [];
-  const keep = (line: string) => {
-    held.push(line.endsWith('\n') ? line : `${line}\n`);
-    if (held.length > 200) held.shift();
-  };
-  return {
-    logger: { trace: keep, warn: (message) => keep(`omp-eval: warning: ${message}`) },
-    flush: () => {
-      for (const line of held.splice(0)) process.stderr.write(line);
-    },
-  };
 }
 
 program.action(async () => {
