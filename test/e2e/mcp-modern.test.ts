@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { pidAlive, waitFor } from '../helpers/kernel.js';
 import { httpClient, startHttp, stopHttpServers, textOf } from '../helpers/mcp.js';
 
 const REVISION = '2026-07-28';
@@ -59,6 +60,37 @@ describe('MCP 2026-07-28 with the v2 SDK client', { timeout: 120_000 }, () => {
     const client = modernClient();
     await client.connect(new ModernStdio({ command: process.execPath, args: ARGS, stderr: 'ignore' }));
     await speaksModern(client);
+  });
+
+  it('over stdio: SIGTERM answers the call in flight with an error and the server exits', async () => {
+    const client = modernClient();
+    const transport = new ModernStdio({ command: process.execPath, args: ARGS, stderr: 'ignore' });
+    await client.connect(transport);
+    const pid = transport.pid as number;
+    let started = false;
+    const call = client
+      .callTool(
+        {
+          name: 'eval',
+          arguments: { cells: [{ language: 'py', code: 'log("sleeping")\nimport time\ntime.sleep(600)' }] },
+        },
+        {
+          timeout: 600_000,
+          onprogress: () => {
+            started = true;
+          },
+        },
+      )
+      .then(
+        (answer) => ({ answer, failure: undefined }),
+        (failure: Error) => ({ answer: undefined, failure }),
+      );
+    await waitFor(() => started, 30_000, 'the cell to start');
+    process.kill(pid, 'SIGTERM');
+    const { answer, failure } = await call;
+    const said = failure?.message ?? textOf(answer);
+    expect(said).toMatch(/shutting down \(SIGTERM\)/);
+    await waitFor(() => !pidAlive(pid), 10_000, 'the server to exit');
   });
 
   it('over HTTP: the same, and no Mcp-Session-Id on any answer', async () => {

@@ -132,12 +132,9 @@ export class McpConnection implements CapHolder {
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: this.tools.map((tool) => toolFor(tool, this.protocolVersion)),
     }));
-    this.server.onAnswered = (id) => {
-      this.unanswered.delete(id);
-      if (!this.unanswered.size) this.allAnswered?.();
-    };
+    this.server.onAnswered = (id) => this.answered(id);
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      this.unanswered.add(extra.requestId);
+      this.expectAnswer(extra.requestId);
       if ((request as CallToolRequest).params.task)
         return this.tasks.start(request as CallToolRequest, extra, this.protocolVersion, (taskExtra, id) =>
           this.track(() => this.callTool(request.params.name, request.params.arguments, taskExtra, id)),
@@ -231,6 +228,17 @@ export class McpConnection implements CapHolder {
   /** A tool call of a 2026-07-28 client (modern.ts): one path with the earlier revisions' calls. */
   call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     return this.track(() => this.callTool(name, args, extra));
+  }
+
+  /** A tool call's answer is owed to the client: stopCalls() waits until it has gone out. */
+  expectAnswer(id: string | number): void {
+    this.unanswered.add(id);
+  }
+
+  /** The answer to the request `id` has gone out (any request's: only tool calls are waited for). */
+  answered(id: string | number): void {
+    this.unanswered.delete(id);
+    if (!this.unanswered.size) this.allAnswered?.();
   }
 
   /** The files this connection's results named (its artifact resources). */

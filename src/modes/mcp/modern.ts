@@ -115,14 +115,27 @@ export function openModernChannel(
   send: (message: JSONRPCMessage) => Promise<void>,
   onerror?: (error: Error) => void,
 ): ModernChannel {
+  // A tool call's answer is owed from its request until its answer is written: a signal's
+  // shutdown (stdio.ts) waits for the error answers of the calls in flight before it closes.
   const channel: Transport = {
     start: async () => {},
-    send: (message) => send(message as JSONRPCMessage),
+    send: async (message) => {
+      const { id, method } = message as { id?: string | number; method?: string };
+      try {
+        await send(message as JSONRPCMessage);
+      } finally {
+        if (id !== undefined && method === undefined) connection.answered(id);
+      }
+    },
     close: async () => channel.onclose?.(),
   };
   const handle = serveModern(connection, channel, onerror);
   return {
-    deliver: (message) => channel.onmessage?.(message as Parameters<NonNullable<Transport['onmessage']>>[0]),
+    deliver: (message) => {
+      const { id, method } = message as { id?: string | number; method?: string };
+      if (method === 'tools/call' && id !== undefined) connection.expectAnswer(id);
+      channel.onmessage?.(message as Parameters<NonNullable<Transport['onmessage']>>[0]);
+    },
     close: () => handle.close(),
   };
 }
