@@ -3,7 +3,7 @@
  * their scratch folders.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,65 @@ export function scratchDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A positive integer from the environment (OMP_BENCH_ROUNDS and the like), else `fallback`. */
+export const envInt = (name: string, fallback: number) => {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
+
+/** A process's RSS in MiB (Linux); 0 once it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The RSS in MiB of `pid` and all its descendants (its kernel, the host guard), from /proc. */
+export function treeRssMiB(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // (ended while read)
+    }
+  }
+  let total = 0;
+  for (const queue = [pid]; queue.length; ) {
+    const next = queue.pop() as number;
+    total += rssMiB(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return total;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The RSS once the notebook has been idle, as `top` shows it between cells: the notebook's
+ * collection runs 1 s after the last cell, and the pages it frees leave the RSS over the next
+ * second or so. Read 1.2 s after the screen settled, once it stopped falling for 1 s (at most 6 s
+ * more). `read` is rssMiB, or treeRssMiB for the process and its children.
+ */
+export async function idleRss(pid: number, read = rssMiB): Promise<number> {
+  await sleep(1200);
+  const until = performance.now() + 6000;
+  let last = read(pid);
+  let since = performance.now();
+  while (performance.now() < until && performance.now() - since < 1000) {
+    await sleep(100);
+    const now = read(pid);
+    if (now < last - 0.5) since = performance.now();
+    last = now;
+  }
+  return last;
 }
 
 export interface BenchRow {

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, scratchDir } from './lib.js';
+import { idleRss, median, rssMiB, scratchDir } from './lib.js';
 import { IPYTHON, inputBench, notebook } from './tuiInput.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
@@ -27,29 +27,6 @@ function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-
-/**
- * The RSS once the notebook has been idle, as `top` shows it between cells: the notebook's
- * collection runs 1 s after the last cell, and the pages it frees leave the RSS over the next
- * second or so. Read 1.2 s after the screen settled, once it stopped falling for 1 s (at most 6 s
- * more).
- */
-async function idleRss(pid: number): Promise<number> {
-  await sleep(1200);
-  const until = performance.now() + 6000;
-  let last = rssMiB(pid);
-  let since = performance.now();
-  while (performance.now() < until && performance.now() - since < 1000) {
-    await sleep(100);
-    const now = rssMiB(pid);
-    if (now < last - 0.5) since = performance.now();
-    last = now;
-  }
-  return last;
 }
 
 async function startup() {

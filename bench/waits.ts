@@ -21,14 +21,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../src/eval/index.js';
 import { resolvePython } from '../src/eval/launch/python.js';
-import { median, scratchDir } from './lib.js';
+import { envInt, median, scratchDir } from './lib.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
 const TIMER = fileURLToPath(new URL('../../bench/spawn_timer.py', import.meta.url));
-const envInt = (name: string, fallback: number) => {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-};
 const ROUNDS = envInt('OMP_BENCH_ROUNDS', 7);
 const COLD_ROUNDS = envInt('OMP_BENCH_COLD_ROUNDS', 3);
 const CELLS = envInt('OMP_BENCH_CELLS', 100);
