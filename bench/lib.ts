@@ -25,6 +25,13 @@ export const envInt = (name: string, fallback: number) => {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 
+/** utime + stime of a process, in seconds (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** A process's RSS in MiB (Linux); 0 once it is gone. */
 export function rssMiB(pid: number): number {
   try {

@@ -9,10 +9,10 @@
  * without the build's tricks (OMP_EVAL_BUILD_PLAIN) is measured by running its own dist/bench/tui.js.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { idleRss, median, rssMiB, scratchDir } from './lib.js';
+import { cpuSeconds, idleRss, median, rssMiB, scratchDir } from './lib.js';
 import { IPYTHON, inputBench, notebook } from './tuiInput.js';
 
 const BIN = fileURLToPath(new URL('../../bin/omp-eval.js', import.meta.url));
@@ -21,13 +21,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MEGA_LINES =
   'import sys\nline = "z" * (2**20 - 1) + "\\n"\nfor _ in range(256): sys.stdout.write(line)';
 const WIDE_LINES = 'for i in range(20_000): print("x" * 5000)';
-
-/** utime + stime of a process, in seconds (Linux). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function startup() {
   const prompt: number[] = [];
