@@ -30,10 +30,25 @@ export function inPty(file: string, args: string[], env: NodeJS.ProcessEnv, colu
   term.onData((data) => child.write(data));
   const state = { bytes: 0, lastData: performance.now() };
   let pending = Promise.resolve();
+  // While held, the output is kept unparsed (the emulator's work off the timed process's loop).
+  let held: Promise<void> | undefined;
+  let release = () => {};
+  const hold = () => {
+    held ??= new Promise<void>((resolve) => {
+      release = () => {
+        held = undefined;
+        resolve();
+      };
+    });
+  };
   child.onData((data) => {
     state.bytes += Buffer.byteLength(data);
     state.lastData = performance.now();
-    pending = pending.then(() => new Promise<void>((resolve) => term.write(data, resolve)));
+    const gate = held;
+    pending = pending.then(async () => {
+      await gate;
+      await new Promise<void>((resolve) => term.write(data, resolve));
+    });
   });
   const screen = () => {
     const buffer = term.buffer.active;
@@ -65,7 +80,7 @@ export function inPty(file: string, args: string[], env: NodeJS.ProcessEnv, colu
     await sleep(60);
     child.write('\r');
   };
-  return { child, term, screen, waitFor, settle, run, state, started };
+  return { child, term, screen, waitFor, settle, run, state, started, hold, release: () => release() };
 }
 
 type Terminal = ReturnType<typeof inPty>;
