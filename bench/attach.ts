@@ -222,7 +222,7 @@ async function main(): Promise<void> {
         target: '≤ 1.2×',
       },
       {
-        what: '  CPU per call: server with a follower, and the attached notebook vs server alone',
+        what: '↳ CPU per call: server with a follower, and the attached notebook vs server alone',
         omp: `${trips.cpu.attached}, notebook ${trips.cpu.notebook}`,
         baseline: trips.cpu.alone,
         ratio: '-',
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
         target: '≤ 1.5×',
       },
       {
-        what: "  the same call: agent's result (min / median)",
+        what: "↳ the same call: agent's result (min / median)",
         omp: minMed(f.agentMs),
         baseline: '-',
         ratio: '-',
