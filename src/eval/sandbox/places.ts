@@ -80,20 +80,29 @@ export function hiddenPlaces(opts: HiddenOptions): { path: string; dir: boolean 
   return [...found.filter((p) => !open(p.path)), { path: opts.parent, dir: true }];
 }
 
-/**
- * omp-eval's own files on the host that decide what later runs do. The two caches in the temp
- * directory are made here if they are not there yet (as their users make them, private): only
- * what exists can be kept read-only, and a kernel that could make the code cache would have the
- * next `run` or `tool` execute what it wrote there.
- */
-function ownFiles(env: NodeJS.ProcessEnv): string[] {
+/** omp-eval's own files on the host that decide what later runs do. */
+function ownFiles(env: NodeJS.ProcessEnv, writable: readonly string[]): string[] {
   const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return [
     dirname(configPath(env)),
     join(data, 'omp-eval'), // the notebook's history
-    privateDir(tmpdir(), RUNNER_CACHE), // runner.py, bytecode, probes, recipes
-    privateDir(tmpdir(), CODE_CACHE), // V8's code for run and tool (launch/codeCache.ts)
+    ...cachesUnder(writable),
     join(env.HOME || homedir(), '.omp'), // the managed venv
+  ];
+}
+
+/**
+ * The caches in the temp directory, when a writable root holds it: made here if they are not
+ * there yet (as their users make them, private), since only what exists can be kept read-only,
+ * and a kernel that could make the code cache would have the next `run` or `tool` execute what
+ * it wrote there. Elsewhere nothing is made.
+ */
+function cachesUnder(writable: readonly string[]): string[] {
+  const tmp = existing(tmpdir())?.path;
+  if (!tmp || !writable.some((dir) => within(tmp, dir))) return [];
+  return [
+    privateDir(tmp, RUNNER_CACHE), // runner.py, bytecode, probes, recipes
+    privateDir(tmp, CODE_CACHE), // V8's code for run and tool (launch/codeCache.ts)
   ];
 }
 
@@ -108,7 +117,7 @@ export function readOnlyPlaces(
 ): string[] {
   const inside = [
     ...writable.flatMap((dir) => PROTECTED_NAMES.map((name) => join(dir, name))),
-    ...ownFiles(env).filter((p) => writable.some((dir) => within(p, dir))),
+    ...ownFiles(env, writable).filter((p) => writable.some((dir) => within(p, dir))),
   ];
   const out = new Set<string>();
   for (const candidate of inside) {
