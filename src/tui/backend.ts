@@ -42,6 +42,11 @@ export interface NotebookBackend {
   readonly version?: string;
   /** The Node version, for the notebook's language_info of JavaScript cells. */
   readonly nodeVersion?: string;
+  /**
+   * Leaving the notebook leaves the kernels running (a followed agent's session): Ctrl-D leaves
+   * while only the agent's cells run.
+   */
+  readonly detaches?: boolean;
   /** The language of cells without a `%%js` / `%%py` first line. */
   readonly language: Language;
   /** The Jupyter server and kernel that run the Python cells (--jupyter), once connected. */

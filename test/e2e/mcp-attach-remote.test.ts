@@ -58,7 +58,7 @@ describe('omp-eval attach to an agent whose kernel is remote', { timeout: 180_00
       expect(textOf(await evalCell(client, 'y * 2'))).toContain('84');
 
       s.write('\x04');
-      await s.exited;
+      await s.ended();
       expect(s.all()).toMatch(/detached; the agent's session \d+\/1 keeps running/);
     } finally {
       s.kill();

@@ -164,7 +164,7 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
 
     // Ctrl-D on the empty prompt detaches; the agent's session keeps working.
     s.write('\x04');
-    await s.exited;
+    await s.ended();
     expect(s.all()).toMatch(/detached; the agent's session \d+\/1 keeps running/);
     expect(textOf(await evalCell(server.client, 'x * 2'))).toContain('82');
   });
@@ -180,7 +180,7 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     open.push(s);
     await s.waitFor((t) => /✓ \[1\] agent #1 ok/.test(t) && t.includes('over http'), 'the HTTP session');
     s.write('\x04');
-    await s.exited;
+    await s.ended();
     await client.close();
   });
 
@@ -210,8 +210,18 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     await s.run('after = 2');
     await s.waitFor((t) => /✓ \[3\] ok/.test(t), "the person's cell in the new kernel");
     expect(textOf(await evalCell(agent.client, 'after'))).toContain('2');
+    // Ctrl-D while the agent's cell runs leaves the notebook; the agent's call goes on.
+    const go = join(own, 'go');
+    const long = evalCell(
+      agent.client,
+      `import os, time\nwhile not os.path.exists(${JSON.stringify(go)}): time.sleep(0.02)\nafter + 1`,
+    );
+    await s.waitFor((t) => /\[\*\] agent #\d+ running/.test(t), "the agent's long cell");
     s.write('\x04');
-    await s.exited;
+    await s.ended('the detach');
+    expect(s.all()).toMatch(/detached; the agent's session \d+\/1 keeps running/);
+    writeFileSync(go, '');
+    expect(textOf(await long)).toContain('3');
   });
 
   it('ends the attached notebook with a message when the server ends', async () => {
@@ -219,7 +229,7 @@ describe('omp-eval attach: following an agent', { timeout: 120_000 }, () => {
     const s = attach();
     await s.waitFor((t) => t.includes('following omp-eval-tests'), 'the attached notebook');
     await stopAll();
-    await s.exited;
+    await s.ended();
     const screen = s.all();
     expect(screen).toMatch(/the agent's MCP connection ended[\s\S]*; the\s+notebook\s+ended\./);
     // What came before the end was shown first.

@@ -190,7 +190,7 @@ describe('the notebook in a terminal', () => {
     const screen = await s.waitFor((t) => /^\d+$/m.test(t) && t.includes('running'));
     const kernelPid = Number(/^(\d+)$/m.exec(screen)?.[1]);
     await s.run('/exit');
-    const { exitCode } = await s.exited;
+    const { exitCode } = await s.ended();
     expect(exitCode).toBe(0);
     expect(pidAlive(kernelPid)).toBe(false);
   });
@@ -212,7 +212,7 @@ describe('the notebook in a terminal', () => {
     const kernelPid = Number(/Out\[1\]: (\d+)/.exec(screen)?.[1]);
     expect(pidAlive(kernelPid)).toBe(true);
     s.write('\x04');
-    const { exitCode } = await s.exited;
+    const { exitCode } = await s.ended();
     expect(exitCode).toBe(0);
     expect(pidAlive(kernelPid)).toBe(false);
     expect(groupAlive(kernelPid)).toBe(false);

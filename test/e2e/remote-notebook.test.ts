@@ -130,7 +130,7 @@ describe('the notebook on a remote kernel', () => {
     await s.run('name');
     await s.waitFor((t) => t.includes("NameError: name 'name' is not defined"));
     s.write('\x04');
-    expect((await s.exited).exitCode).toBe(0);
+    expect((await s.ended()).exitCode).toBe(0);
     const left = await kernelsAfterShutdown();
     expect(left.some((k) => k.startsWith(id))).toBe(false);
     expect(left).toEqual([]);
@@ -140,7 +140,7 @@ describe('the notebook on a remote kernel', () => {
     const s = await start(remote());
     const id = kernelIdOn(s.text());
     s.kill(); // SIGHUP, as a closed terminal sends
-    expect((await s.exited).exitCode).toBe(129);
+    expect((await s.ended()).exitCode).toBe(129);
     expect((await kernelsAfterShutdown()).some((k) => k.startsWith(id))).toBe(false);
   });
 
@@ -197,7 +197,7 @@ describe('the notebook on a remote kernel', () => {
     await s.run('earlier');
     await s.waitFor((t) => t.includes("Out[1]: 'from another client'"));
     s.write('\x04');
-    await s.exited;
+    await s.ended();
     expect(await runningKernels(server)).toContain(id); // not ours to shut down
     await server.rest('DELETE', `api/kernels/${id}`);
   });
@@ -229,6 +229,6 @@ describe('the notebook on a remote kernel', () => {
     await s.run('2+2');
     await s.waitFor(() => (s.all().match(/✗ \[ \] error/g) ?? []).length >= 2, 'the second cell failing too');
     s.write('\x04');
-    expect((await s.exited).exitCode).toBe(0);
+    expect((await s.ended()).exitCode).toBe(0);
   });
 });

@@ -17,6 +17,8 @@ export interface Screen {
   write: (data: string) => void;
   resize: (columns: number, rows: number) => void;
   exited: Promise<{ exitCode: number; signal?: number }>;
+  /** `exited`, or an error with the screen once `timeoutMs` passed. */
+  ended: (what?: string, timeoutMs?: number) => Promise<{ exitCode: number; signal?: number }>;
   pid: number;
   kill: () => void;
   /** Closes the terminal itself (its master side), sending no signal to the notebook. */
@@ -123,6 +125,20 @@ export function openNotebook(
       term.resize(c, r);
     },
     exited,
+    async ended(what = 'the notebook to end', timeoutMs = 60_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${what}; screen:\n${text()}`)),
+          timeoutMs,
+        );
+      });
+      try {
+        return await Promise.race([exited, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     pid: child.pid,
     kill: () => child.kill(),
     // (UnixTerminal's destroy(): the typings name only kill().)

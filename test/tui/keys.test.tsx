@@ -3,6 +3,7 @@
  * (the prompt, a Ctrl-R search, the completion menu) decides what Ctrl-C, Enter, Up and Ctrl-D do.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentCell } from '../../src/tui/backend.js';
 import { FakeBackend } from '../helpers/fakeBackend.js';
 import { KEYS } from '../helpers/ink.js';
 import { mounted, start } from './mountApp.js';
@@ -82,5 +83,64 @@ describe('useKeys: what has the keys', () => {
       () => h.stdout.writes.slice(before).some((w) => w.includes('\x1b[2J')),
       'the screen cleared',
     );
+  });
+});
+
+/** A followed agent's session (omp-eval attach): leaving the notebook leaves its kernels running. */
+class DetachingBackend extends FakeBackend {
+  readonly detaches = true;
+  agentCells?: (cells: AgentCell[]) => void;
+  onAgentCells(listener: (cells: AgentCell[]) => void) {
+    this.agentCells = listener;
+    return () => {
+      this.agentCells = undefined;
+    };
+  }
+}
+
+const held = { 'wait()': { events: [], hold: true } };
+
+describe('Ctrl-D on the empty prompt while a cell runs', () => {
+  it('does not end the notebook, whose kernel would go with the cell, and says why', async () => {
+    const backend = new FakeBackend(held);
+    const { h, exited } = await atPrompt(backend);
+    await h.type('wait()');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.state === 'busy', 'the cell to run');
+    await h.press(KEYS.ctrlD);
+    await h.waitFor(
+      (f) => f.includes('A cell is running: Ctrl-C stops it; Ctrl-D exits after'),
+      'the refusal',
+    );
+    expect(exited()).toBe(0);
+    backend.finish();
+    await h.waitFor((f) => f.includes('In [2]:'), 'the cell done');
+    await h.press(KEYS.ctrlD);
+    await h.waitFor(() => exited() === 1, 'the exit');
+  });
+
+  it("leaves a followed agent's session while only the agent's cell runs, not while the person's does", async () => {
+    const backend = new DetachingBackend(held);
+    const { h, exited } = await atPrompt(backend);
+    await h.waitFor(() => backend.agentCells !== undefined, 'the subscription');
+    // The person's own cell: its output would be lost to them.
+    await h.type('wait()');
+    await h.press(KEYS.enter);
+    await h.waitFor(() => backend.state === 'busy', "the person's cell to run");
+    await h.press(KEYS.ctrlD);
+    await h.waitFor(
+      (f) => f.includes('A cell is running: Ctrl-C stops it; Ctrl-D exits after'),
+      'the refusal',
+    );
+    expect(exited()).toBe(0);
+    backend.finish();
+    await h.waitFor(() => backend.state === 'idle', "the person's cell done");
+    // The agent's cell runs on in its session: leaving loses nothing.
+    const party = { by: 'agent' as const, call: 1, cell: 0, cells: 1 };
+    backend.agentCells?.([{ code: 'wait()', language: 'py', party }]);
+    await h.waitFor((f) => /agent #1 running/.test(f), "the agent's cell to run");
+    await h.press(KEYS.ctrlD);
+    await h.waitFor(() => exited() === 1, 'the detach');
+    backend.finish();
   });
 });

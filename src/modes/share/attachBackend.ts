@@ -184,14 +184,21 @@ export class FollowedSession {
   end(why: string): void {
     if (this.endedWith !== undefined) return;
     this.endedWith = why;
-    // A cell without its end ends now, cancelled: its session is gone.
-    for (const waiting of this.typed.values()) waiting(undefined, why);
-    this.typed.clear();
-    this.endCells(why);
+    this.stopFollowing(why);
     this.tellState();
     const listeners = [...this.endListeners];
     this.endListeners.clear();
     for (const listener of listeners) listener();
+  }
+
+  /**
+   * The cells shown without their end end now, cancelled, with `why` (the session is gone, or the
+   * notebook left it): nothing is left waiting for a message that will not come.
+   */
+  stopFollowing(why: string): void {
+    for (const waiting of this.typed.values()) waiting(undefined, why);
+    this.typed.clear();
+    this.endCells(why);
   }
 
   /** The cells of `calls` (all when unset) that have no end yet end now, cancelled: `why` says why. */
@@ -240,6 +247,7 @@ export function attachedBackend(connection: ShareConnection, session: SessionInf
     cwd: session.cwd,
     mode: `following ${session.client ? `${session.client}'s` : "an agent's"} session ${session.name} (${session.id})`,
     language: 'py',
+    detaches: true,
     nodeVersion: process.versions.node,
     start: async () => {},
     async runCell(run: CellRun): Promise<CellResult> {
@@ -262,6 +270,7 @@ export function attachedBackend(connection: ShareConnection, session: SessionInf
     kernelState: () => followed.state(),
     async dispose() {
       connection.close();
+      followed.stopFollowing('the notebook detached; the cell runs on in the agent\u2019s session');
     },
     onAgentCells(listener) {
       followed.agentListener = listener;

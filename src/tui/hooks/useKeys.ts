@@ -205,8 +205,13 @@ class KeyHandlers {
         return this.enter(editor);
       case 'deleteOrExit':
         if (!ed.editorText(editor)) {
-          // As IPython: not while a cell runs (its kernel and its output would go with it).
-          if (runningCell(o.state))
+          // As IPython: not while a cell runs (its kernel and its output would go with it). A
+          // followed agent's session runs on without the notebook: leaving it while only the
+          // agent's cells run or wait loses nothing.
+          const persons = o.state.live.some(
+            (c) => !c.party && (c.status === 'running' || c.status === 'queued'),
+          );
+          if (runningCell(o.state) && (persons || !o.backend.detaches))
             return o.dispatch({
               type: 'message',
               text: 'A cell is running: Ctrl-C stops it; Ctrl-D exits after',

@@ -53,7 +53,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
   {
     command: 'deleteOrExit',
     keys: ['ctrl+d'],
-    description: 'delete forward; exit on an empty prompt when no cell runs; end an empty input()',
+    description:
+      'delete forward; exit on an empty prompt when no cell runs (attached: none of yours); end an empty input()',
   },
   {
     command: 'historyPrevious',
