@@ -25,11 +25,16 @@ afterEach(async () => {
   await stopHttpServers();
 });
 
+/** A client of the revision that answers sampling requests with the prompt in brackets. */
 function modernClient(): ModernClient {
   const client = new ModernClient(
     { name: 'omp-eval-tests', version: '2' },
-    { versionNegotiation: { mode: { pin: REVISION } } },
+    { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: REVISION } } },
   );
+  client.setRequestHandler('sampling/createMessage', async (request) => {
+    const content = request.params.messages[0]?.content as { text: string };
+    return { role: 'assistant', model: 'echo', content: { type: 'text', text: `<${content.text}>` } };
+  });
   closers.push(() => client.close());
   return client;
 }
@@ -50,13 +55,14 @@ async function speaksModern(client: ModernClient) {
   // A second call reads the name through the same handle: the session, not a transport session.
   const read = await call(cell('total * 2'));
   expect(textOf(read)).toContain('90');
-  const sampling = await call(cell('completion("say hi")'));
-  expect((sampling as { isError?: boolean }).isError).toBe(true);
-  expect(textOf(sampling)).toContain(`this connection speaks MCP ${REVISION}, where a server cannot send`);
+  // completion() asks the client through the call's rounds (input_required), the cell waiting.
+  const sampling = await call(cell('reply = completion("say hi")\nreply, total'));
+  expect((sampling as { isError?: boolean }).isError).toBeFalsy();
+  expect(textOf(sampling)).toContain("('<say hi>', 45)");
 }
 
 describe('MCP 2026-07-28 with the v2 SDK client', { timeout: 120_000 }, () => {
-  it('over stdio: discover, state behind the session handle, no sampling', async () => {
+  it('over stdio: discover, state behind the session handle, sampling through the call', async () => {
     const client = modernClient();
     await client.connect(new ModernStdio({ command: process.execPath, args: ARGS, stderr: 'ignore' }));
     await speaksModern(client);

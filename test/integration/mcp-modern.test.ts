@@ -13,6 +13,7 @@ import { McpConnection } from '../../src/modes/mcp/connection.js';
 import { serveModern } from '../../src/modes/mcp/modern.js';
 import { toolsFor } from '../../src/modes/mcp/tools.js';
 import { FIRST_MODERN_REVISION } from '../../src/modes/mcp/versions.js';
+import { waitFor } from '../helpers/kernel.js';
 import { inProcessSettings } from '../helpers/mcpConnection.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -20,7 +21,9 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function connectModern() {
+type ClientOptions = ConstructorParameters<typeof Client>[1];
+
+async function connectModern(options: ClientOptions = {}, setUp: (client: Client) => void = () => {}) {
   const cwd = await realpath(await mkdtemp(join(tmpdir(), 'omp-mcp-modern-')));
   const settings = inProcessSettings();
   const connection = new McpConnection({ cwd, settings, revision: FIRST_MODERN_REVISION });
@@ -32,8 +35,9 @@ async function connectModern() {
   );
   const client = new Client(
     { name: 'omp-eval-tests', version: '1' },
-    { versionNegotiation: { mode: { pin: FIRST_MODERN_REVISION } } },
+    { ...options, versionNegotiation: { mode: { pin: FIRST_MODERN_REVISION } } },
   );
+  setUp(client);
   await client.connect(clientSide);
   closers.push(() => client.close());
   const evalCells = async (cells: { language: 'py' | 'js'; code: string }[], session?: string) =>
@@ -80,12 +84,93 @@ describe('MCP 2026-07-28 through the v2 SDK (in memory)', () => {
     expect(textOf(result)).toContain('"cells" must contain at least one cell');
   });
 
-  it('says why completion() has no answer: the revision has no sampling', async () => {
+  it('says why completion() has no answer when the client offers no sampling', async () => {
     const { evalCells } = await connectModern();
     const result = await evalCells([{ language: 'py', code: 'completion("hello")' }]);
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain(
-      'this connection speaks MCP 2026-07-28, where a server cannot send the client requests, sampling (sampling/createMessage) among them',
+    expect(textOf(result)).toContain('this MCP client does not support sampling (sampling/createMessage)');
+  });
+
+  it('asks completion() through the call (input_required), round after round, and the cell goes on', async () => {
+    const prompts: string[] = [];
+    const { evalCells, connection } = await connectModern({ capabilities: { sampling: {} } }, (client) =>
+      client.setRequestHandler('sampling/createMessage', async (request) => {
+        const content = request.params.messages[0]?.content as { text: string };
+        prompts.push(content.text);
+        return { role: 'assistant', model: 'echo', content: { type: 'text', text: `<${content.text}>` } };
+      }),
+    );
+    const result = await evalCells([
+      { language: 'py', code: 'before = 1\nfirst = completion("one")' },
+      { language: 'py', code: 'second = completion("two")\n(before, first, second)' },
+    ]);
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain("(1, '<one>', '<two>')");
+    expect(prompts).toEqual(['one', 'two']);
+    // The kernel kept its state through the rounds, and the next call finds it.
+    expect(textOf(await evalCells([{ language: 'py', code: 'second' }]))).toContain("'<two>'");
+    expect(connection.busy).toBe(false);
+  });
+
+  it('asks input() through the call as an elicitation form; a declined form ends the input', async () => {
+    const answers = ['Ada', undefined];
+    const { evalCells } = await connectModern({ capabilities: { elicitation: { form: {} } } }, (client) =>
+      client.setRequestHandler('elicitation/create', async (request) => {
+        expect(request.params.message).toMatch(/^Name\?|^Again\?/);
+        const next = answers.shift();
+        return next === undefined ? { action: 'decline' } : { action: 'accept', content: { input: next } };
+      }),
+    );
+    const result = await evalCells([
+      {
+        language: 'py',
+        code: 'name = input("Name? ")\ntry:\n    input("Again? ")\nexcept EOFError:\n    print("ended")\nname',
+      },
+    ]);
+    expect(textOf(result)).toContain('ended');
+    expect(textOf(result)).toContain("'Ada'");
+    expect(textOf(result)).toContain('The user declined the input() of cell 1');
+  });
+
+  it('ends a call the client gave up between rounds when its next call of the session comes', async () => {
+    let asked = 0;
+    const { client, evalCells } = await connectModern({ capabilities: { sampling: {} } }, (c) =>
+      c.setRequestHandler('sampling/createMessage', async (_request, ctx) => {
+        asked++;
+        // (the user never approves; the client's giving up ends the wait)
+        return new Promise<never>((_, reject) => ctx.mcpReq.signal.addEventListener('abort', reject));
+      }),
+    );
+    const gaveUp = new AbortController();
+    const call = client.callTool(
+      { name: 'eval', arguments: { cells: [{ language: 'py', code: 'kept = 5\ncompletion("never")' }] } },
+      { signal: gaveUp.signal },
+    );
+    await waitFor(() => asked === 1, 60_000, 'the sampling question');
+    gaveUp.abort();
+    await expect(call).rejects.toThrow();
+    // The server heard nothing; the session's next call ends the waiting one and runs.
+    const next = await evalCells([{ language: 'py', code: 'kept + 1' }]);
+    expect(next.isError).toBeFalsy();
+    expect(textOf(next)).toContain('6');
+  });
+
+  it('refuses a round whose requestState it never gave', async () => {
+    const { client } = await connectModern();
+    const forged = (await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'eval',
+          arguments: { cells: [{ language: 'py', code: '1' }] },
+          requestState: 'forged',
+        },
+      },
+      { timeout: 60_000 },
+    )) as { isError?: boolean; content?: unknown };
+    expect(forged.isError).toBe(true);
+    expect(textOf(forged)).toContain(
+      'Invalid or expired requestState: no eval call of this server waits for it',
     );
   });
 });

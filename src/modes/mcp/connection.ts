@@ -14,6 +14,7 @@ import { VERSION } from '../../version.js';
 import type { SessionFeed } from '../share/feed.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { serveArtifacts } from './artifacts.js';
+import { type ClientAsker, requestAsker } from './clientAsk.js';
 import { askForInput, offersFormElicitation } from './elicitation.js';
 import {
   backendAvailability,
@@ -67,8 +68,13 @@ export interface ConnectionOptions {
   revision?: string;
 }
 
-/** What a tool call needs of its request: the SDK's handler context, as either SDK names it. */
-export type CallExtra = Pick<Extra, 'signal' | 'requestId' | 'sessionId' | '_meta' | 'sendNotification'>;
+/**
+ * What a tool call needs of its request: the SDK's handler context, as either SDK names it, and
+ * for a 2026-07-28 call how it asks its client (else the server's requests related to it do).
+ */
+export type CallExtra = Pick<Extra, 'signal' | 'requestId' | 'sessionId' | '_meta' | 'sendNotification'> & {
+  asker?: ClientAsker;
+};
 
 export class McpConnection implements CapHolder {
   readonly server: VersionedServer;
@@ -95,6 +101,7 @@ export class McpConnection implements CapHolder {
   private notebookSession?: KernelSession;
   /** The feeds of sessions a restart of all their kernels ended, by name, until opened again. */
   private readonly restartedFeeds = new Map<string, SessionFeed>();
+  private readonly closeListeners: (() => void)[] = [];
   /** The tools as this connection offers them (a served notebook's eval says whose kernels). */
   readonly tools: ReturnType<typeof toolsFor>;
 
@@ -300,15 +307,20 @@ export class McpConnection implements CapHolder {
           this.opts.keepaliveMs,
         )
       : progressOfRequest(extra, params.cells.length, this.protocolVersion, this.opts.keepaliveMs);
-    session.currentRequest = extra.requestId;
+    const asker = extra.asker ?? requestAsker(this.server, extra.requestId);
+    session.asker = asker;
     try {
       const result = await session.runCells(params, {
         signal: extra.signal,
         env: this.opts.env ?? process.env,
-        ...(!taskId && offersFormElicitation(this.server.getClientCapabilities())
+        ...(!taskId && offersFormElicitation(asker.capabilities)
           ? {
-              onInput: (i, prompt, password, ended) =>
-                this.askInput(i, prompt, password, AbortSignal.any([extra.signal, ended]), extra, notes),
+              onInput: async (i, prompt, password, ended) => {
+                const signal = AbortSignal.any([extra.signal, ended]);
+                const answer = await askForInput(asker, { prompt, password, cell: i + 1, signal });
+                if (answer.note) notes.push(answer.note);
+                return answer.value;
+              },
             }
           : {}),
         ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
@@ -326,7 +338,7 @@ export class McpConnection implements CapHolder {
       this.artifacts.push(...answer.artifacts);
       return answer.result;
     } finally {
-      session.currentRequest = undefined;
+      session.asker = undefined;
       await progress?.finish();
     }
   }
@@ -349,26 +361,6 @@ export class McpConnection implements CapHolder {
       }
       return restartResult(name, mode, languages, alive);
     });
-  }
-
-  /** A cell's input() through elicitation; a note for the result when it was not answered. */
-  private async askInput(
-    cell: number,
-    prompt: string,
-    password: boolean,
-    signal: AbortSignal,
-    extra: CallExtra,
-    notes: string[],
-  ) {
-    const answer = await askForInput(this.server, {
-      prompt,
-      password,
-      cell: cell + 1,
-      signal,
-      relatedRequestId: extra.requestId,
-    });
-    if (answer.note) notes.push(answer.note);
-    return answer.value;
   }
 
   private async variablesCall(args: unknown): Promise<CallToolResult> {
@@ -403,6 +395,11 @@ export class McpConnection implements CapHolder {
     clearTimeout(timer);
   }
 
+  /** Calls `listener` when the connection closes. */
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
   /** Shuts down every kernel of the connection and closes the server; idempotent. */
   close(): Promise<void> {
     this.closing ??= this.closeNow();
@@ -415,6 +412,7 @@ export class McpConnection implements CapHolder {
     this.caps.leave(this);
     this.prestarted?.discard(); // (no session took it)
     this.tasks.close();
+    for (const listener of this.closeListeners.splice(0)) listener();
     const why = "the agent's MCP connection ended (its client went away, or the server stopped)";
     for (const feed of this.restartedFeeds.values()) feed.end(why);
     this.restartedFeeds.clear();

@@ -9,13 +9,12 @@
  * it; URL mode would need a page of ours to type it into. Its input ends (EOFError) and the
  * result says how to give the kernel a secret instead.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type ClientCapabilities,
   type ElicitRequestFormParams,
   ElicitResultSchema,
-  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientAsker } from './clientAsk.js';
 
 /** How long the user may take to answer (a cell's own timeout still applies). */
 const INPUT_TIMEOUT_MS = 60 * 60_000;
@@ -59,22 +58,16 @@ export interface InputAnswer {
 
 /** Asks the user for one input() line; never throws. */
 export async function askForInput(
-  server: Server,
-  request: {
-    prompt: string;
-    password: boolean;
-    cell: number;
-    signal: AbortSignal;
-    relatedRequestId?: RequestId;
-  },
+  asker: ClientAsker,
+  request: { prompt: string; password: boolean; cell: number; signal: AbortSignal },
 ): Promise<InputAnswer> {
-  const { prompt, password, cell, signal, relatedRequestId } = request;
+  const { prompt, password, cell, signal } = request;
   if (password) return { value: null, note: PASSWORD_NOT_ASKED };
   try {
-    const result = await server.request(
+    const result = await asker.ask(
       { method: 'elicitation/create', params: inputForm(prompt, cell) },
       ElicitResultSchema,
-      { signal, timeout: INPUT_TIMEOUT_MS, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) },
+      { signal, timeoutMs: INPUT_TIMEOUT_MS },
     );
     const value = result.content?.input;
     if (result.action === 'accept' && typeof value === 'string') return { value };

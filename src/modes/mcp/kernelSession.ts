@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { feeds, type SessionFeed } from '../share/feed.js';
+import type { ClientAsker } from './clientAsk.js';
 import {
   backendAvailability,
   budgetSinkLimits,
@@ -38,8 +38,8 @@ export interface SharedKernels {
 
 export class KernelSession {
   readonly executor: Executor;
-  /** The tool call whose cells run now (sampling requests are sent as part of it). */
-  currentRequest?: RequestId;
+  /** How the tool call whose cells run now asks its client (completion() through sampling). */
+  asker?: ClientAsker;
   private tail: Promise<unknown> = Promise.resolve();
   /** Calls queued or running (a restart ends the session only when no call waits behind it). */
   private queued = 0;
@@ -68,7 +68,7 @@ export class KernelSession {
       createExecutor({
         settings,
         ...(prestarted ? { prestarted } : {}),
-        bridge: connectionBridge(settings, server, () => this.currentRequest),
+        bridge: connectionBridge(settings, () => this.asker),
         // Its artifacts in a folder of its own: a sandboxed kernel sees no other session's outputs.
         artifactScope: `mcp-${process.pid}-${randomBytes(4).toString('hex')}`,
       });

@@ -6,13 +6,13 @@
  * goes to one McpConnection (per stdio process, or per HTTP server), whose named sessions hold the
  * kernels, and which runs each call on the same path as the earlier revisions' calls.
  *
- * What the revision takes away: requests from the server to the client. completion() in a cell
- * says so (sampling.ts), input() gets its usual error, and the workspace is --cwd (no roots).
+ * What the revision changes: the server sends the client no requests. A cell's completion() and
+ * input() ask through the call itself, which answers `input_required` until the client calls again
+ * with the answer (roundTrips.ts); the workspace is --cwd (no roots).
  */
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
-  type CallToolResult,
   McpServer,
   ResourceTemplate,
   type ServerContext,
@@ -22,8 +22,9 @@ import {
 import { type StdioServerHandle, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { VERSION } from '../../version.js';
 import { listArtifacts, readArtifact } from './artifacts.js';
-import type { CallExtra, McpConnection } from './connection.js';
+import type { McpConnection } from './connection.js';
 import type { ModernChannel } from './eraRouter.js';
+import { RoundTrips } from './roundTrips.js';
 import { INSTRUCTIONS } from './tools.js';
 
 /**
@@ -42,15 +43,18 @@ export function asStandardSchema(schema: Record<string, unknown>): StandardSchem
   } as StandardSchemaWithJSON;
 }
 
-/** The handler context of the v2 SDK as a tool call of the connection takes it. */
-function callExtra(ctx: ServerContext): CallExtra {
-  return {
-    signal: ctx.mcpReq.signal,
-    requestId: ctx.mcpReq.id,
-    ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta } : {}),
-    sendNotification: (notification) =>
-      ctx.mcpReq.notify(notification as Parameters<typeof ctx.mcpReq.notify>[0]),
-  } as CallExtra;
+/** The calls of each connection waiting for their client's next round. */
+const roundTrips = new WeakMap<McpConnection, RoundTrips>();
+
+/** The connection's calls waiting for a round, made at its first call; closed with it. */
+function roundTripsOf(connection: McpConnection): RoundTrips {
+  let calls = roundTrips.get(connection);
+  if (!calls) {
+    calls = new RoundTrips();
+    roundTrips.set(connection, calls);
+    connection.onClose(() => calls?.close());
+  }
+  return calls;
 }
 
 /** A v2 server serving `connection`'s tools and artifacts (one per request over HTTP, one per stdio client). */
@@ -69,8 +73,10 @@ export function modernServer(connection: McpConnection): McpServer {
         ...(tool.outputSchema ? { outputSchema: asStandardSchema(tool.outputSchema) } : {}),
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
-      async (args: unknown, ctx: ServerContext) =>
-        (await connection.call(tool.name, args, callExtra(ctx))) as CallToolResult,
+      (args: unknown, ctx: ServerContext) =>
+        roundTripsOf(connection).serve(tool.name, args, ctx, (extra) =>
+          connection.call(tool.name, args, extra),
+        ),
     );
   }
   server.registerResource(

@@ -1,15 +1,12 @@
 /**
  * The bridge of an MCP connection's kernels: `completion()` in a cell is answered by the client
- * through MCP sampling (`sampling/createMessage`) when no --completion-command is configured;
- * `agent()` and configured commands go to the command bridge as in the other front ends.
+ * through MCP sampling (`sampling/createMessage`, asked as clientAsk.ts says) when no
+ * --completion-command is configured; `agent()` and configured commands go to the command bridge
+ * as in the other front ends.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CreateMessageRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { type CreateMessageRequest, CreateMessageResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientAsker } from './clientAsk.js';
 import { type BridgeHandler, commandBridge, type Settings } from './engine.js';
-import { asksClient } from './versions.js';
-
-/** The server as sampling uses it, with the revision it speaks (unset before initialize). */
-type SamplingServer = Server & { protocolVersion?: string };
 
 /** Tokens the client may spend on one completion. */
 const SAMPLING_MAX_TOKENS = 4096;
@@ -19,9 +16,8 @@ const SAMPLING_TIMEOUT_MS = 10 * 60_000;
 const NO_SAMPLING_MESSAGE =
   'completion() has nothing to answer it: this MCP client does not support sampling (sampling/createMessage), and no completion command is configured. Start omp-eval mcp with --completion-command CMD (or set bridge.completionCommand in the config file).';
 
-/** Why completion() has no answer on a connection of `version` (2026-07-28: no server requests). */
-const noSamplingIn = (version: string | undefined) =>
-  `completion() has nothing to answer it: this connection speaks MCP ${version}, where a server cannot send the client requests, sampling (sampling/createMessage) among them, and no completion command is configured. Start omp-eval mcp with --completion-command CMD (or set bridge.completionCommand in the config file), or connect with a client of an earlier MCP revision that offers sampling.`;
+const NO_CALL_MESSAGE =
+  'completion() has nothing to answer it: no eval call is running (a thread of an earlier cell called it), so there is no MCP client to ask, and no completion command is configured. Call it from a cell, or start omp-eval mcp with --completion-command CMD.';
 
 /** The sampling request for a completion() call's payload {prompt, model, system, schema}. */
 function samplingRequest(payload: Record<string, unknown>): CreateMessageRequest['params'] {
@@ -44,20 +40,19 @@ function samplingRequest(payload: Record<string, unknown>): CreateMessageRequest
 
 /** Asks the client for one completion; resolves with the bridge's answer `{output}`. */
 async function sampleCompletion(
-  server: SamplingServer,
+  asker: ClientAsker | undefined,
   payload: Record<string, unknown>,
   signal: AbortSignal,
-  relatedRequestId?: RequestId,
 ): Promise<{ output: string }> {
-  if (!asksClient(server.protocolVersion)) throw new Error(noSamplingIn(server.protocolVersion));
-  if (!server.getClientCapabilities()?.sampling) throw new Error(NO_SAMPLING_MESSAGE);
-  let result: Awaited<ReturnType<Server['createMessage']>>;
+  if (!asker) throw new Error(NO_CALL_MESSAGE);
+  if (!asker.capabilities?.sampling) throw new Error(NO_SAMPLING_MESSAGE);
+  let result: Awaited<ReturnType<typeof CreateMessageResultSchema.parse>>;
   try {
-    result = await server.createMessage(samplingRequest(payload), {
-      signal,
-      timeout: SAMPLING_TIMEOUT_MS,
-      ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
-    });
+    result = await asker.ask(
+      { method: 'sampling/createMessage', params: samplingRequest(payload) },
+      CreateMessageResultSchema,
+      { signal, timeoutMs: SAMPLING_TIMEOUT_MS },
+    );
   } catch (err) {
     if (signal.aborted) throw new Error('cancelled: the cell was interrupted');
     throw new Error(`the MCP client did not answer the sampling request: ${(err as Error).message}`);
@@ -73,14 +68,10 @@ async function sampleCompletion(
 }
 
 /**
- * The bridge for kernels of one MCP connection. `relatedRequest` names the tool call whose cell
- * runs now, so the sampling request travels with it (over HTTP, on that call's stream).
+ * The bridge for kernels of one MCP connection. `asker` is how the call whose cell runs now asks
+ * its client (unset between calls).
  */
-export function connectionBridge(
-  settings: Settings,
-  server: SamplingServer,
-  relatedRequest: () => RequestId | undefined,
-): BridgeHandler {
+export function connectionBridge(settings: Settings, asker: () => ClientAsker | undefined): BridgeHandler {
   const completionCommand = settings['bridge.completionCommand'];
   const commands = commandBridge({
     ...(settings['bridge.agentCommand'] ? { agent: settings['bridge.agentCommand'] } : {}),
@@ -88,7 +79,7 @@ export function connectionBridge(
   });
   return (request, signal) => {
     if (request.kind === 'completion' && !completionCommand)
-      return sampleCompletion(server, request.payload, signal, relatedRequest());
+      return sampleCompletion(asker(), request.payload, signal);
     return commands(request, signal);
   };
 }

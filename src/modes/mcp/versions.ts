@@ -48,11 +48,3 @@ export function withTitle<T extends { title?: string }>(value: T, version: strin
 
 /** The first revision of the era without initialize (`server/discover`, state behind handles). */
 export const FIRST_MODERN_REVISION = '2026-07-28';
-
-/**
- * Whether the server may send the client requests (sampling, elicitation, roots/list): in every
- * revision before 2026-07-28, which has none (a call returns `input_required` instead).
- */
-export function asksClient(version: string | undefined): boolean {
-  return version === undefined || version < FIRST_MODERN_REVISION;
-}
