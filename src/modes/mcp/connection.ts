@@ -15,20 +15,18 @@ import type { SessionFeed } from '../share/feed.js';
 import { ArgumentError, parseEvalArgs, parseKernelArgs } from './args.js';
 import { serveArtifacts } from './artifacts.js';
 import { type ClientAsker, requestAsker } from './clientAsk.js';
-import { askForInput, offersFormElicitation } from './elicitation.js';
 import {
   backendAvailability,
-  type EvalToolParams,
   LANGUAGES,
   type Language,
   type PrestartedKernel,
   type Settings,
 } from './engine.js';
+import { runEvalCall } from './evalCall.js';
 import { KernelSession } from './kernelSession.js';
 import { restartResult, sessionVariables } from './kernelTools.js';
 import { CapError, type CapHolder, ServerCaps } from './limits.js';
-import { ProgressReporter, progressOfRequest } from './progress.js';
-import { errorResult, evalCallResult } from './results.js';
+import { errorResult } from './results.js';
 import { EvalTaskStore } from './tasks.js';
 import { INSTRUCTIONS, toolsFor } from './tools.js';
 import { type CallToolRequest, type Extra, resultFor, toolFor, VersionedServer } from './versionedServer.js';
@@ -287,60 +285,25 @@ export class McpConnection implements CapHolder {
         if (err instanceof CapError) return errorResult(err.message);
         throw err;
       }
-      return session.holdingKernels(params, () => this.runEval(session, params, extra, notes, taskId));
+      return session.holdingKernels(params, async () => {
+        const answer = await runEvalCall(session, params, extra, notes, {
+          version: this.protocolVersion,
+          env: this.opts.env ?? process.env,
+          asker: extra.asker ?? requestAsker(this.server, extra.requestId),
+          ...(this.opts.keepaliveMs !== undefined ? { keepaliveMs: this.opts.keepaliveMs } : {}),
+          ...(taskId
+            ? {
+                task: {
+                  id: taskId,
+                  tell: (message: string) => this.tasks.tell(taskId, message, extra.sessionId),
+                },
+              }
+            : {}),
+        });
+        this.artifacts.push(...answer.artifacts);
+        return answer.result;
+      });
     });
-  }
-
-  private async runEval(
-    session: KernelSession,
-    params: EvalToolParams,
-    extra: CallExtra,
-    notes: string[],
-    taskId?: string,
-  ): Promise<CallToolResult> {
-    // A task's progress is its status message (its request was answered with the task).
-    const progress = taskId
-      ? new ProgressReporter(
-          taskId,
-          params.cells.length,
-          (p) => this.tasks.tell(taskId, p.message, extra.sessionId),
-          this.opts.keepaliveMs,
-        )
-      : progressOfRequest(extra, params.cells.length, this.protocolVersion, this.opts.keepaliveMs);
-    const asker = extra.asker ?? requestAsker(this.server, extra.requestId);
-    session.asker = asker;
-    try {
-      const result = await session.runCells(params, {
-        signal: extra.signal,
-        env: this.opts.env ?? process.env,
-        ...(!taskId && offersFormElicitation(asker.capabilities)
-          ? {
-              onInput: async (i, prompt, password, ended) => {
-                const signal = AbortSignal.any([extra.signal, ended]);
-                const answer = await askForInput(asker, { prompt, password, cell: i + 1, signal });
-                if (answer.note) notes.push(answer.note);
-                return answer.value;
-              },
-            }
-          : {}),
-        ...(progress ? { onEvent: (i, event) => progress.onEvent(i, event) } : {}),
-      });
-      await progress?.finish();
-      // The client no longer waits for this result: the next call says what happened.
-      const cancelled = extra.signal.aborted;
-      if (cancelled) session.noteCancelledCall(result.cells);
-      else session.delivered(result.cells);
-      const notices = cancelled ? [] : [...session.takeNotices(), ...notes];
-      const answer = await evalCallResult(result, session.name, notices, {
-        version: this.protocolVersion,
-        artifactDir: session.executor.artifactDir,
-      });
-      this.artifacts.push(...answer.artifacts);
-      return answer.result;
-    } finally {
-      session.asker = undefined;
-      await progress?.finish();
-    }
   }
 
   private async restartCall(args: unknown): Promise<CallToolResult> {
