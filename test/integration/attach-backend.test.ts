@@ -112,6 +112,42 @@ describe('attach: the backend following an agent', { timeout: 120_000 }, () => {
     await expect(backend.restart()).rejects.toThrow(/not restarted from here/);
   });
 
+  it("says so when the agent restarts one of the session's kernels; leaving ends the cells it still followed", async () => {
+    const { client, env } = await agent();
+    expect(textOf(await evalCell(client, 'state = 1'))).toBe('(no output)');
+    const { backend } = await follow(env);
+    const notices: string[] = [];
+    backend.onNotice?.((text) => notices.push(text));
+    const restarted = (await client.callTool({
+      name: 'restart',
+      arguments: { language: 'py' },
+    })) as CallToolResult;
+    expect(restarted.isError).toBeFalsy();
+    await waitFor(() => notices.length > 0, 30_000, 'the notice');
+    expect(notices).toEqual([
+      'The agent restarted the Python kernel of this session: the state that was in it is gone.',
+    ]);
+    // A cell of the agent's that the notebook shows running ends when the person leaves.
+    const batches: AgentCell[][] = [];
+    backend.onAgentCells?.((cells) => batches.push(cells));
+    const flag = join(mkdtempSync(join(tmpdir(), 'omp-attach-flag-')), 'go');
+    const live = evalCell(
+      client,
+      `import os, time\nwhile not os.path.exists(${JSON.stringify(flag)}): time.sleep(0.02)`,
+    );
+    await waitFor(() => batches.some((b) => b.length > 0), 30_000, 'the live call');
+    const shown = cell(backend, batches.at(-1)?.[0] as AgentCell);
+    await backend.dispose();
+    const left = await shown.result;
+    expect(left.status).toBe('cancelled');
+    expect(shown.events).toContainEqual({
+      kind: 'notice',
+      text: 'the notebook detached; the cell runs on in the agent\u2019s session',
+    });
+    writeFileSync(flag, '');
+    expect(((await live) as CallToolResult).isError).toBe(false);
+  });
+
   it("interrupts the running cell on Ctrl-C, and ends when the agent's connection does", async () => {
     const { client, connection, env } = await agent();
     expect(textOf(await evalCell(client, '1 + 1'))).toBe('2');

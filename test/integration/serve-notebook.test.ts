@@ -188,6 +188,25 @@ describe('a served notebook', () => {
     expect(resultText(events)).toBe("'still here'");
   });
 
+  it("tells the person when an agent restarts the notebook's kernel (its restart tool)", async () => {
+    const { backend, person } = await notebook();
+    const notices: string[] = [];
+    backend.onNotice((text) => notices.push(text));
+    await person('loaded = 7');
+    const client = await connect(await backend.serve(''));
+    const restarted = (await client.callTool({
+      name: 'restart',
+      arguments: { language: 'py' },
+    })) as CallToolResult;
+    expect(restarted.isError, textOf(restarted)).toBeFalsy();
+    await waitFor(() => notices.some((n) => n.includes('An agent restarted')), 30_000, 'the notice');
+    expect(notices).toContain(
+      "An agent restarted the notebook's Python kernel (its restart tool): the state that was in it is gone.",
+    );
+    const { result } = await person('loaded');
+    expect(result.status).toBe('error');
+  });
+
   it('reads the token from OMP_EVAL_MCP_TOKEN, and refuses another', async () => {
     const token = 'a-token-of-the-users-own';
     const { backend } = await notebook({ OMP_EVAL_MCP_TOKEN: token });

@@ -321,7 +321,7 @@ export class McpConnection implements CapHolder {
       if (languages.length === LANGUAGES.length && session.alone && this.sessions.get(name) === session) {
         this.sessions.delete(name);
         this.restartedFeeds.set(name, await session.restartedAway());
-      }
+      } else if (alive.length) session.toldRestarted(alive);
       return restartResult(name, mode, languages, alive);
     });
   }

@@ -286,6 +286,17 @@ export class KernelSession {
     await session.restart(language);
   }
 
+  /** Its followers (a person's served notebook, attached notebooks) are told that `languages`' kernels restarted. */
+  toldRestarted(languages: Language[]): void {
+    const labels = languages.map((l) => LANGUAGE_LABEL[l]).join(' and ');
+    const kernels = `${labels} kernel${languages.length > 1 ? 's' : ''}`;
+    this.feed.notice(
+      this.shared
+        ? `An agent restarted the notebook's ${kernels} (its restart tool): the state that was in ${languages.length > 1 ? 'them' : 'it'} is gone.`
+        : `The agent restarted the ${kernels} of this session: the state that was in ${languages.length > 1 ? 'them' : 'it'} is gone.`,
+    );
+  }
+
   /** Languages whose kernel is alive now. */
   async running(): Promise<Language[]> {
     if (this.mode === 'per-call') return [];

@@ -36,6 +36,7 @@ export class ServedNotebook implements NotebookBackend {
     private readonly inner: NotebookBackend,
     private readonly opts: ServeOptions,
   ) {
+    this.calls.onNotice((text) => this.notice(text));
     if (opts.serveAtStart !== undefined)
       void this.serve(opts.serveAtStart).then(
         (text) => this.notice(text),

@@ -38,6 +38,10 @@ export class ServedCalls {
         unsubscribe();
         return;
       }
+      if (message.t === 'notice') {
+        this.followed.onMessage(message);
+        return;
+      }
       if (message.t === 'call') {
         const n = ++this.next;
         numbers.set(message.call, n);
@@ -54,6 +58,11 @@ export class ServedCalls {
         this.owners.delete(n);
       }
     }, 0);
+  }
+
+  /** Calls `listener` with what the agents' sessions tell the person between cells (a restart). */
+  onNotice(listener: (text: string) => void): void {
+    this.followed.noticeListeners.add(listener);
   }
 
   /** Calls `listener` with each call's cells as it starts (those that came before first). */
