@@ -8,7 +8,7 @@ import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "py"))
-from omp_kernel import channel, children, complete, execute, imports, interrupts, stdin, tracebacks  # noqa: E402
+from omp_kernel import cellcode, channel, children, complete, imports, interrupts, stdin, tracebacks  # noqa: E402
 from omp_kernel.display import Display, DisplayHandle  # noqa: E402
 from omp_kernel.formatters import Bundle, Formatter, bound, json_fits, raw_bundle, safe_repr  # noqa: E402
 from omp_kernel.magics import UsageError, parse_options  # noqa: E402
@@ -407,17 +407,17 @@ class MagicHelpers(unittest.TestCase):
         self.assertEqual(str(result), "1.5 \u00b5s \u00b1 500 ns per loop (mean \u00b1 std. dev. of 2 runs, 10 loops each)")
 
 
-class ExecuteModule(unittest.TestCase):
+class CellCodeModule(unittest.TestCase):
     def test_helpers(self):
         import ast
 
-        self.assertEqual(execute.normalize("a\r\nb\rc"), "a\nb\nc")
+        self.assertEqual(cellcode.normalize("a\r\nb\rc"), "a\nb\nc")
         for code, quiet in (("1 + 1;", True), ("1 + 1  # ;", False), ("1 + 1;\n# x", True), ("(1 +\n 1) ;", True)):
             tree = ast.parse(code)
-            self.assertEqual(execute.semicolon_after(code, tree.body[-1]), quiet, code)
-        self.assertFalse(execute._maybe_ipython("x = 1\nprint(x)"))
+            self.assertEqual(cellcode.semicolon_after(code, tree.body[-1]), quiet, code)
+        self.assertFalse(cellcode.maybe_ipython("x = 1\nprint(x)"))
         for code in ("%pwd", "  x = 1", ">>> 1", ",f a", "x?"):
-            self.assertTrue(execute._maybe_ipython(code), code)
+            self.assertTrue(cellcode.maybe_ipython(code), code)
 
 
 class ChildrenModule(unittest.TestCase):

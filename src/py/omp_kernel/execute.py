@@ -6,54 +6,12 @@ import sys
 import threading
 import weakref
 
-from . import width
+from . import cellcode, width
 from .tracebacks import PRELUDE_FILENAME, cell_filename
 
 NO_VALUE = object()
 _CO_COROUTINE = 0x80
 _TOP_LEVEL_AWAIT = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-_MAYBE_IPYTHON = ("%", "!", "?", ">>>", "...", "In [")
-
-
-def _maybe_ipython(code):
-    """False when code certainly has no IPython syntax (most cells: the transformer is not loaded)."""
-    if any(mark in code for mark in _MAYBE_IPYTHON):
-        return True
-    for line in code.split("\n"):
-        if line.strip():
-            if line[:1].isspace():
-                return True  # a uniformly indented cell
-            break
-    return any(line.lstrip()[:1] in (",", ";", "/") for line in code.split("\n"))
-
-
-_FIRST_WORD = r"^([^\W\d][\w.]*)\s*(.*)$"  # IPython's split of a line into `ifun rest`
-
-
-def _shadowed(name):
-    import builtins
-    import keyword
-
-    return name in builtins.__dict__ or keyword.iskeyword(name)
-
-
-def normalize(code):
-    # compile() reads \r\n and \r as newlines; normalising first keeps line numbers, the
-    # registered source and the ';' check in agreement.
-    return code.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def semicolon_after(code, node):
-    """True if the cell's last expression is followed by ';' (IPython's output suppression)."""
-    lines = code.split("\n")
-    tail = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset :].decode("utf-8", "replace")
-    for text in [tail] + lines[node.end_lineno :]:
-        text = text.strip()
-        if text.startswith(";"):
-            return True
-        if text and not text.startswith("\\"):
-            return False
-    return False
 
 
 class Executor(object):
@@ -128,7 +86,7 @@ class Executor(object):
                 raise
             # The interrupt hit the event loop, not the cell: report it where the cell was
             # awaiting, then cancel the cell's task and let it unwind.
-            exc = exc.with_traceback(_await_traceback(coro))
+            exc = exc.with_traceback(cellcode.await_traceback(coro))
             task.cancel()
             interrupts.in_cell = False  # no second interrupt while the task unwinds
             try:
@@ -150,7 +108,7 @@ class Executor(object):
     def transform(self, code):
         """IPython syntax → Python. Plain code is returned untouched without loading the
         transformer."""
-        if not _maybe_ipython(code):
+        if not cellcode.maybe_ipython(code):
             return code
         from . import transform
 
@@ -163,7 +121,7 @@ class Executor(object):
         NO_VALUE is returned. `first_line`: the code is a script's cell that starts there (its
         lines are numbered as in the script)."""
         ast = self._ast
-        code = normalize(code)
+        code = cellcode.normalize(code)
         if register:  # the lines as the user wrote them (the transform keeps their numbers)
             self.k.tracebacks.register_source(filename, code, self._linecache, first_line)
         # The prelude is plain Python: nothing to rewrite, and the transformer stays unloaded.
@@ -176,7 +134,7 @@ class Executor(object):
             return NO_VALUE
         last = None
         if want_value and tree.body and isinstance(tree.body[-1], ast.Expr):
-            if not semicolon_after(source, tree.body[-1]):
+            if not cellcode.semicolon_after(source, tree.body[-1]):
                 last = ast.Expression(tree.body.pop().value)
         if tree.body:
             code_obj = compile(tree, filename, "exec", self.flags, True)
@@ -194,9 +152,9 @@ class Executor(object):
         ast = self._ast
         nodes = tree.body
         mode = self.interactivity
-        quiet = bool(nodes) and semicolon_after(source, nodes[-1])
+        quiet = bool(nodes) and cellcode.semicolon_after(source, nodes[-1])
         if mode == "last_expr_or_assign":
-            target = _assigned_name(ast, nodes[-1]) if nodes else None
+            target = cellcode.assigned_name(ast, nodes[-1]) if nodes else None
             if target is not None:
                 shown = ast.Expr(ast.Name(target, ast.Load()))
                 nodes.append(ast.copy_location(shown, nodes[-1]))
@@ -233,29 +191,6 @@ class Executor(object):
         if future:  # (a later statement compiled apart is under the import too)
             self._carry_future(code_obj)
         return code_obj
-
-    def prefilter(self, code):
-        """A one-line cell, as IPython's prefilter sees it: a macro's name runs the macro, and
-        `name args` runs the line magic `name` when nothing in the namespace is called so
-        (automagic)."""
-        line = code.strip()
-        if not line or "\n" in line:
-            return code
-        import re
-
-        match = re.match(_FIRST_WORD, line, re.S)
-        if match is None:
-            return code
-        ifun, rest = match.group(1), match.group(2)
-        head = ifun.split(".", 1)[0]
-        value = self.user_ns.get(head)
-        if ifun == head and type(value).__name__ == "Macro" and isinstance(getattr(value, "value", None), str):
-            return value.value
-        if rest[:1] in ("=", ",") or head in self.user_ns or _shadowed(head):
-            return code
-        if ifun not in self.k.load_magics().reg.line:
-            return code
-        return "%" + line
 
     # ---- results and history ------------------------------------------------------------------
 
@@ -343,25 +278,25 @@ class Executor(object):
         if "asyncio" in sys.modules:
             k.channel.quiet = False  # (callbacks of the user's may run)
             self.event_loop()
-        _new_warning_registry()
+        cellcode.new_warning_registry()
         k.capture.cell_id = request_id = request["id"]
         k.threads_before_cell = weakref.WeakSet(threading.enumerate())
         k.stdin.allowed = bool(request.get("allowStdin", False))
         k.stdin.ends = k.stdin.allowed and request.get("stdinEnds") is True
         if store:
             in_step = len(self.In) == self.count + 1  # (after %reset, In starts again, as IPython's)
-            self.count = max(self.count, (_cell_number(request) or 0) - 1) + 1
+            self.count = max(self.count, (cellcode.cell_number(request) or 0) - 1) + 1
             if in_step:  # the front end's number may skip some: js cells, or the cells before a restart
                 self.In.extend([""] * (self.count - len(self.In)))
             self.record_input(code)
-        first_line = _script_line(request) if store and self.script_path else None
+        first_line = cellcode.script_line(request) if store and self.script_path else None
         if init:
             filename = PRELUDE_FILENAME
         elif first_line:
             # `omp-eval run`: tracebacks and warnings name the script and its line, as python's
             filename = self.script_path
         elif store:
-            filename = cell_filename(_cell_number(request) or self.count)
+            filename = cell_filename(cellcode.cell_number(request) or self.count)
         else:
             filename = "<omp-internal-%s>" % request_id
         status, cancelled = "ok", False
@@ -378,7 +313,7 @@ class Executor(object):
                 try:
                     if not init and not silent:
                         k.run_hooks(k.hooks_before_cell)
-                        code = self.prefilter(code)
+                        code = cellcode.prefilter(code, self.user_ns, lambda: self.k.load_magics().reg.line)
                     if silent:
                         self.run_source(code, filename, False)
                     else:
@@ -461,51 +396,3 @@ class Executor(object):
             if folder in sys.path:
                 sys.path.remove(folder)
             sys.path.insert(0, folder)
-
-
-def _assigned_name(ast, node):
-    """The name an assignment statement binds alone (`x = ...`, `x += ...`, `x: int = ...`), as
-    IPython's last_expr_or_assign shows it; None for other statements."""
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        target = node.targets[0]
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-        target = node.target
-    else:
-        return None
-    return target.id if isinstance(target, ast.Name) else None
-
-
-def _script_line(request):
-    """Where the cell starts in the script it comes from (`omp-eval run`), if the host said."""
-    line = request.get("scriptLine")
-    return line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None
-
-
-def _cell_number(request):
-    """The number the front end shows for the cell, when it sends one: tracebacks name it, and
-    the cell's count follows it (never going back), so that Out[n], _n and In[n] are the cell the
-    screen shows as [n] (after a restart, or js cells in between)."""
-    number = request.get("cellNumber")
-    return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
-
-
-def _new_warning_registry():
-    """Each cell shows its warnings again, as in IPython (the registry of warnings already shown
-    is keyed by line, and every cell's code is `__main__`)."""
-    mutated = getattr(sys.modules.get("warnings"), "_filters_mutated", None)
-    if mutated is not None:
-        mutated()
-
-
-def _await_traceback(coro):
-    """A traceback through the chain of coroutines the cell is suspended in."""
-    import types
-
-    frames = []
-    while coro is not None and getattr(coro, "cr_frame", None) is not None:
-        frames.append(coro.cr_frame)
-        coro = coro.cr_await
-    tb = None
-    for frame in reversed(frames):
-        tb = types.TracebackType(tb, frame, frame.f_lasti, frame.f_lineno)
-    return tb

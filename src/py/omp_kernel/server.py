@@ -19,7 +19,7 @@ from .formatters import Formatter
 from .imports import PrivateImports, patching_finder, startup_paths
 from .interrupts import Interrupts
 from .stdin import Stdin, StdinNotImplementedError
-from .tracebacks import Tracebacks, safe_str
+from .tracebacks import Tracebacks
 
 RUNNER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The modules loaded before any cell ran: what %reset --aggressive keeps.
@@ -149,7 +149,7 @@ class Kernel(object):
         helper.__name__ = "__omp_%s__" % name
         return helper
 
-    def _magic_names(self):
+    def magic_names(self):
         """The line and cell magics' names, and those whose argument is code (for completion)."""
         registry = self.load_magics().reg
         code = set(registry.no_expand) | {"time", "timeit", "prun"}
@@ -260,11 +260,21 @@ class Kernel(object):
         return {
             "exit": lambda request: self.exit(),
             "input_reply": lambda request: None,  # a reply that arrived after its cell ended
-            "complete": self.complete,
-            "is_complete": self.is_complete,
-            "variables": self.variables,
+            "complete": self._query("complete"),
+            "is_complete": self._query("is_complete"),
+            "variables": self._query("variables"),
             "execute": self.execute,
         }
+
+    def _query(self, name):
+        """A handler of queries.py, loaded at the first query."""
+
+        def handle(request):
+            from . import queries
+
+            getattr(queries, name)(self, request)
+
+        return handle
 
     def execute(self, request):
         request_id = request.get("id")
@@ -289,78 +299,6 @@ class Kernel(object):
     def _done_after_error(self, request_id):
         count = self.executor.count
         self.channel.send({"type": "done", "id": request_id, "status": "error", "executionCount": count, "cancelled": False})
-
-    def complete(self, request):
-        """Completions for the name before the cursor. User code runs here too (__dir__,
-        properties), so an interrupt stops it like a cell."""
-        from .complete import completions
-
-        request_id = request.get("id")
-        code = request.get("code")
-        cursor = request.get("cursor", len(code) if isinstance(code, str) else 0)
-        if not valid_id(request_id) or not isinstance(code, str) or not isinstance(cursor, int) or isinstance(cursor, bool):
-            known_id = request_id if valid_id(request_id) else None
-            self.channel.protocol_error("complete needs id and code (strings) and cursor (an integer)", known_id)
-            return
-        cursor = max(0, min(cursor, len(code)))
-        matches, start = [], cursor
-        self.interrupts.start_cell()
-        try:
-            matches, start = completions(code, cursor, self.executor.user_ns, self._magic_names)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            self.interrupts.in_cell = False
-        self.channel.send({"type": "complete_reply", "id": request_id, "matches": matches, "start": start, "end": cursor})
-
-    def is_complete(self, request):
-        """Whether Enter runs the code or adds a line: complete, incomplete (with the next line's
-        indentation) or invalid, as IPython's check_complete says."""
-        from .complete import is_complete
-
-        request_id = request.get("id")
-        code = request.get("code")
-        if not isinstance(code, str) or not valid_id(request_id):
-            known_id = request_id if valid_id(request_id) else None
-            self.channel.protocol_error("is_complete needs id and code (strings)", known_id)
-            return
-        try:
-            status, indent = is_complete(code, self.private_import)
-        except Exception as exc:  # never leave the host without an answer
-            self.channel.diag("is_complete failed: %s" % safe_str(exc))
-            status, indent = "unknown", None
-        reply = {"type": "is_complete_reply", "id": request_id, "status": status}
-        if status == "incomplete":
-            reply["indent"] = " " * (indent or 0)
-        self.channel.send(reply)
-
-    def variables(self, request):
-        """The user's names with type, summary and shape, as %whos. User code runs here (__str__),
-        so an interrupt stops it like a cell: the names described so far are sent."""
-        from .variables import list_variables
-
-        request_id = request.get("id")
-        limit = request.get("limit", 500)
-        name_ms = request.get("nameTimeoutMs", 1000)
-        timeout_ms = request.get("timeoutMs")
-        numbers = (limit, name_ms) if timeout_ms is None else (limit, name_ms, timeout_ms)
-        if not valid_id(request_id) or not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
-            known_id = request_id if valid_id(request_id) else None
-            self.channel.protocol_error(
-                "variables needs id (a string), limit, nameTimeoutMs and timeoutMs (integers)", known_id
-            )
-            return
-        described, total = [], 0
-        self.interrupts.start_cell()
-        try:
-            timeout = None if timeout_ms is None else timeout_ms / 1000.0
-            ns, hidden = self.executor.user_ns, self.executor.hidden
-            described, total = list_variables(ns, hidden, limit, name_ms / 1000.0, timeout)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            self.interrupts.in_cell = False
-        self.channel.send({"type": "variables_reply", "id": request_id, "variables": described, "total": total})
 
     def exit(self):
         self.capture.drain(limit=0.5)
