@@ -9,13 +9,23 @@ if (!existsSync(cli)) {
 }
 // `run` and `tool`: the same CLI as one classic script, compiled from V8's code cache of an earlier
 // call (src/eval/launch/codeCache.ts); anything else, or where that cannot be, its ES modules.
+// Their Python kernel's process is spawned first, from the last call's recipe (src/modes/launchEarly.ts),
+// so that the interpreter starts while the script is read and compiled; the script's main takes it.
 let fast;
+let early;
+let launch;
 try {
-  const { guessFace, runCachedBundle } = await import('../dist/cli/launch.js');
+  launch = await import('../dist/cli/launch.js');
   const argv = process.argv.slice(2);
-  const face = guessFace(argv);
-  if (face) fast = runCachedBundle(new URL('../dist/cli/fast.cjs', import.meta.url), face, argv);
+  const face = launch.guessFace(argv);
+  if (face) {
+    early = launch.spawnFirst(argv);
+    fast = launch.runCachedBundle(new URL('../dist/cli/fast.cjs', import.meta.url), face, argv, {
+      handOff: early,
+    });
+  }
 } catch {
   // (a plain build has no launch.js: OMP_EVAL_BUILD_PLAIN=cli-bundle)
 }
+if (!fast) launch?.dropFirst(early);
 await (fast ?? import(cli.href));

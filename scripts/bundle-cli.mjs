@@ -100,8 +100,8 @@ const fastEntry = {
     b.onLoad({ filter: /.*/, namespace: 'omp' }, () => ({
       contents: [
         "import { discardEarly, startEarly } from './modes/early.js';",
-        'export async function main(argv) {',
-        '  await startEarly(argv);',
+        'export async function main(argv, handed) {',
+        '  await startEarly(argv, handed);',
         '  try {',
         "    await (await import('./cli.js')).parsed;",
         '  } finally {',
@@ -159,12 +159,14 @@ await build({
   writeFileSync(FAST, `//omp-eval-bundle ${digest}\n${code}`);
 });
 
-// What bin/omp-eval.js loads first: the guess of the command and the code cache's loader.
+// What bin/omp-eval.js loads first: the guess of the command, the recipe's spawn (run and tool's
+// kernel, before the script above is read and compiled) and the code cache's loader.
 await build({
   stdin: {
     contents: [
       "export { guessFace } from './modes/early.js';",
       "export { runCachedBundle } from './eval/launch/codeCache.js';",
+      "export { dropFirst, spawnFirst } from './modes/launchEarly.js';",
     ].join('\n'),
     resolveDir: sourceRoot,
     loader: 'js',

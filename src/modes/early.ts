@@ -93,21 +93,31 @@ export function guessPythonKernel(argv: readonly string[], cwd = process.cwd()):
   return undefined;
 }
 
+/** What the launcher spawned first (launchEarly.ts), for startEarly: the recipe's key and process. */
+export interface EarlySpawn {
+  key: string;
+  spawned: RecipeSpawn | undefined;
+}
+
 let early: PrestartedKernel | undefined;
 
 /**
  * Spawns the kernel's process `argv` will probably need, if it needs one: at once from the
  * previous call's recipe when this call is the same (eval/quickstart.ts), then checked against
- * the settings. Never fails.
+ * the settings. `handed`: what the launcher spawned from the recipe already (launchEarly.ts), for
+ * the same `argv`. Never fails.
  */
-export async function startEarly(argv: readonly string[]): Promise<void> {
+export async function startEarly(argv: readonly string[], handed?: EarlySpawn): Promise<void> {
+  let fromRecipe: RecipeSpawn | undefined = handed?.spawned;
   const guess = guessPythonKernel(argv);
-  if (!guess) return;
-  let fromRecipe: RecipeSpawn | undefined;
+  if (!guess) {
+    fromRecipe?.child.kill('SIGKILL');
+    return;
+  }
   try {
     const quick = await import('../eval/quickstart.js');
-    const recipeKey = quick.recipeKey(guess);
-    fromRecipe = quick.spawnByRecipe(recipeKey);
+    const recipeKey = handed ? handed.key : quick.recipeKey(guess);
+    if (!handed) fromRecipe = quick.spawnByRecipe(recipeKey);
     const { envFilterOf, loadSettings, prestartPython, streamLogger } = await import('../eval/start.js');
     const settings = loadSettings({
       ...(guess.python ? { 'python.interpreter': guess.python } : {}),

@@ -13,7 +13,6 @@
  * means compiling as without it, and the cache is written anew when the call ends.
  * OMP_EVAL_PERF_OFF=code-cache: the ES-module chunks, as before (src/eval/perfOff.ts).
  */
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   openSync,
@@ -41,7 +40,13 @@ const DIGEST_BYTES = 32;
 /** Another bundle's caches (an earlier omp-eval's) written this long ago are removed. */
 const STALE_MS = 30 * 24 * 60 * 60 * 1000;
 
-const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest();
+// (node:crypto loaded at the first use, not as the launcher loads: the recipe's kernel is spawned
+// before it, launchEarly.ts)
+const sha256 = (data: Uint8Array) =>
+  (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'))
+    .createHash('sha256')
+    .update(data)
+    .digest();
 
 /** A short stable name for what else makes V8's data differ: the flags Node was given. */
 function flagsKey(execArgv: readonly string[], env: NodeJS.ProcessEnv): string {
@@ -113,6 +118,8 @@ export interface CachedBundleOptions {
   onCompiled?: (state: 'used' | 'rejected' | 'none') => void;
   /** Where the cache's writing is put off to (default: the process's exit). */
   atExit?: (write: () => void) => void;
+  /** Given to the script's main after argv: what the launcher spawned first (modes/launchEarly.ts). */
+  handOff?: unknown;
 }
 
 /**
@@ -185,5 +192,8 @@ export function runCachedBundle(
     dirname(filename),
     importModule,
   );
-  return (module.exports as { main: (argv: readonly string[]) => Promise<unknown> }).main(argv);
+  return (module.exports as { main: (argv: readonly string[], handOff?: unknown) => Promise<unknown> }).main(
+    argv,
+    opts.handOff,
+  );
 }

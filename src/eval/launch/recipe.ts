@@ -14,7 +14,6 @@
  * for its first request); runner.py itself is checked here against the one omp-eval ships.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -26,6 +25,7 @@ import { isPrivate, privateName } from '../output/privateDir.js';
 import { BRIDGE_FD, KERNEL_STDIO, RUNNER_CACHE } from '../process/descriptors.js';
 import { kernelEnv } from './env.js';
 import type { ResolvedPython } from './python.js';
+import { quickHash } from './quickHash.js';
 
 /** What a kernel's process was spawned with (the kernel's descriptors are spawn.ts's). */
 export interface Recipe {
@@ -62,7 +62,9 @@ export function recipeFile(base = tmpdir()): string {
 /**
  * The call's key: everything the kernel's settings and interpreter are read from that is cheap to
  * see at once (the guessed flags, the working directory, the whole environment, the config file's
- * content, this omp-eval). A hash: the environment's values are never written anywhere.
+ * content, this omp-eval). A hash: the environment's values are never written anywhere. Not
+ * node:crypto's (quickHash.ts): the key is computed before the kernel's process is spawned, and
+ * a collision only spawns a process that prestart.ts then finds unfit and stops.
  */
 export function recipeKey(guess: unknown, env: NodeJS.ProcessEnv = process.env): string {
   const configFile = configPath(env);
@@ -74,7 +76,7 @@ export function recipeKey(guess: unknown, env: NodeJS.ProcessEnv = process.env):
     const st = statSync(configFile, { bigint: true });
     config =
       st.isFile() && st.size <= CONFIG_READ_MAX
-        ? createHash('sha256').update(readFileSync(configFile)).digest('hex')
+        ? readFileSync(configFile, 'latin1')
         : `${st.mode}:${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
   } catch {
     // no config file
@@ -83,9 +85,7 @@ export function recipeKey(guess: unknown, env: NodeJS.ProcessEnv = process.env):
     .filter((name) => name !== '_') // (the shell's last command: `time omp-eval …` is the same call)
     .sort()
     .map((name) => [name, env[name]]);
-  return createHash('sha256')
-    .update(JSON.stringify({ guess, cwd: process.cwd(), vars, configFile, config, install: INSTALL }))
-    .digest('hex');
+  return quickHash(JSON.stringify({ guess, cwd: process.cwd(), vars, configFile, config, install: INSTALL }));
 }
 
 /** The recipe stored for `key`, if it is safe to use (ours, private, its runner.py intact). */
