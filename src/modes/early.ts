@@ -111,7 +111,7 @@ export async function startEarly(argv: readonly string[], handed?: EarlySpawn): 
   let fromRecipe: RecipeSpawn | undefined = handed?.spawned;
   const guess = guessPythonKernel(argv);
   if (!guess) {
-    fromRecipe?.child.kill('SIGKILL');
+    stopSpawned(fromRecipe);
     return;
   }
   try {
@@ -136,8 +136,15 @@ export async function startEarly(argv: readonly string[], handed?: EarlySpawn): 
   } catch {
     // (bad settings, say: the command reports them)
   } finally {
-    fromRecipe?.child.kill('SIGKILL');
+    stopSpawned(fromRecipe);
   }
+}
+
+/** Stops a process spawned from the recipe that nothing took, and closes its pipes (no error then). */
+export function stopSpawned(spawned: RecipeSpawn | undefined): void {
+  if (!spawned) return;
+  spawned.child.kill('SIGKILL');
+  for (const stream of spawned.child.stdio) stream?.destroy();
 }
 
 /** The process startEarly spawned, for the executor (once). */

@@ -4,8 +4,8 @@
  * read, checked and compiled (some 60-90 ms of the call), so that the interpreter starts meanwhile.
  * startEarly (early.ts) is handed the process and the key, and goes on as with its own spawn.
  */
-import { recipeKey, spawnByRecipe } from '../eval/quickstart.js';
-import { type EarlySpawn, guessPythonKernel } from './early.js';
+import { recipeKey, spawnByRecipe, streamLogger } from '../eval/quickstart.js';
+import { type EarlySpawn, guessPythonKernel, stopSpawned } from './early.js';
 
 /** The recipe's process for `argv` (none when the call is not the last one), with its key. Never fails. */
 export function spawnFirst(argv: readonly string[]): EarlySpawn | undefined {
@@ -13,7 +13,7 @@ export function spawnFirst(argv: readonly string[]): EarlySpawn | undefined {
   if (!guess) return undefined;
   try {
     const key = recipeKey(guess);
-    return { key, spawned: spawnByRecipe(key) };
+    return { key, spawned: spawnByRecipe(key, streamLogger(process.stderr)) };
   } catch {
     return undefined;
   }
@@ -21,5 +21,5 @@ export function spawnFirst(argv: readonly string[]): EarlySpawn | undefined {
 
 /** Stops the process spawnFirst made when the CLI that would take it does not run. */
 export function dropFirst(early: EarlySpawn | undefined): void {
-  early?.spawned?.child.kill('SIGKILL');
+  stopSpawned(early?.spawned);
 }

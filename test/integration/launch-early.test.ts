@@ -8,7 +8,8 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEarly, takeEarly } from '../../src/modes/early.js';
+import { createExecutor, loadSettings } from '../../src/eval/index.js';
+import { type EarlySpawn, startEarly, takeEarly } from '../../src/modes/early.js';
 import { dropFirst, spawnFirst } from '../../src/modes/launchEarly.js';
 import { pidAlive, waitFor } from '../helpers/kernel.js';
 
@@ -26,7 +27,7 @@ describe("the launcher's early spawn", () => {
     vi.unstubAllEnvs();
   });
 
-  it('is the process startEarly hands on when the call is the last one, and is stopped when not taken', async () => {
+  it('is let go and handed on when the call is the last one, runs the cells, and is stopped when not taken', async () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'omp-launch-early-')));
     const argv = ['--cwd', cwd, 'tool'];
     // The first call: no recipe yet; startEarly spawns the process and stores the recipe.
@@ -35,15 +36,41 @@ describe("the launcher's early spawn", () => {
     const first = takeEarly();
     expect(await first?.pid).toBeTypeOf('number');
     first?.discard();
-    // The next: the launcher's process, handed on and taken.
-    const handed = spawnFirst(argv);
+    // The next: the launcher's process, let go at once (its package loads while the CLI compiles)
+    // once the kernel's files and bytecode are checked (the first call's compile may still run: a
+    // process spawned meanwhile is not let go, and is dropped here), then handed on and taken.
+    let handed: EarlySpawn | undefined;
+    await waitFor(
+      () => {
+        handed = spawnFirst(argv);
+        if (handed?.spawned?.released) return true;
+        dropFirst(handed);
+        return false;
+      },
+      60_000,
+      'a process spawned from the recipe and let go',
+    );
     const pid = handed?.spawned?.child.pid;
     expect(pid).toBeTypeOf('number');
     await startEarly(argv, handed);
     const second = takeEarly();
     expect(await second?.pid).toBe(pid);
-    second?.discard();
-    await waitFor(() => !pidAlive(pid as number), 60_000, 'the discarded process to be stopped');
+    // It runs the cells (the executor's settings are tool's: the environment filter on).
+    const hostEnv = { ...process.env };
+    const executor = createExecutor({
+      settings: loadSettings({ 'sandbox.mode': 'off', 'env.filter': true }, hostEnv),
+      hostEnv,
+      logger: { trace: () => {}, warn: () => {} },
+      ...(second ? { prestarted: second } : {}),
+    });
+    try {
+      const [result] = await executor.runOnce([{ language: 'py', code: 'import os\nprint(os.getpid())' }], {
+        cwd,
+      });
+      expect(result?.text.trim()).toBe(String(pid));
+    } finally {
+      await executor.dispose();
+    }
     // One the CLI never takes (its script could not be used): stopped.
     const dropped = spawnFirst(argv);
     const droppedPid = dropped?.spawned?.child.pid;

@@ -6,7 +6,6 @@
  * byte, or it is removed: a tampered pyc (its header kept) never runs. runner.py never writes
  * bytecode there and reads only these files.
  */
-import { createHash } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
@@ -19,8 +18,8 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../logger.js';
+import { nodeCrypto } from '../nodeCrypto.js';
 import { filterEnv } from './env.js';
-import { runGuarded } from './guardedRun.js';
 
 /** How long the one compile of the package may take. */
 const COMPILE_TIMEOUT_MS = 30_000;
@@ -58,7 +57,7 @@ interface Manifest {
   files: Record<string, string>;
 }
 
-const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+const sha256 = (data: Buffer | string) => nodeCrypto().createHash('sha256').update(data).digest('hex');
 /** One manifest per interpreter and version: an interpreter upgraded in place gets its own. */
 const manifestName = (executable: string, version: string) =>
   `bytecode-${sha256(`${executable}\0${version}`).slice(0, 16)}.json`;
@@ -259,6 +258,20 @@ export function ensureBytecode(
   return compile;
 }
 
+/**
+ * True when `executable` has its recorded bytecode in `dir` already: ensureBytecode would compile
+ * nothing (`manifests`: what checkBytecode read just before, if anything).
+ */
+export function bytecodeComplete(
+  dir: string,
+  interpreter: { executable: string; version: string },
+  io: BytecodeIo,
+  manifests: Manifests | undefined,
+): boolean {
+  const name = manifestName(interpreter.executable, interpreter.version);
+  return isComplete(dir, (manifests ?? readManifest(dir, name, io)).get(name));
+}
+
 /** True when `manifest` exists and each file it records is there. */
 function isComplete(dir: string, manifest: Manifest | undefined): boolean {
   return (
@@ -313,6 +326,8 @@ async function compileInto(
   io: BytecodeIo,
   manifestPath: string,
 ): Promise<void> {
+  // (the sandbox's and the host guard's modules, loaded only to compile)
+  const { runGuarded } = await import('./guardedRun.js');
   const result = await runGuarded(executable, ['-I', '-B', '-c', COMPILE, ...sources], {
     env: filterEnv(hostEnv),
     cwd: dir,

@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { nodeCrypto } from '../nodeCrypto.js';
 import { isPrivate, privateDir } from '../output/privateDir.js';
 import { perfOff } from '../perfOff.js';
 import { CODE_CACHE } from '../process/descriptors.js';
@@ -42,11 +43,7 @@ const STALE_MS = 30 * 24 * 60 * 60 * 1000;
 
 // (node:crypto loaded at the first use, not as the launcher loads: the recipe's kernel is spawned
 // before it, launchEarly.ts)
-const sha256 = (data: Uint8Array) =>
-  (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'))
-    .createHash('sha256')
-    .update(data)
-    .digest();
+const sha256 = (data: Uint8Array) => nodeCrypto().createHash('sha256').update(data).digest();
 
 /** A short stable name for what else makes V8's data differ: the flags Node was given. */
 function flagsKey(execArgv: readonly string[], env: NodeJS.ProcessEnv): string {

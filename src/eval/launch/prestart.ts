@@ -137,9 +137,10 @@ async function spawnPython(
   const plain = opts.sandbox.mode === 'off' && !memoryLimitOf(opts.sandbox);
   const early = opts.fromRecipe;
   if (early) {
-    let runner: string | undefined;
+    // (checked already, in this call, when the process was let go: quickstart.ts)
+    let runner = early.released;
     try {
-      runner = ensureRunnerFile({ logger: opts.logger });
+      runner ??= ensureRunnerFile({ logger: opts.logger });
     } catch {
       // (the spawn below reports it)
     }
@@ -151,7 +152,8 @@ async function spawnPython(
       sameInterpreter(python, recipe.python) &&
       sameEnv({ ...env, OMP_BRIDGE_FD: String(BRIDGE_FD) }, early.env);
     const proc = withChannels(early.child, python.executable);
-    if (fits && runner) return pythonKernel(proc, python, runner, opts.hostEnv, opts.logger);
+    if (fits && runner)
+      return pythonKernel(proc, python, runner, opts.hostEnv, opts.logger, early.released !== undefined);
     stopUnused(proc);
   }
   // (the sandbox said explicitly: without it, the spawn would follow $OMP_EVAL_SANDBOX)

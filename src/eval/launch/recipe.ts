@@ -46,6 +46,11 @@ export interface RecipeSpawn {
   recipe: Recipe;
   /** Its environment (the kernel's, and the bridge's descriptor). */
   env: Record<string, string>;
+  /**
+   * runner.py's path when the process was let go (the blank line runner.py waits for: it loads its
+   * package now) after the checks pythonKernel (spawn.ts) makes first: quickstart.ts, release.
+   */
+  released?: string;
 }
 
 /** A config file larger than this is known by its identity, not read (it is a few lines). */

@@ -2,7 +2,6 @@
  * The kernel's Python files are written once per content hash into a private cache under the OS
  * temp directory and reused by later spawns, but only after their content is checked.
  */
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   lstatSync,
@@ -19,10 +18,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type writeFileAtomic from 'write-file-atomic';
 import { type Logger, silentLogger } from '../logger.js';
+import { nodeCrypto } from '../nodeCrypto.js';
 import { reasonOf } from '../output/artifact.js';
 import { isPrivate, privateDir, uid } from '../output/privateDir.js';
 import { RUNNER_CACHE } from '../process/descriptors.js';
-import { type BytecodeIo, checkBytecode, ensureBytecode } from './bytecode.js';
+import { type BytecodeIo, bytecodeComplete, checkBytecode, ensureBytecode } from './bytecode.js';
 
 const PY_DIR = new URL('../../py/', import.meta.url);
 
@@ -144,7 +144,7 @@ function writeAtomically(file: string, content: string | Buffer) {
 
 /** The cache directory's name for a set of kernel files: a hash of all of them. */
 export function kernelFilesHash(sources: Record<string, string>): string {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   for (const name of Object.keys(sources).sort())
     hash
       .update(name)
@@ -262,4 +262,21 @@ export async function prepareBytecode(
   const manifests = checkBytecode(dir, packageDirs, bytecodeIo, logger);
   if (!compile) return;
   await ensureBytecode(dir, KERNEL_FILES, interpreter, hostEnv, bytecodeIo, logger, manifests);
+}
+
+/**
+ * prepareBytecode's check without its compile, at once: true when the bytecode beside `runner` was
+ * checked (checkBytecode) and the interpreter's is complete, so that prepareBytecode would do
+ * nothing more and the runner may load its package now (a process spawned from a recipe:
+ * quickstart.ts). False: prepareBytecode has work to do.
+ */
+export function bytecodeChecked(
+  runner: string,
+  interpreter: { executable: string; version: string },
+  logger: Logger = silentLogger,
+): boolean {
+  const dir = dirname(runner);
+  const packageDirs = [...new Set(KERNEL_FILES.map((file) => dirname(file)))];
+  const manifests = checkBytecode(dir, packageDirs, bytecodeIo, logger);
+  return bytecodeComplete(dir, interpreter, bytecodeIo, manifests);
 }

@@ -91,7 +91,10 @@ export function pythonKernel(
   runner: string,
   hostEnv: NodeJS.ProcessEnv,
   logger: Logger,
+  /** The process was let go already, its checks made (a recipe's: quickstart.ts). */
+  released = false,
 ): KernelProcess {
+  if (released) return { ...proc, python, requestsReady: Promise.resolve() };
   const interpreter = { executable: python.executable, version: python.version.join('.') };
   // The host runs the interpreter to compile the kernel's bytecode into the shared cache: never
   // one that a sandboxed cell could have written (it would run on the host, and its bytecode

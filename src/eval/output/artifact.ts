@@ -4,7 +4,6 @@
  * file stops growing at its cap, the oldest files are removed when the folder outgrows its
  * total, and files older than a day are removed.
  */
-import { randomUUID } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -18,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { nodeCrypto } from '../nodeCrypto.js';
 import { joinSmall } from './joinSmall.js';
 import { isPrivateDir, privateDir } from './privateDir.js';
 
@@ -210,7 +210,7 @@ export class ArtifactFile {
   static create(ext = 'txt', dir?: string): ArtifactFile | string {
     try {
       sweepArtifacts(artifactDir());
-      const id = randomUUID();
+      const id = nodeCrypto().randomUUID();
       const path = join(dir ?? artifactDir(), `${id}.${ext}`);
       const fd = openSync(path, 'wx', 0o600);
       rememberWritten(path, fd);
