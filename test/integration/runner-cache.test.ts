@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -233,5 +234,34 @@ describe('the kernel bytecode in the runner cache', () => {
     expect(run.stdout).toBe('2\n');
     expect(existsSync(join(dir, pyc))).toBe(true);
     expect(existsSync(`${manifestPath}.lock`)).toBe(false);
+  });
+});
+
+describe("the kernel's files in the cache", () => {
+  it('are read again only when changed since the last check: an edit that keeps their size and times is found, and replaced', () => {
+    const base = mkdtempSync(join(tmpdir(), 'omp-runner-files-'));
+    chmodSync(base, 0o700);
+    const sources = { 'runner.py': 'print(1)\n', 'omp_kernel/__init__.py': 'X = 1\n' };
+    const warnings: string[] = [];
+    const logger = { trace: () => {}, warn: (text: string) => warnings.push(text) };
+    const dir = dirname(ensureRunnerFile({ base, sources, logger }));
+    const record = () =>
+      JSON.parse(readFileSync(join(dir, 'files-checked.json'), 'utf8')) as Record<string, string>;
+    expect(Object.keys(record()).sort()).toEqual(Object.keys(sources).sort());
+    ensureRunnerFile({ base, sources, logger });
+    expect(warnings).toEqual([]);
+    // The same size and modification time: only the change time (which no process can set back)
+    // tells. (Timestamps are coarse: the edit waits until a new file's is later than the check's.)
+    const init = join(dir, 'omp_kernel', '__init__.py');
+    const before = statSync(init, { bigint: true });
+    const probe = join(base, 'probe');
+    do writeFileSync(probe, '');
+    while (statSync(probe, { bigint: true }).ctimeNs <= before.ctimeNs);
+    writeFileSync(init, 'X = 2\n');
+    utimesSync(init, before.atime, before.mtime);
+    ensureRunnerFile({ base, sources, logger });
+    expect(readFileSync(init, 'utf8')).toBe('X = 1\n');
+    expect(warnings.join('\n')).toMatch(/__init__\.py was not the expected file/);
+    expect(record()['omp_kernel/__init__.py']).not.toBe(undefined);
   });
 });

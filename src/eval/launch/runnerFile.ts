@@ -46,6 +46,22 @@ const PRELUDE_SOURCE_URL = new URL('prelude.py', PY_DIR);
 let kernelSources: Record<string, string> | undefined;
 let preludeSource: string | undefined;
 
+/**
+ * The build's record of the kernel's files (scripts/copy-assets.mjs writes it into dist/src/py):
+ * their hash (kernelFilesHash), so that a start need not read and hash 300 KB of sources to name
+ * their cache entry. Undefined from the sources (tests), or when it is unreadable.
+ */
+function shippedHash(): string | undefined {
+  try {
+    const { hash } = JSON.parse(readFileSync(new URL('kernel-files.json', PY_DIR), 'utf8')) as {
+      hash?: unknown;
+    };
+    return typeof hash === 'string' && /^[0-9a-f]{16}$/.test(hash) ? hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The kernel's Python sources by file name, read once. */
 export function getKernelSources(): Record<string, string> {
   kernelSources ??= Object.fromEntries(
@@ -168,16 +184,31 @@ export interface RunnerFileOptions {
  */
 export function ensureRunnerFile(options: RunnerFileOptions = {}): string {
   const logger = options.logger ?? silentLogger;
-  const sources = options.sources ?? getKernelSources();
+  const given = options.sources;
+  // (the shipped files: named by the build's hash, read only if a cached copy must be checked)
+  const files: KernelFiles = given
+    ? { names: Object.keys(given), hash: kernelFilesHash(given), sources: () => given }
+    : {
+        names: KERNEL_FILES,
+        hash: shippedHash() ?? kernelFilesHash(getKernelSources()),
+        sources: getKernelSources,
+      };
   try {
-    return ensureIn(options.base ?? runnerCacheDir(undefined, logger), sources, logger);
+    return ensureIn(options.base ?? runnerCacheDir(undefined, logger), files, logger);
   } catch (err) {
     throw new Error(`cannot write the kernel's files: ${reasonOf(err)}`);
   }
 }
 
-function ensureIn(base: string, sources: Record<string, string>, logger: Logger): string {
-  const hash = kernelFilesHash(sources);
+interface KernelFiles {
+  names: readonly string[];
+  /** kernelFilesHash of the sources: the cache entry's name. */
+  hash: string;
+  sources: () => Record<string, string>;
+}
+
+function ensureIn(base: string, files: KernelFiles, logger: Logger): string {
+  const { hash } = files;
   const dir = join(base, hash);
   try {
     mkdirSync(dir, { mode: 0o700 });
@@ -188,9 +219,9 @@ function ensureIn(base: string, sources: Record<string, string>, logger: Logger)
     // (Only when `base` is not private either: the same fallback on every run.)
     const fallback = privateDir(base, RUNNER_CACHE, logger);
     logger.warn(`${dir} is not a private directory of this user; using ${fallback}`);
-    return ensureIn(fallback, sources, logger);
+    return ensureIn(fallback, files, logger);
   }
-  writeKernelFiles(dir, sources, logger);
+  writeKernelFiles(dir, files, logger);
   touch(dir);
   if (sweepDue(base, 'versions')) removeStaleVersions(base, hash);
   return join(dir, 'runner.py');
@@ -206,10 +237,38 @@ function touch(path: string) {
   }
 }
 
+/**
+ * The kernel files the last start found intact, each by its identity (bytecodeIo.identity): a
+ * file whose identity is unchanged since has the same bytes (any write, and any change of its
+ * times, sets its change time, which no process can set back), so it is not read again. The
+ * bytecode's check keeps the same record of its pycs (bytecode.ts).
+ */
+const FILES_CHECKED = 'files-checked.json';
+
+function readFilesChecked(dir: string): Record<string, string> {
+  const path = join(dir, FILES_CHECKED);
+  try {
+    if (isPrivate(path, 'file')) return JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+  } catch {
+    // unreadable: every file is checked in full
+  }
+  return {};
+}
+
 /** Writes each kernel file that is missing or not the expected file. */
-function writeKernelFiles(dir: string, sources: Record<string, string>, logger: Logger) {
-  for (const [name, content] of Object.entries(sources)) {
+function writeKernelFiles(dir: string, files: KernelFiles, logger: Logger) {
+  const checked = readFilesChecked(dir);
+  const found: Record<string, string> = {};
+  let changed = false;
+  for (const name of files.names) {
     const file = join(dir, name);
+    const before = bytecodeIo.identity(file);
+    if (before !== undefined && checked[name] === before) {
+      found[name] = before;
+      continue;
+    }
+    changed = true;
+    const content = files.sources()[name] as string;
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     let present = true;
     try {
@@ -222,6 +281,17 @@ function writeKernelFiles(dir: string, sources: Record<string, string>, logger: 
       if (present)
         logger.warn(`${file} was not the expected file (a link, another owner, or other content); replaced`);
       writeAtomically(file, content);
+    }
+    // (an intact file by its identity before it was read: one changed meanwhile has another by
+    // the next start; a file written here by its identity after the write)
+    const identity = intact ? before : bytecodeIo.identity(file);
+    if (identity !== undefined) found[name] = identity;
+  }
+  if (changed || Object.keys(checked).length !== Object.keys(found).length) {
+    try {
+      writeAtomically(join(dir, FILES_CHECKED), JSON.stringify(found));
+    } catch {
+      // the next start checks in full again
     }
   }
 }
