@@ -13,7 +13,7 @@
  * The process runs nothing of the kernel's package before the host checked it (runner.py waits
  * for its first request); runner.py itself is checked here against the one omp-eval ships.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -132,6 +132,9 @@ export function spawnFromRecipe(recipe: Recipe): RecipeSpawn | undefined {
     OMP_BRIDGE_FD: String(BRIDGE_FD),
   };
   try {
+    // (node:child_process loaded here: dist/cli/launch.js, which every command loads, holds this
+    // module, and `--version` or the notebook need no process this early)
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
     const child = spawn(recipe.python.executable, ['-u', recipe.runner], {
       cwd: recipe.cwd,
       env,
