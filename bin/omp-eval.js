@@ -18,7 +18,9 @@ try {
   launch = await import('../dist/cli/launch.js');
   const argv = process.argv.slice(2);
   const face = launch.guessFace(argv);
-  if (face) {
+  // (the ES modules' own start spawns from the recipe when the script is not used: spawned here, the
+  // process would be dropped and spawned again)
+  if (face && launch.cachedBundleOn()) {
     early = launch.spawnFirst(argv);
     fast = launch.runCachedBundle(new URL('../dist/cli/fast.cjs', import.meta.url), face, argv, {
       handOff: early,

@@ -165,7 +165,7 @@ await build({
   stdin: {
     contents: [
       "export { guessFace } from './modes/early.js';",
-      "export { runCachedBundle } from './eval/launch/codeCache.js';",
+      "export { cachedBundleOn, runCachedBundle } from './eval/launch/codeCache.js';",
       "export { dropFirst, spawnFirst } from './modes/launchEarly.js';",
     ].join('\n'),
     resolveDir: sourceRoot,

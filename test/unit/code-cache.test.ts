@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cacheFileName, readCache, runCachedBundle, writeCache } from '../../src/eval/launch/codeCache.js';
+import {
+  cachedBundleOn,
+  cacheFileName,
+  readCache,
+  runCachedBundle,
+  writeCache,
+} from '../../src/eval/launch/codeCache.js';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -150,7 +156,10 @@ describe("the classic script's code cache", () => {
 
   it('OMP_EVAL_PERF_OFF=code-cache: not used (the caller loads the ES modules)', async () => {
     const { cache, bundle } = setUp();
+    expect(cachedBundleOn()).toBe(true);
     vi.stubEnv('OMP_EVAL_PERF_OFF', 'code-cache');
+    // (the launcher then spawns nothing itself: the ES modules' start does, bin/omp-eval.js)
+    expect(cachedBundleOn()).toBe(false);
     expect(runCachedBundle(bundle, 'tool', [], { dir: cache })).toBeUndefined();
     expect(cacheFiles(cache)).toEqual([]);
   });

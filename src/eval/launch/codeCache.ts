@@ -108,6 +108,11 @@ export function writeCache(file: string, data: Buffer): void {
   }
 }
 
+/** False when runCachedBundle will not run the bundle (OMP_EVAL_PERF_OFF=code-cache): the ES modules load. */
+export function cachedBundleOn(): boolean {
+  return !perfOff('code-cache');
+}
+
 export interface CachedBundleOptions {
   /** The cache's directory (default: `<tmp>/omp-eval-code-cache-<uid>`, or its private fallback). */
   dir?: string;
@@ -132,7 +137,7 @@ export function runCachedBundle(
   argv: readonly string[],
   opts: CachedBundleOptions = {},
 ): Promise<unknown> | undefined {
-  if (perfOff('code-cache')) return undefined;
+  if (!cachedBundleOn()) return undefined;
   const filename = fileURLToPath(bundle);
   let source: string;
   try {
