@@ -62,7 +62,16 @@ function liveItems(rows: Row[], omitted: number, budget: number): PreviewItem[] 
   return hidden ? [{ hidden, kept: true }, ...shown] : shown;
 }
 
-function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
+/** A run of the header's text and its style (a <Text> of the header, or chalk when printed directly). */
+export interface HeaderPart {
+  text: string;
+  color?: string;
+  bold?: boolean;
+  dim?: boolean;
+}
+
+/** The header's parts: status glyph, counter, party, title, status and elapsed time. */
+export function headerParts(cell: CellView, now?: number): HeaderPart[] {
   const status = STATUS[cell.status];
   const elapsed =
     cell.durationMs !== undefined
@@ -80,14 +89,30 @@ function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
       : cell.status === 'running'
         ? '[*]'
         : '[ ]';
+  const parts: HeaderPart[] = [
+    { text: glyph, color: status.color },
+    { text: ` ${counter}`, bold: true },
+  ];
+  if (cell.party) parts.push({ text: ` ${partyLabel(cell.party)}`, color: 'magenta' });
+  if (cell.title) parts.push({ text: ` ${cell.title}` });
+  parts.push({ text: ` ${status.label}`, color: status.color });
+  if (elapsed) parts.push({ text: ` · ${elapsed}`, dim: true });
+  return parts;
+}
+
+function Header({ cell, now }: { cell: CellView; now?: number }): ReactNode {
   return (
     <Text wrap="truncate-end">
-      <Text color={status.color}>{glyph}</Text>
-      <Text bold> {counter}</Text>
-      {cell.party ? <Text color="magenta"> {partyLabel(cell.party)}</Text> : null}
-      {cell.title ? <Text> {cell.title}</Text> : null}
-      <Text color={status.color}> {status.label}</Text>
-      {elapsed ? <Text dimColor> · {elapsed}</Text> : null}
+      {headerParts(cell, now).map((part, i) => (
+        <Text
+          key={i}
+          {...(part.color ? { color: part.color } : {})}
+          bold={part.bold === true}
+          dimColor={part.dim === true}
+        >
+          {part.text}
+        </Text>
+      ))}
     </Text>
   );
 }
