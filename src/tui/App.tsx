@@ -5,7 +5,7 @@
  */
 
 import type { ReactNode } from 'react';
-import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { NotebookBackend } from './backend.js';
 import { runCommandLine } from './commands/index.js';
 import type { CommandContext } from './commands/types.js';
@@ -16,6 +16,7 @@ import { useAgentCells } from './hooks/useAgentCells.js';
 import { useCellRunner } from './hooks/useCellRunner.js';
 import { useCompletion } from './hooks/useCompletion.js';
 import { type EditorStateHook, useEditorState } from './hooks/useEditorState.js';
+import { useFramedReducer } from './hooks/useFramedReducer.js';
 import { kernelInfoOf, useKernelStatus } from './hooks/useKernelStatus.js';
 import { useKeys } from './hooks/useKeys.js';
 import { useNextInput } from './hooks/useNextInput.js';
@@ -53,7 +54,7 @@ export function App({
 }: AppProps): ReactNode {
   const { columns, rows, beforePrint, suspend } = useTerminalSize();
   const { write } = useStdout();
-  const [state, dispatch] = useReducer(reducer, undefined, () =>
+  const [state, dispatch, current] = useFramedReducer(reducer, () =>
     initialState({
       ...kernelInfoOf(backend, backend.kernelState()),
       language: backend.language,
@@ -67,9 +68,9 @@ export function App({
   useAgentCells(backend, dispatch, state.live, onExit);
   const setMessage = useCallback(
     (text?: string) => dispatch({ type: 'message', ...(text ? { text } : {}) }),
-    [],
+    [dispatch],
   );
-  const printInfo = useCallback((text: string) => dispatch({ type: 'info', text }), []);
+  const printInfo = useCallback((text: string) => dispatch({ type: 'info', text }), [dispatch]);
   const editing = useEditorState(historyFile, printInfo);
   const onNextInput = useNextInput(editing, setMessage);
   const runner = useCellRunner({
@@ -82,6 +83,7 @@ export function App({
     startKernel,
     clock,
     onNextInput,
+    current,
     ...(memory ? { memory } : {}),
   });
   const cwd = useRef(state.kernel.cwd);
@@ -97,10 +99,9 @@ export function App({
   const printer = useTranscript(state.done, { write, beforePrint, color, imageMode, columns });
 
   const clearScreen = useCallback(() => write(CLEAR_SCREEN), [write]);
-  const stateRef = useRef(state);
-  stateRef.current = state;
   useKeys({
     state,
+    current,
     dispatch,
     backend,
     runner,
@@ -111,7 +112,7 @@ export function App({
     clearScreen,
     suspend,
     showOutput: () => {
-      const cell = selectedCell(stateRef.current);
+      const cell = selectedCell(current());
       if (cell) setImmediate(() => printer.printExpanded(cell));
       else setMessage('no finished cell to show');
     },
@@ -121,7 +122,7 @@ export function App({
         setMessage,
         restartKernel: runner.restart,
         clearScreen,
-        cells: () => stateRef.current.done,
+        cells: () => current().done,
 
         exit: onExit,
         cwd: () => cwd.current,

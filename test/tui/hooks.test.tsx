@@ -11,6 +11,7 @@ import type { AgentCell } from '../../src/tui/backend.js';
 import { useAgentCells } from '../../src/tui/hooks/useAgentCells.js';
 import { useCompletion } from '../../src/tui/hooks/useCompletion.js';
 import { useEditorState } from '../../src/tui/hooks/useEditorState.js';
+import { useFramedReducer } from '../../src/tui/hooks/useFramedReducer.js';
 import { useKernelStatus } from '../../src/tui/hooks/useKernelStatus.js';
 import { useNextInput } from '../../src/tui/hooks/useNextInput.js';
 import { useTerminalSize } from '../../src/tui/hooks/useTerminalSize.js';
@@ -302,5 +303,64 @@ describe('useAgentCells', () => {
     await done.waitFor((f) => f.includes('live 0'));
     backend.endedListener?.();
     await waitFor(() => exits === 1, 60_000, 'the notebook to end');
+  });
+});
+
+interface Seen {
+  renders: number;
+  dispatch: (by: number) => void;
+  current: () => number;
+}
+
+/** A counter whose renders are counted. */
+function Counter({ frameMs, seen }: { frameMs: number; seen: Seen }) {
+  const [count, dispatch, current] = useFramedReducer(
+    (n: number, by: number) => n + by,
+    () => 0,
+    frameMs,
+  );
+  seen.renders++;
+  seen.dispatch = dispatch;
+  seen.current = current;
+  return <Text>{`count ${count}`}</Text>;
+}
+
+describe('useFramedReducer', () => {
+  function framed(frameMs: number) {
+    const seen: Seen = { renders: 0, dispatch: () => {}, current: () => 0 };
+    const h = mount(<Counter frameMs={frameMs} seen={seen} />);
+    mounted.push(h);
+    return { h, seen };
+  }
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('renders a change after a quiet frame at once, and the changes within the frame not one by one', async () => {
+    const { h, seen } = framed(3_600_000); // (no frame ends during the test)
+    await h.waitFor((f) => f.includes('count 0'));
+    const first = seen.renders;
+    seen.dispatch(1);
+    await h.waitFor((f) => f.includes('count 1'));
+    const rendered = seen.renders;
+    expect(rendered).toBe(first + 1);
+    // A burst, each change on a turn of its own (as an agent's messages come): applied at once,
+    // not rendered before the frame ends.
+    for (let i = 0; i < 50; i++) {
+      seen.dispatch(1);
+      await nextTurn();
+    }
+    expect(seen.current()).toBe(51);
+    expect(seen.renders).toBe(rendered);
+    expect(h.frame()).toContain('count 1');
+  });
+
+  it('renders the last change once the frame ends', async () => {
+    const { h, seen } = framed(30);
+    await h.waitFor((f) => f.includes('count 0'));
+    seen.dispatch(1);
+    for (let i = 0; i < 20; i++) {
+      seen.dispatch(1);
+      await nextTurn();
+    }
+    await h.waitFor((f) => f.includes('count 21'));
   });
 });

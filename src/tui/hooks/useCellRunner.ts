@@ -39,6 +39,8 @@ export interface RunnerOptions {
   onNextInput: (text: string) => void;
   /** Told when cells run and when none runs or waits any more. */
   memory?: IdleCollector;
+  /** The state as the last action left it (the rendered `state` trails it by up to a frame). */
+  current?: () => State;
 }
 
 export interface CellRunner {
@@ -51,6 +53,8 @@ export interface CellRunner {
   /** When the last interrupted cell ended (or the interrupt was sent, while it runs). */
   lastInterrupt: () => number | undefined;
 }
+
+const latest = (opts: RunnerOptions) => opts.current?.() ?? opts.state;
 
 /** What running one cell needs from the hook: its options and its refs. */
 interface RunContext {
@@ -127,7 +131,7 @@ async function runCell(ctx: RunContext, cell: CellView): Promise<void> {
   const { backend, dispatch, clock } = ctx.settings.current;
   dispatch({ type: 'start', id, at: clock() });
   // The count this cell gets if it starts (cells run one at a time): tracebacks name it.
-  const cellNumber = ctx.settings.current.state.counter + 1;
+  const cellNumber = latest(ctx.settings.current).counter + 1;
   let nextInput: string | undefined;
   let started = false;
   const events = eventsFor(ctx, id, (text) => {
@@ -194,9 +198,17 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
   const settings = useRef(opts);
   settings.current = opts;
 
-  const runOne = useCallback(async (cell: CellView) => {
-    await runCell({ settings, restarting, interruptedAt, currentEvents }, cell);
-    busy.current = false;
+  // Runs the next queued cell when nothing runs: after each render, and as a cell ends (the next
+  // one starts without waiting for a frame; a burst of an agent's quick calls renders once a frame).
+  const runNext = useCallback(() => {
+    const now = latest(settings.current);
+    const next = now.live.find((c) => c.status === 'queued');
+    if (busy.current || !next || runningCell(now)) return;
+    busy.current = true;
+    currentRun.current = runCell({ settings, restarting, interruptedAt, currentEvents }, next).then(() => {
+      busy.current = false;
+      runNext();
+    });
   }, []);
 
   // Run the next queued cell when nothing runs.
@@ -210,10 +222,8 @@ export function useCellRunner(opts: RunnerOptions): CellRunner {
   }, [working, memory]);
   useEffect(() => () => memory?.dispose(), [memory]);
   useEffect(() => {
-    if (!next || running || busy.current) return;
-    busy.current = true;
-    currentRun.current = runOne(next);
-  }, [next, running, runOne]);
+    if (next && !running) runNext();
+  }, [next, running, runNext]);
 
   const submit = useCallback(
     (cells: { code: string; title?: string }[]) => {

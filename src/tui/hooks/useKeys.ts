@@ -24,6 +24,8 @@ import type { EditorStateHook } from './useEditorState.js';
 
 export interface KeysOptions {
   state: State;
+  /** The state as the last action left it: what keys act on (`state`, rendered, trails it by up to a frame). */
+  current?: () => State;
   dispatch: (action: Action) => void;
   backend: NotebookBackend;
   runner: CellRunner;
@@ -38,6 +40,8 @@ export interface KeysOptions {
   showOutput: () => void;
   runCommand: (line: string) => void;
 }
+
+const stateOf = (o: KeysOptions): State => o.current?.() ?? o.state;
 
 /** A key, typed text, or the lines of a bracketed paste. */
 type InputEvent = KeyEvent | { lines: string[] };
@@ -95,7 +99,8 @@ class KeyHandlers {
   }
 
   private replDeps(): NodeReplDeps {
-    const { state, runCommand, runner, dispatch, backend } = this.latest.current;
+    const { runCommand, runner, dispatch, backend } = this.latest.current;
+    const state = stateOf(this.latest.current);
     return {
       cwd: state.kernel.cwd,
       jsCells: () =>
@@ -114,7 +119,7 @@ class KeyHandlers {
     const o = this.latest.current;
     const action = ctrlC({
       now: o.clock(),
-      running: runningCell(o.state) !== undefined,
+      running: runningCell(stateOf(o)) !== undefined,
       ...(o.runner.lastInterrupt() !== undefined
         ? { lastInterrupt: o.runner.lastInterrupt() as number }
         : {}),
@@ -126,7 +131,7 @@ class KeyHandlers {
     if (action !== 'arm' && action !== 'exit') this.disarm();
     switch (action) {
       case 'interrupt': {
-        const asking = runningCell(o.state);
+        const asking = runningCell(stateOf(o));
         if (asking?.input) {
           o.runner.abandonInput(asking, ed.editorText(o.editing.answerRef.current));
           o.editing.setAnswer(ed.emptyEditor());
@@ -179,7 +184,7 @@ class KeyHandlers {
     this.disarm();
     // (Ctrl-Z suspends whatever has the keys, as a terminal's input() and readline's search do)
     if (commandOf(key) === 'suspend') return this.command('suspend');
-    const running = runningCell(o.state);
+    const running = runningCell(stateOf(o));
     if (running?.input) return this.answering.key(running, key);
     if (o.editing.searchRef.current) return this.searchKey(key);
     const command = commandOf(key);
@@ -208,10 +213,10 @@ class KeyHandlers {
           // As IPython: not while a cell runs (its kernel and its output would go with it). A
           // followed agent's session runs on without the notebook: leaving it while only the
           // agent's cells run or wait loses nothing.
-          const persons = o.state.live.some(
+          const persons = stateOf(o).live.some(
             (c) => !c.party && (c.status === 'running' || c.status === 'queued'),
           );
-          if (runningCell(o.state) && (persons || !o.backend.detaches))
+          if (runningCell(stateOf(o)) && (persons || !o.backend.detaches))
             return o.dispatch({
               type: 'message',
               text: 'A cell is running: Ctrl-C stops it; Ctrl-D exits after',
@@ -305,7 +310,7 @@ class KeyHandlers {
     this.disarm();
     this.kills.other();
     const joined = () => (typeof text === 'string' ? text : text.join('\n'));
-    const running = runningCell(o.state);
+    const running = runningCell(stateOf(o));
     if (running?.input) return this.answering.text(running, joined());
     const search = editing.searchRef.current;
     if (search) return editing.searchFor(search.query + joined());
