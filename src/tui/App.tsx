@@ -251,10 +251,7 @@ function useTranscript(
   useEffect(() => {
     const fresh = done.slice(printed.current);
     printed.current = done.length;
-    if (fresh.length)
-      setImmediate(() => {
-        for (const cell of fresh) printer.print(cell);
-      });
+    if (fresh.length) setImmediate(() => printer.print(fresh));
   }, [done, printer]);
   return printer;
 }

@@ -3,8 +3,8 @@ import chalk from 'chalk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CellBlock } from '../../src/tui/components/CellBlock.js';
 import { renderToString } from '../../src/tui/ink.js';
-import { plainBlock } from '../../src/tui/rendering/printer.js';
-import { emptyOutput } from '../../src/tui/state/output.js';
+import { createPrinter, plainBlock } from '../../src/tui/rendering/printer.js';
+import { emptyOutput, textOutput } from '../../src/tui/state/output.js';
 import type { CellView } from '../../src/tui/state/reducer.js';
 
 let level: typeof chalk.level;
@@ -80,5 +80,27 @@ describe("a printed cell's header and code made without Ink", () => {
     expect(plainBlock(cell({ title: 't'.repeat(40) }), true, 40)).toBeUndefined();
     expect(plainBlock(cell({ code: 'print("\x1b[31mred")' }), true, 40)).toBeUndefined();
     expect(plainBlock(cell({ code: 'a\rb' }), true, 40)).toBeUndefined();
+  });
+});
+
+describe('printing finished cells', () => {
+  it('writes the cells finished together in one write, in order (each write redraws the live frame)', () => {
+    const writes: string[] = [];
+    const printer = createPrinter({
+      write: (t) => writes.push(t),
+      color: false,
+      imageMode: 'off',
+      columns: () => 60,
+    });
+    printer.print([
+      cell({ id: 1, code: 'a = 1', executionCount: 1 }),
+      cell({ id: 2, code: 'print(a)', executionCount: 2, output: textOutput('stdout', 'one') }),
+      cell({ id: 3, code: 'a + 1', executionCount: 3 }),
+    ]);
+    expect(writes).toHaveLength(1);
+    const text = writes[0] as string;
+    const at = ['a = 1', 'print(a)', 'one', 'a + 1'].map((part) => text.indexOf(part));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((x, y) => x - y)).toEqual(at);
   });
 });

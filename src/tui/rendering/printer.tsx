@@ -26,8 +26,8 @@ export interface PrinterOptions {
 }
 
 export interface Printer {
-  /** Prints a finished cell (collapsed) or a message. */
-  print: (cell: CellView) => void;
+  /** Prints finished cells (collapsed) and messages, in order. */
+  print: (cells: readonly CellView[]) => void;
   /** Prints every kept row of a cell's output. */
   printExpanded: (cell: CellView) => void;
 }
@@ -65,6 +65,9 @@ export function plainBlock(cell: CellView, color: boolean, width: number): strin
   return [parts.map(styled).join(''), ...rows].join('\n');
 }
 
+/** Characters of printed cells joined into one write, at most (then another). */
+const PRINT_CHUNK = 64 * 1024;
+
 export function createPrinter({ write, color, imageMode, columns }: PrinterOptions): Printer {
   const render = (cell: CellView, expanded: boolean) => {
     const width = columns();
@@ -86,10 +89,20 @@ export function createPrinter({ write, color, imageMode, columns }: PrinterOptio
       }
     }
     // A blank line after each block; lines that threads print between cells run on together.
-    write(`${text}\n${cell.background ? '' : '\n'}`);
+    return `${text}\n${cell.background ? '' : '\n'}`;
   };
   return {
-    print: (cell) => render(cell, false),
-    printExpanded: (cell) => render(cell, true),
+    // Several cells in one write: each write erases Ink's live frame and draws it again below.
+    print: (cells) => {
+      let text = '';
+      for (const cell of cells) {
+        text += render(cell, false);
+        if (text.length < PRINT_CHUNK) continue;
+        write(text);
+        text = '';
+      }
+      if (text) write(text);
+    },
+    printExpanded: (cell) => write(render(cell, true)),
   };
 }
