@@ -38,6 +38,20 @@ export interface AppProps {
   clock?: () => number;
   /** Told when cells run and when the notebook is idle again (its idle-time collection). */
   memory?: IdleCollector;
+  /** Renders come at most one in this many ms (Ink's frame; tests pass their own). */
+  frameMs?: number;
+}
+
+/** The state the notebook opens with: the backend's kernel, language, directory and mode. */
+function startState(backend: NotebookBackend): State {
+  return initialState({
+    ...kernelInfoOf(backend, backend.kernelState()),
+    language: backend.language,
+    cwd: backend.cwd,
+    mode: backend.mode,
+    ...(backend.sandbox ? { sandbox: backend.sandbox } : {}),
+    ...(backend.jupyter ? { jupyter: backend.jupyter } : {}),
+  });
 }
 
 /** Clears the screen but not the scroll-back (the user's shell history stays). */
@@ -51,19 +65,11 @@ export function App({
   onExit,
   clock = Date.now,
   memory,
+  frameMs,
 }: AppProps): ReactNode {
   const { columns, rows, beforePrint, suspend } = useTerminalSize();
   const { write } = useStdout();
-  const [state, dispatch, current] = useFramedReducer(reducer, () =>
-    initialState({
-      ...kernelInfoOf(backend, backend.kernelState()),
-      language: backend.language,
-      cwd: backend.cwd,
-      mode: backend.mode,
-      ...(backend.sandbox ? { sandbox: backend.sandbox } : {}),
-      ...(backend.jupyter ? { jupyter: backend.jupyter } : {}),
-    }),
-  );
+  const [state, dispatch, current] = useFramedReducer(reducer, () => startState(backend), frameMs);
   const startKernel = useKernelStatus(backend, dispatch);
   useAgentCells(backend, dispatch, state.live, onExit);
   const setMessage = useCallback(

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
+import type { AgentCell } from '../../src/tui/backend.js';
 import { FakeBackend, type Fixture } from '../helpers/fakeBackend.js';
 import { KEYS, mount } from '../helpers/ink.js';
+import { waitFor } from '../helpers/kernel.js';
 import {
   count,
   FakeClock,
@@ -1013,5 +1015,30 @@ describe('notebook: JavaScript results', () => {
       else expect(raw).not.toContain('\u001b[33m1');
       h.unmount();
     }
+  });
+});
+
+describe("an agent's burst of calls", () => {
+  /** A followed session whose agent made `n` calls before the notebook subscribed. */
+  class BurstBackend extends FakeBackend {
+    constructor(private readonly n: number) {
+      super();
+    }
+    onAgentCells(listener: (cells: AgentCell[]) => void) {
+      for (let call = 1; call <= this.n; call++)
+        listener([{ code: `${call}+1`, language: 'py', party: { by: 'agent', call, cell: 0, cells: 1 } }]);
+      return () => {};
+    }
+  }
+
+  it('runs each cell as the one before ends, without waiting for a frame to render', async () => {
+    const backend = new BurstBackend(5);
+    const h = mount(
+      // (no frame ends during the test: after the first render, nothing renders again)
+      <App backend={backend} imageMode="off" color={false} onExit={() => {}} frameMs={3_600_000} />,
+    );
+    mounted.push(h);
+    await waitFor(() => backend.ran.length === 5, 60_000, 'the five cells run');
+    expect(backend.ran).toEqual(['1+1', '2+1', '3+1', '4+1', '5+1']);
   });
 });
