@@ -155,6 +155,42 @@ describe('MCP 2026-07-28 through the v2 SDK (in memory)', () => {
     expect(textOf(next)).toContain('6');
   });
 
+  it('lets a variables call made beside a waiting call wait its turn, without ending it', async () => {
+    let approve: (() => void) | undefined;
+    const { client, connection } = await connectModern({ capabilities: { sampling: {} } }, (c) =>
+      c.setRequestHandler(
+        'sampling/createMessage',
+        () =>
+          new Promise((resolve) => {
+            approve = () =>
+              resolve({ role: 'assistant', model: 'm', content: { type: 'text', text: 'yes' } });
+          }),
+      ),
+    );
+    const call = client.callTool({
+      name: 'eval',
+      arguments: { cells: [{ language: 'py', code: 'seen = 3\ncompletion("ok?")' }] },
+    });
+    await waitFor(() => approve !== undefined, 60_000, 'the sampling question');
+    let listed = false;
+    const variables = client.callTool({ name: 'variables', arguments: {} }).then((r) => {
+      listed = true;
+      return r;
+    });
+    // (the variables call waits in the session's queue, behind the eval that waits for its answer)
+    const session = (connection as unknown as { sessions: Map<string, { alone: boolean }> }).sessions.get(
+      'default',
+    );
+    await waitFor(() => session?.alone === false, 60_000, 'the variables call queued');
+    expect(listed).toBe(false);
+    approve?.();
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain("'yes'");
+    expect(JSON.stringify((await variables).structuredContent)).toContain('"name":"seen"');
+    expect(listed).toBe(true);
+  });
+
   it('refuses a round whose requestState it never gave', async () => {
     const { client } = await connectModern();
     const forged = (await client.request(

@@ -181,9 +181,11 @@ export class RoundTrips {
         | undefined;
       const session = sessionOf(args);
       // A client that gave up a call between its rounds says nothing (it has no request open):
-      // its next call of the session would wait behind the cell for good. That call ends it.
-      for (const other of this.calls.values())
-        if (other.session === session && other.waiting) other.abandon();
+      // its next eval or restart of the session would wait behind the cell for good, and ends it.
+      // (`variables` only reads: it waits its turn, as a call made beside the waiting one may.)
+      if (tool !== 'variables')
+        for (const other of this.calls.values())
+          if (other.session === session && other.waiting) other.abandon();
       call = new RoundTrip(tool, session, capabilities);
       call.result = run(call.extra(ctx));
       call.result.catch(() => {}); // (read by a round; the connection's end may leave none)
