@@ -100,20 +100,26 @@ class DetachingBackend extends FakeBackend {
 
 const held = { 'wait()': { events: [], hold: true } };
 
+/** Runs a held cell of the person's, checks that Ctrl-D is refused while it runs, then ends it. */
+async function refusedWhileOwnCellRuns(
+  h: Awaited<ReturnType<typeof atPrompt>>['h'],
+  backend: FakeBackend,
+  exited: () => number,
+) {
+  await h.type('wait()');
+  await h.press(KEYS.enter);
+  await h.waitFor(() => backend.state === 'busy', "the person's cell to run");
+  await h.press(KEYS.ctrlD);
+  await h.waitFor((f) => f.includes('A cell is running: Ctrl-C stops it; Ctrl-D exits after'), 'the refusal');
+  expect(exited()).toBe(0);
+  backend.finish();
+}
+
 describe('Ctrl-D on the empty prompt while a cell runs', () => {
   it('does not end the notebook, whose kernel would go with the cell, and says why', async () => {
     const backend = new FakeBackend(held);
     const { h, exited } = await atPrompt(backend);
-    await h.type('wait()');
-    await h.press(KEYS.enter);
-    await h.waitFor(() => backend.state === 'busy', 'the cell to run');
-    await h.press(KEYS.ctrlD);
-    await h.waitFor(
-      (f) => f.includes('A cell is running: Ctrl-C stops it; Ctrl-D exits after'),
-      'the refusal',
-    );
-    expect(exited()).toBe(0);
-    backend.finish();
+    await refusedWhileOwnCellRuns(h, backend, exited);
     await h.waitFor((f) => f.includes('In [2]:'), 'the cell done');
     await h.press(KEYS.ctrlD);
     await h.waitFor(() => exited() === 1, 'the exit');
@@ -124,16 +130,7 @@ describe('Ctrl-D on the empty prompt while a cell runs', () => {
     const { h, exited } = await atPrompt(backend);
     await h.waitFor(() => backend.agentCells !== undefined, 'the subscription');
     // The person's own cell: its output would be lost to them.
-    await h.type('wait()');
-    await h.press(KEYS.enter);
-    await h.waitFor(() => backend.state === 'busy', "the person's cell to run");
-    await h.press(KEYS.ctrlD);
-    await h.waitFor(
-      (f) => f.includes('A cell is running: Ctrl-C stops it; Ctrl-D exits after'),
-      'the refusal',
-    );
-    expect(exited()).toBe(0);
-    backend.finish();
+    await refusedWhileOwnCellRuns(h, backend, exited);
     await h.waitFor(() => backend.state === 'idle', "the person's cell done");
     // The agent's cell runs on in its session: leaving loses nothing.
     const party = { by: 'agent' as const, call: 1, cell: 0, cells: 1 };

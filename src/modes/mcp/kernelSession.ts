@@ -288,12 +288,13 @@ export class KernelSession {
 
   /** Its followers (a person's served notebook, attached notebooks) are told that `languages`' kernels restarted. */
   toldRestarted(languages: Language[]): void {
-    const labels = languages.map((l) => LANGUAGE_LABEL[l]).join(' and ');
-    const kernels = `${labels} kernel${languages.length > 1 ? 's' : ''}`;
+    const many = languages.length > 1;
+    const kernels = `${languages.map((l) => LANGUAGE_LABEL[l]).join(' and ')} kernel${many ? 's' : ''}`;
+    const gone = `the state that was in ${many ? 'them' : 'it'} is gone.`;
     this.feed.notice(
       this.shared
-        ? `An agent restarted the notebook's ${kernels} (its restart tool): the state that was in ${languages.length > 1 ? 'them' : 'it'} is gone.`
-        : `The agent restarted the ${kernels} of this session: the state that was in ${languages.length > 1 ? 'them' : 'it'} is gone.`,
+        ? `An agent restarted the notebook's ${kernels} (its restart tool): ${gone}`
+        : `The agent restarted the ${kernels} of this session: ${gone}`,
     );
   }
 

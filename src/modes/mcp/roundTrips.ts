@@ -188,7 +188,9 @@ export class RoundTrips {
           if (other.session === session && other.waiting) other.abandon();
       call = new RoundTrip(tool, session, capabilities);
       call.result = run(call.extra(ctx));
-      call.result.catch(() => {}); // (read by a round; the connection's end may leave none)
+      // Once it ends, its result waits for the round that takes it, up to KEEP_RESULT_MS. (Read by
+      // a round; the connection's end may leave none.)
+      void call.result.catch(() => {}).then(() => this.expireLater(call));
     } else {
       const found = typeof state === 'string' ? this.calls.get(state) : undefined;
       if (!found || found.tool !== tool)
@@ -203,8 +205,7 @@ export class RoundTrips {
     this.calls.set(call.id, call);
     try {
       const answer = await call.serve(ctx);
-      if (isInputRequiredResult(answer)) this.keep(call);
-      else this.calls.delete(call.id);
+      if (!isInputRequiredResult(answer)) this.calls.delete(call.id);
       return answer;
     } catch (err) {
       this.calls.delete(call.id);
@@ -212,15 +213,11 @@ export class RoundTrips {
     }
   }
 
-  /** Until the client's next round, or the end of the call plus KEEP_RESULT_MS. */
-  private keep(call: RoundTrip): void {
-    void call.result
-      .catch(() => {})
-      .then(() => {
-        if (!this.calls.has(call.id)) return;
-        call.expiry = setTimeout(() => this.calls.delete(call.id), KEEP_RESULT_MS);
-        call.expiry.unref();
-      });
+  /** A call that ended waiting for its client's next round is let go after KEEP_RESULT_MS. */
+  private expireLater(call: RoundTrip): void {
+    if (this.calls.get(call.id) !== call) return;
+    call.expiry = setTimeout(() => this.calls.delete(call.id), KEEP_RESULT_MS);
+    call.expiry.unref();
   }
 
   /** Ends every waiting call (the connection is closing). */
